@@ -1,0 +1,157 @@
+/**
+ * Configuration, read once at start from the environment and optionally a
+ * JSON file (RELAY_CONFIG_FILE, same names as keys; the environment wins).
+ * This is the only module that reads process.env. A wrong value stops the
+ * start with one line that names the variable and says how to fix it.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { MAX_TIMEOUT_SECONDS } from "./requests/schemas.js";
+
+export interface AgentToken {
+  /** Shown in Slack as the requester and in the audit log. */
+  name: string;
+  token: string;
+}
+
+export interface Config {
+  slack: {
+    botToken: string;
+    /** Set → Socket Mode. */
+    appToken?: string;
+    /** Required in HTTP mode. */
+    signingSecret?: string;
+    /** Web API base URL, ending in "/". */
+    apiUrl: string;
+    defaultChannel?: string;
+  };
+  tokens: AgentToken[];
+  redisUrl?: string;
+  port: number;
+  /** Seconds a request waits when it names no timeout. */
+  defaultTimeoutSeconds: number;
+  /** Seconds Claude Code waits for an http hook when the URL gives no ?timeout=. */
+  hookTimeoutSeconds: number;
+  /** Hosts callbacks may go to; undefined → any host. */
+  callbackHosts?: string[];
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+const hint = {
+  SLACK_BOT_TOKEN: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
+  SLACK_APP_TOKEN: "create an app-level token with the connections:write scope (xapp-…), or unset it for HTTP mode",
+  SLACK_SIGNING_SECRET: "copy the Signing Secret from the app's Basic Information page, or set SLACK_APP_TOKEN for Socket Mode",
+  SLACK_API_URL: "use an http(s) URL such as https://slack.com/api/",
+  SLACK_DEFAULT_CHANNEL: "use a channel or user id such as C0123456789",
+  RELAY_TOKENS: "set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); tokens need 16+ characters",
+  REDIS_URL: "use a redis:// or rediss:// URL, or unset it for the in-memory store",
+  PORT: "use a port number between 1 and 65535",
+  RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
+  RELAY_HOOK_TIMEOUT: "use a whole number of seconds between 10 and 86400",
+  RELAY_CALLBACK_HOSTS: "use comma-separated host names such as hooks.example.com",
+  LOG_LEVEL: "use debug, info, warn or error",
+  RELAY_CONFIG_FILE: "point it at a readable JSON file whose keys are these variable names",
+} as const;
+type VariableName = keyof typeof hint;
+
+const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  });
+
+const fields = {
+  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-[A-Za-z0-9-]+$/),
+  SLACK_APP_TOKEN: z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(),
+  SLACK_SIGNING_SECRET: z.string().min(8).optional(),
+  SLACK_API_URL: url(["http:", "https:"]).default("https://slack.com/api/"),
+  SLACK_DEFAULT_CHANNEL: z.string().regex(/^[A-Z0-9]{8,20}$/).optional(),
+  RELAY_TOKENS: z.string().transform(parseTokens).pipe(
+    z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1),
+  ),
+  REDIS_URL: url(["redis:", "rediss:"]).optional(),
+  PORT: intBetween(1, 65535).default(3000),
+  RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
+  RELAY_HOOK_TIMEOUT: intBetween(10, 86400).default(600),
+  RELAY_CALLBACK_HOSTS: z.string().transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)).optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+} satisfies Partial<Record<VariableName, z.ZodType>>;
+
+function parseTokens(value: string): AgentToken[] {
+  return value
+    .split(",")
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const colon = pair.indexOf(":");
+      return colon < 0 ? { name: "", token: pair } : { name: pair.slice(0, colon), token: pair.slice(colon + 1) };
+    });
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const source = { ...readConfigFile(env.RELAY_CONFIG_FILE), ...definedOnly(env) };
+  const read = <K extends keyof typeof fields>(name: K): z.output<(typeof fields)[K]> => {
+    const raw = source[name];
+    const value = raw === "" ? undefined : raw;
+    if (value === undefined && name === "SLACK_BOT_TOKEN") throw missing(name);
+    if (value === undefined && name === "RELAY_TOKENS") throw missing(name);
+    const result = fields[name].safeParse(value);
+    if (!result.success) throw new ConfigError(`${name} is invalid: ${hint[name]}`);
+    return result.data as z.output<(typeof fields)[K]>;
+  };
+  const appToken = read("SLACK_APP_TOKEN");
+  const signingSecret = read("SLACK_SIGNING_SECRET");
+  if (!appToken && !signingSecret) throw missing("SLACK_SIGNING_SECRET");
+  const tokens = read("RELAY_TOKENS");
+  const names = new Set(tokens.map((t) => t.name));
+  if (names.size !== tokens.length) throw new ConfigError("RELAY_TOKENS is invalid: token names must be unique");
+  const apiUrl = read("SLACK_API_URL");
+  return {
+    slack: {
+      botToken: read("SLACK_BOT_TOKEN"),
+      appToken,
+      signingSecret,
+      apiUrl: apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/`,
+      defaultChannel: read("SLACK_DEFAULT_CHANNEL"),
+    },
+    tokens,
+    redisUrl: read("REDIS_URL"),
+    port: read("PORT"),
+    defaultTimeoutSeconds: read("RELAY_DEFAULT_TIMEOUT"),
+    hookTimeoutSeconds: read("RELAY_HOOK_TIMEOUT"),
+    callbackHosts: read("RELAY_CALLBACK_HOSTS"),
+    logLevel: read("LOG_LEVEL"),
+  };
+}
+
+function missing(name: VariableName): ConfigError {
+  return new ConfigError(`${name} is missing: ${hint[name]}`);
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+function readConfigFile(path: string | undefined): Record<string, string> {
+  if (!path) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${hint.RELAY_CONFIG_FILE}`);
+  }
+  const result = z.record(z.string(), z.union([z.string(), z.number()])).safeParse(parsed);
+  if (!result.success) throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${hint.RELAY_CONFIG_FILE}`);
+  return Object.fromEntries(Object.entries(result.data).map(([k, v]) => [k, String(v)]));
+}

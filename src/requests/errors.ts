@@ -1,0 +1,60 @@
+/**
+ * One error class for everything the relay refuses, with a string code (as
+ * bolt-js's `slack_bolt_*` codes) and the HTTP status it maps to.
+ */
+export type RelayErrorCode =
+  | "relay_invalid_json"
+  | "relay_invalid_request"
+  | "relay_unauthorized"
+  | "relay_not_found"
+  | "relay_method_not_allowed"
+  | "relay_body_too_large"
+  | "relay_unsupported_media_type"
+  | "relay_already_answered"
+  | "relay_already_ended"
+  | "relay_not_ready";
+
+const statusByCode: Record<RelayErrorCode, number> = {
+  relay_invalid_json: 400,
+  relay_invalid_request: 400,
+  relay_unauthorized: 401,
+  relay_not_found: 404,
+  relay_method_not_allowed: 405,
+  relay_body_too_large: 413,
+  relay_unsupported_media_type: 415,
+  relay_already_answered: 409,
+  relay_already_ended: 409,
+  relay_not_ready: 503,
+};
+
+export interface FieldProblem {
+  /** Dotted path of the offending field, e.g. "questions.0.options". */
+  path: string;
+  message: string;
+}
+
+export class RelayError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: RelayErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "RelayError";
+    this.status = statusByCode[code];
+  }
+}
+
+/** Turns zod issues into the `details` list of a 400. */
+export function fieldProblems(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ""): FieldProblem[] {
+  return issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    return { path: [prefix, path].filter(Boolean).join(".") || "(body)", message: issue.message };
+  });
+}
+
+export function invalidRequest(problems: FieldProblem[]): RelayError {
+  const summary = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+  return new RelayError("relay_invalid_request", `Invalid request: ${summary}`, problems);
+}

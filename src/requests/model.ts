@@ -1,0 +1,83 @@
+/**
+ * The stored request: what the agent asked, where it was posted and how it
+ * ended. Parsed with zod on every read from a store (a trust boundary).
+ */
+import { z } from "zod";
+import { Decision } from "./decisions.js";
+import { CreateRequestBody } from "./schemas.js";
+
+export const RequestStatus = z.enum(["pending", "answered", "expired", "cancelled", "failed"]);
+export type RequestStatus = z.infer<typeof RequestStatus>;
+
+export const SlackRef = z.object({
+  /** Channel id the message lives in (C…, D…, G…). */
+  channel: z.string(),
+  /** Message timestamp, Slack's id of the message. */
+  ts: z.string(),
+});
+export type SlackRef = z.infer<typeof SlackRef>;
+
+export const Person = z.object({
+  /** Slack user id, or "relay" when the relay answered itself (autonomous mode). */
+  id: z.string(),
+  /** Display name at the time of the answer, when known. */
+  name: z.string().optional(),
+});
+export type Person = z.infer<typeof Person>;
+
+export const RequestRecord = z.object({
+  id: z.string(),
+  status: RequestStatus,
+  /** Name of the agent token that created the request. */
+  tokenName: z.string(),
+  /** Slack channel or user id the request is posted to. */
+  channel: z.string(),
+  /** The agent's request, as validated. */
+  body: CreateRequestBody,
+  /** Unix time in milliseconds. */
+  createdAt: z.number(),
+  /** Unix time in milliseconds after which the request expires. */
+  expiresAt: z.number(),
+  slack: SlackRef.optional(),
+  decision: Decision.optional(),
+  answeredBy: Person.optional(),
+  /** Unix time in milliseconds of the final transition. */
+  endedAt: z.number().optional(),
+  /** Why the request failed or was cancelled. */
+  error: z.string().optional(),
+  /** Who cancelled, when known ("agent", "hook disconnected", …). */
+  cancelledBy: z.string().optional(),
+});
+export type RequestRecord = z.infer<typeof RequestRecord>;
+
+export type FinalStatus = Exclude<RequestStatus, "pending">;
+
+/** The request as the HTTP API shows it (DESIGN §3). */
+export interface RequestView {
+  id: string;
+  kind: RequestRecord["body"]["kind"];
+  status: RequestStatus;
+  createdAt: string;
+  expiresAt: string;
+  decision?: Decision;
+  answeredBy?: Person;
+  answeredAt?: string;
+  slack?: SlackRef;
+  error?: string;
+}
+
+export function toView(record: RequestRecord): RequestView {
+  const view: RequestView = {
+    id: record.id,
+    kind: record.body.kind,
+    status: record.status,
+    createdAt: new Date(record.createdAt).toISOString(),
+    expiresAt: new Date(record.expiresAt).toISOString(),
+  };
+  if (record.decision) view.decision = record.decision;
+  if (record.answeredBy) view.answeredBy = record.answeredBy;
+  if (record.status === "answered" && record.endedAt !== undefined) view.answeredAt = new Date(record.endedAt).toISOString();
+  if (record.slack) view.slack = record.slack;
+  if (record.error) view.error = record.error;
+  return view;
+}

@@ -1,0 +1,202 @@
+/**
+ * The shapes agents send and receive. Zod schemas are the one source of the
+ * request and decision types; every trust boundary parses with them.
+ */
+import { z } from "zod";
+import { isValidPattern, matchPattern } from "./pattern.js";
+
+/** Longest wait an agent may ask for (seconds): a week. */
+export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+const text = (max: number) => z.string().max(max);
+const nonEmpty = (max: number) => z.string().min(1).max(max);
+
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+export const AgentInfo = z.object({
+  name: text(200).optional(),
+  sessionId: text(200).optional(),
+  host: text(200).optional(),
+  cwd: text(2000).optional(),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
+const httpUrl = z
+  .string()
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an http(s) URL");
+
+/** Fields every kind shares (DESIGN §3). */
+const common = {
+  channel: z
+    .string()
+    .regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789")
+    .optional(),
+  title: text(500).optional(),
+  context: text(20_000).optional(),
+  agent: AgentInfo.optional(),
+  timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
+  idempotencyKey: nonEmpty(255).optional(),
+  callbackUrl: httpUrl.optional(),
+};
+
+/** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */
+export const PermissionUpdate = z.looseObject({ type: nonEmpty(100) });
+export type PermissionUpdate = z.infer<typeof PermissionUpdate>;
+
+export const PermissionBody = z.strictObject({
+  kind: z.literal("permission"),
+  ...common,
+  toolName: nonEmpty(500),
+  input: JsonObject,
+  suggestions: z.array(PermissionUpdate).max(50).optional(),
+  displayName: text(500).optional(),
+  description: text(5000).optional(),
+  decisionReason: text(5000).optional(),
+  blockedPath: text(5000).optional(),
+  toolUseId: text(500).optional(),
+  defaultToNo: z.boolean().optional(),
+  suppressAlwaysAllowRule: z.boolean().optional(),
+});
+
+export const StepGateBody = z.strictObject({
+  kind: z.literal("step_gate"),
+  ...common,
+  toolName: nonEmpty(500),
+  input: JsonObject,
+  toolUseId: text(500).optional(),
+});
+
+export const AskOption = z.object({
+  label: nonEmpty(1000),
+  description: text(5000).default(""),
+  preview: text(20_000).optional(),
+});
+
+export const AskQuestion = z
+  .object({
+    question: nonEmpty(5000),
+    header: text(1000).default(""),
+    options: z.array(AskOption).min(2).max(4),
+    multiSelect: z.boolean().default(false),
+  })
+  .superRefine((q, ctx) => {
+    const seen = new Set<string>();
+    q.options.forEach((option, index) => {
+      if (seen.has(option.label)) {
+        ctx.addIssue({ code: "custom", path: ["options", index, "label"], message: "option labels must be unique" });
+      }
+      seen.add(option.label);
+    });
+  });
+export type AskQuestion = z.infer<typeof AskQuestion>;
+
+export const AskUserQuestionBody = z
+  .strictObject({
+    kind: z.literal("ask_user_question"),
+    ...common,
+    questions: z.array(AskQuestion).min(1).max(4),
+  })
+  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.question, "question", "question texts must be unique", ctx));
+
+export const QuestionType = z.enum(["choice", "multiChoice", "text", "confirm"]);
+
+export const InteractiveQuestion = z
+  .object({
+    id: nonEmpty(200),
+    question: nonEmpty(5000),
+    type: QuestionType,
+    options: z.array(nonEmpty(1000)).min(1).max(100).optional(),
+    default: z.union([z.string().max(20_000), z.array(z.string().max(1000)), z.boolean()]).optional(),
+    required: z.boolean().default(true),
+    pattern: z.string().max(1000).optional(),
+  })
+  .superRefine(checkInteractiveQuestion);
+export type InteractiveQuestion = z.infer<typeof InteractiveQuestion>;
+
+export const InteractiveQuestionsBody = z
+  .strictObject({
+    kind: z.literal("interactive_questions"),
+    ...common,
+    questions: z.array(InteractiveQuestion).min(1).max(20),
+    autonomous: z.boolean().optional(),
+  })
+  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "id", "question ids must be unique", ctx));
+
+export const CreateRequestBody = z.discriminatedUnion("kind", [
+  PermissionBody,
+  StepGateBody,
+  AskUserQuestionBody,
+  InteractiveQuestionsBody,
+]);
+export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
+export type PermissionBody = z.infer<typeof PermissionBody>;
+export type StepGateBody = z.infer<typeof StepGateBody>;
+export type AskUserQuestionBody = z.infer<typeof AskUserQuestionBody>;
+export type InteractiveQuestionsBody = z.infer<typeof InteractiveQuestionsBody>;
+export type RequestKind = CreateRequestBody["kind"];
+
+function uniqueBy<T>(items: T[], key: (item: T) => string, field: string, message: string, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const value = key(item);
+    if (seen.has(value)) ctx.addIssue({ code: "custom", path: ["questions", index, field], message });
+    seen.add(value);
+  });
+}
+
+function checkInteractiveQuestion(q: z.infer<typeof InteractiveQuestionBase>, ctx: z.RefinementCtx): void {
+  const hasOptions = q.type === "choice" || q.type === "multiChoice";
+  if (hasOptions && !q.options) {
+    ctx.addIssue({ code: "custom", path: ["options"], message: `options are required for type "${q.type}"` });
+  }
+  if (!hasOptions && q.options) {
+    ctx.addIssue({ code: "custom", path: ["options"], message: `options are not allowed for type "${q.type}"` });
+  }
+  if (q.options && new Set(q.options).size !== q.options.length) {
+    ctx.addIssue({ code: "custom", path: ["options"], message: "options must be unique" });
+  }
+  if (q.pattern !== undefined) {
+    if (q.type !== "text") ctx.addIssue({ code: "custom", path: ["pattern"], message: 'pattern applies to type "text" only' });
+    else if (!isValidPattern(q.pattern)) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
+  }
+  if (q.default !== undefined) {
+    const problem = defaultProblem(q);
+    if (problem) ctx.addIssue({ code: "custom", path: ["default"], message: problem });
+  }
+}
+
+/** Used only for the refinement's parameter type. */
+const InteractiveQuestionBase = z.object({
+  type: QuestionType,
+  options: z.array(z.string()).optional(),
+  default: z.union([z.string(), z.array(z.string()), z.boolean()]).optional(),
+  pattern: z.string().optional(),
+});
+
+function defaultProblem(q: z.infer<typeof InteractiveQuestionBase>): string | undefined {
+  const value = q.default;
+  switch (q.type) {
+    case "confirm":
+      return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
+    case "text":
+      if (typeof value !== "string") return "default must be a string for a text question";
+      return q.pattern !== undefined && isValidPattern(q.pattern) && matchPattern(q.pattern, value) !== "match"
+        ? "default does not match pattern"
+        : undefined;
+    case "choice":
+      if (typeof value !== "string") return "default must be a string for a choice question";
+      return q.options && !q.options.includes(value) ? "default must be one of options" : undefined;
+    case "multiChoice":
+      if (!Array.isArray(value)) return "default must be an array of strings for a multiChoice question";
+      return q.options && value.some((v) => !q.options!.includes(v)) ? "default must only name options" : undefined;
+  }
+}

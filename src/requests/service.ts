@@ -1,0 +1,236 @@
+/**
+ * The domain service: create, answer, wait, cancel and expire requests. The
+ * HTTP routes and Slack listeners call it; it alone talks to the store and
+ * tells Slack (through a RequestMessenger) when a message must change.
+ */
+import { randomUUID } from "node:crypto";
+import { silentLogger, type Logger } from "../logger.js";
+import type { RequestStore, Transition, TransitionResult } from "../store/store.js";
+import { decisionMatchesKind, type Decision } from "./decisions.js";
+import { invalidRequest, RelayError } from "./errors.js";
+import { autonomousAnswers, questionsForPerson } from "./interactive.js";
+import type { Person, RequestRecord, SlackRef } from "./model.js";
+import type { CreateRequestBody } from "./schemas.js";
+import { Waiters } from "./waiters.js";
+
+/** The Slack side as the service sees it. */
+export interface RequestMessenger {
+  /** Posts the request; retries transient failures itself. Throws PermanentDeliveryError when Slack refuses for good. */
+  post(record: RequestRecord): Promise<SlackRef>;
+  /** Rewrites the posted message to show how the request ended. */
+  showEnded(record: RequestRecord): Promise<void>;
+}
+
+export class PermanentDeliveryError extends Error {
+  constructor(readonly reason: string) {
+    super(`Slack refused the message: ${reason}`);
+    this.name = "PermanentDeliveryError";
+  }
+}
+
+export interface RequestServiceDeps {
+  store: RequestStore;
+  messenger: RequestMessenger;
+  /** Seconds a request waits when it names no timeout. */
+  defaultTimeoutSeconds: number;
+  defaultChannel?: string;
+  logger?: Logger;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  newId?: () => string;
+}
+
+export interface CreateInput {
+  tokenName: string;
+  body: CreateRequestBody;
+  idempotencyKey?: string;
+}
+
+/** The person the relay names when it answers by itself (autonomous mode). */
+export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
+
+export class RequestService {
+  private readonly store: RequestStore;
+  private readonly messenger: RequestMessenger;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly newId: () => string;
+  private readonly waiters: Waiters;
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: RequestServiceDeps) {
+    this.store = deps.store;
+    this.messenger = deps.messenger;
+    this.logger = deps.logger ?? silentLogger;
+    this.now = deps.now ?? Date.now;
+    this.newId = deps.newId ?? randomUUID;
+    this.waiters = new Waiters();
+    this.unsubscribe = this.store.onEnded((id) => this.waiters.wake(id));
+  }
+
+  async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
+    const channel = body.channel ?? this.deps.defaultChannel;
+    if (!channel) {
+      throw invalidRequest([{ path: "channel", message: "no channel given and SLACK_DEFAULT_CHANNEL is not set" }]);
+    }
+    const createdAt = this.now();
+    const timeoutSeconds = body.timeoutSeconds ?? this.deps.defaultTimeoutSeconds;
+    const record: RequestRecord = {
+      id: this.newId(),
+      status: "pending",
+      tokenName,
+      channel,
+      body,
+      createdAt,
+      expiresAt: createdAt + timeoutSeconds * 1000,
+    };
+    if (body.kind === "interactive_questions" && questionsForPerson(body).length === 0) {
+      Object.assign(record, {
+        status: "answered",
+        decision: { answers: autonomousAnswers(body) },
+        answeredBy: RELAY_PERSON,
+        endedAt: createdAt,
+      });
+    }
+    const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;
+    const result = await this.store.create(record, scopedKey);
+    if (result.created && result.record.status === "pending") this.track(this.deliver(result.record));
+    this.logger.info("request created", {
+      id: result.record.id,
+      kind: body.kind,
+      token: tokenName,
+      created: result.created,
+      status: result.record.status,
+    });
+    return result;
+  }
+
+  /** The request as it is now; a pending request past its deadline is expired on the spot. */
+  async get(id: string): Promise<RequestRecord | undefined> {
+    const record = await this.store.get(id);
+    if (record?.status === "pending" && record.expiresAt <= this.now()) {
+      const result = await this.end(id, { status: "expired", at: this.now() });
+      return "record" in result ? result.record : undefined;
+    }
+    return record;
+  }
+
+  /**
+   * Holds until the request is no longer pending, `waitMs` pass or `signal`
+   * aborts, then returns it as it is. Subscribes before reading so an answer
+   * landing in between is never missed.
+   */
+  async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
+    const deadline = this.now() + waitMs;
+    const waiter = this.waiters.add(id);
+    try {
+      let record = await this.get(id);
+      while (record?.status === "pending" && this.now() < deadline && !signal?.aborted) {
+        const until = Math.min(deadline, record.expiresAt);
+        await waiter.next(until - this.now(), signal);
+        record = await this.get(id);
+      }
+      return record;
+    } finally {
+      waiter.remove();
+    }
+  }
+
+  /** Records a person's answer; the first answer wins. */
+  async answer(id: string, decision: Decision, person: Person): Promise<TransitionResult> {
+    const record = await this.get(id);
+    if (!record) return { outcome: "not_found" };
+    if (record.status !== "pending") return { outcome: "already_ended", record };
+    if (!decisionMatchesKind(record.body.kind, decision)) {
+      throw new RelayError("relay_invalid_request", `A ${record.body.kind} request cannot take this decision.`);
+    }
+    return this.end(id, { status: "answered", decision, answeredBy: person, at: this.now() });
+  }
+
+  async cancel(id: string, by?: string, reason?: string): Promise<TransitionResult> {
+    const change: Transition = { status: "cancelled", at: this.now() };
+    if (by !== undefined) change.by = by;
+    if (reason !== undefined) change.reason = reason;
+    return this.end(id, change);
+  }
+
+  /** Expires every request past its deadline; safe to run on every instance. */
+  async expireDue(limit = 500): Promise<number> {
+    const ids = await this.store.dueForExpiry(this.now(), limit);
+    let expired = 0;
+    for (const id of ids) {
+      const result = await this.end(id, { status: "expired", at: this.now() });
+      if (result.outcome === "applied") expired += 1;
+    }
+    return expired;
+  }
+
+  /** Runs `expireDue` every `intervalMs`; returns a function that stops it. */
+  startSweeper(intervalMs: number): () => void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.expireDue()
+        .catch((error: unknown) => this.logger.error("expiry sweep failed", { error }))
+        .finally(() => {
+          running = false;
+        });
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Resolves when every background Slack call started so far has settled. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  /** Number of long-polls currently held open. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.waiters.wakeAll();
+  }
+
+  private async end(id: string, change: Transition): Promise<TransitionResult> {
+    const result = await this.store.transition(id, change);
+    if (result.outcome === "applied") {
+      this.logger.info("request ended", { id, status: change.status });
+      if (result.record.slack) this.track(this.showEnded(result.record));
+    }
+    return result;
+  }
+
+  private async deliver(record: RequestRecord): Promise<void> {
+    let slack: SlackRef;
+    try {
+      slack = await this.messenger.post(record);
+    } catch (error) {
+      const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
+      this.logger.warn("slack post failed", { id: record.id, reason });
+      await this.end(record.id, { status: "failed", at: this.now(), error: reason });
+      return;
+    }
+    const now = await this.store.setSlackMessage(record.id, slack);
+    if (now && now.status !== "pending") await this.showEnded(now);
+  }
+
+  private async showEnded(record: RequestRecord): Promise<void> {
+    try {
+      await this.messenger.showEnded(record);
+    } catch (error) {
+      this.logger.warn("slack update failed", { id: record.id, error });
+    }
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) => this.logger.error("background task failed", { error }));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+}

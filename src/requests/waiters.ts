@@ -1,0 +1,69 @@
+/**
+ * Long-polls held open on this instance, keyed by request id. The store's
+ * "ended" notifications wake them; each waiter then re-reads the request.
+ */
+export interface Waiter {
+  /** Resolves on the next wake-up for this id, after `ms`, or when `signal` aborts. */
+  next(ms: number, signal?: AbortSignal): Promise<void>;
+  remove(): void;
+}
+
+export class Waiters {
+  private readonly byId = new Map<string, Set<() => void>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(id: string): Waiter {
+    let woken = false;
+    let release: (() => void) | undefined;
+    const wake = () => {
+      woken = true;
+      release?.();
+    };
+    let set = this.byId.get(id);
+    if (!set) this.byId.set(id, (set = new Set()));
+    set.add(wake);
+    this.count += 1;
+    let removed = false;
+    return {
+      next: (ms, signal) => {
+        if (woken || ms <= 0 || signal?.aborted) {
+          woken = false;
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve) => {
+          const timer = setTimeout(done, ms);
+          const onAbort = () => done();
+          signal?.addEventListener("abort", onAbort, { once: true });
+          function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+            release = undefined;
+            woken = false;
+            resolve();
+          }
+          release = done;
+        });
+      },
+      remove: () => {
+        if (removed) return;
+        removed = true;
+        this.count -= 1;
+        const current = this.byId.get(id);
+        current?.delete(wake);
+        if (current?.size === 0) this.byId.delete(id);
+      },
+    };
+  }
+
+  wake(id: string): void {
+    this.byId.get(id)?.forEach((wake) => wake());
+  }
+
+  wakeAll(): void {
+    for (const set of this.byId.values()) set.forEach((wake) => wake());
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The RequestStore contract shared by the Redis and memory stores. Every
+ * method is one atomic step; the first transition out of `pending` wins and
+ * every later one gets the stored record back unchanged.
+ */
+import type { Decision } from "../requests/decisions.js";
+import type { FinalStatus, Person, RequestRecord, SlackRef } from "../requests/model.js";
+
+export interface CreateResult {
+  record: RequestRecord;
+  /** false when the idempotency key named an existing request. */
+  created: boolean;
+}
+
+/** What a transition out of `pending` carries. */
+export type Transition =
+  | { status: "answered"; decision: Decision; answeredBy: Person; at: number }
+  | { status: "expired"; at: number }
+  | { status: "cancelled"; at: number; by?: string; reason?: string }
+  | { status: "failed"; at: number; error: string };
+
+export type TransitionResult =
+  | { outcome: "applied"; record: RequestRecord }
+  /** The request had already ended; `record` holds how. */
+  | { outcome: "already_ended"; record: RequestRecord }
+  /** Only for `expired`: the deadline has not passed yet. */
+  | { outcome: "not_due"; record: RequestRecord }
+  | { outcome: "not_found" };
+
+export interface RequestStore {
+  /**
+   * Stores a new pending request. With `idempotencyKey`, a second create with
+   * the same key returns the first request and `created: false`.
+   */
+  create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult>;
+  get(id: string): Promise<RequestRecord | undefined>;
+  /** Records where the Slack message lives; returns the record as it now is. */
+  setSlackMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
+  /** Finds the request a Slack message (channel + ts) belongs to. */
+  findBySlackMessage(slack: SlackRef): Promise<string | undefined>;
+  /** Moves a pending request to a final status; atomic, first one wins. */
+  transition(id: string, change: Transition): Promise<TransitionResult>;
+  /** Ids of pending requests whose deadline is at or before `now` (ms). */
+  dueForExpiry(now: number, limit: number): Promise<string[]>;
+  /**
+   * Calls `listener` with the id of every request that ends, on any instance
+   * sharing this store. Returns a function that removes the listener.
+   */
+  onEnded(listener: (id: string) => void): () => void;
+  /** Resolves once `onEnded` notifications flow (e.g. the subscription is live). */
+  ready(): Promise<void>;
+  /** true when the backing service answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type { FinalStatus };
