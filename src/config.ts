@@ -110,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!result.success) throw new ConfigError(`${name} is invalid: ${hint[name]}`);
     return result.data as z.output<(typeof fields)[K]>;
   };
+  const botToken = read("SLACK_BOT_TOKEN");
   const appToken = read("SLACK_APP_TOKEN");
   const signingSecret = read("SLACK_SIGNING_SECRET");
   if (!appToken && !signingSecret) throw missing("SLACK_SIGNING_SECRET");
@@ -119,7 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const apiUrl = read("SLACK_API_URL");
   return {
     slack: {
-      botToken: read("SLACK_BOT_TOKEN"),
+      botToken,
       appToken,
       signingSecret,
       apiUrl: apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/`,

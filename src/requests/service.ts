@@ -4,6 +4,7 @@
  * tells Slack (through a RequestMessenger) when a message must change.
  */
 import { randomUUID } from "node:crypto";
+import { callbackHostAllowed, hostOf } from "../callbacks/allowlist.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { RequestStore, Transition, TransitionResult } from "../store/store.js";
 import { decisionMatchesKind, type Decision } from "./decisions.js";
@@ -34,6 +35,8 @@ export interface RequestServiceDeps {
   /** Seconds a request waits when it names no timeout. */
   defaultTimeoutSeconds: number;
   defaultChannel?: string;
+  /** RELAY_CALLBACK_HOSTS: the only hosts a callbackUrl may name; undefined → any host. */
+  callbackHosts?: readonly string[];
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -73,6 +76,10 @@ export class RequestService {
     const channel = body.channel ?? this.deps.defaultChannel;
     if (!channel) {
       throw invalidRequest([{ path: "channel", message: "no channel given and SLACK_DEFAULT_CHANNEL is not set" }]);
+    }
+    if (body.callbackUrl !== undefined && !callbackHostAllowed(body.callbackUrl, this.deps.callbackHosts)) {
+      const message = `host ${hostOf(body.callbackUrl) ?? "(none)"} is not allowed by RELAY_CALLBACK_HOSTS`;
+      throw invalidRequest([{ path: "callbackUrl", message }]);
     }
     const createdAt = this.now();
     const timeoutSeconds = body.timeoutSeconds ?? this.deps.defaultTimeoutSeconds;
@@ -116,6 +123,12 @@ export class RequestService {
     return record;
   }
 
+  /** The request a Slack message (channel + ts) belongs to, as `get` returns it. */
+  async findBySlackMessage(slack: SlackRef): Promise<RequestRecord | undefined> {
+    const id = await this.store.findBySlackMessage(slack);
+    return id === undefined ? undefined : this.get(id);
+  }
+
   /**
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
    * aborts, then returns it as it is. Subscribes before reading so an answer
@@ -128,6 +141,8 @@ export class RequestService {
       let record = await this.get(id);
       while (record?.status === "pending" && this.now() < deadline && !signal?.aborted) {
         const until = Math.min(deadline, record.expiresAt);
+        // Hold no record while parked: thousands of long-polls may wait at once.
+        record = undefined;
         await waiter.next(until - this.now(), signal);
         record = await this.get(id);
       }

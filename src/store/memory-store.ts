@@ -3,7 +3,7 @@
  * contract as the Redis store; state is lost when the process exits.
  */
 import type { RequestRecord, SlackRef } from "../requests/model.js";
-import type { CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import type { ClaimedCallback, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { applyTransition } from "./transition.js";
 
 export interface MemoryStoreOptions {
@@ -16,14 +16,19 @@ export interface MemoryStoreOptions {
 export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now }: MemoryStoreOptions = {}): RequestStore {
   const records = new Map<string, RequestRecord>();
   const idempotency = new Map<string, string>();
+  /** The idempotency key each request was created with, to forget it with the request. */
+  const idempotencyKeyOf = new Map<string, string>();
   const messages = new Map<string, string>();
   const listeners = new Set<(id: string) => void>();
+  /** Queued callbacks by request id: when each is due (Unix ms) and the attempts made. */
+  const callbacks = new Map<string, { dueAt: number; attempts: number }>();
   /** Ended ids with the time they may be forgotten, oldest first. */
   const forget: Array<{ id: string; at: number }> = [];
 
   const clone = (record: RequestRecord): RequestRecord => structuredClone(record);
   const messageKey = (slack: SlackRef) => `${slack.channel}:${slack.ts}`;
 
+  /** Forgets the requests whose retention has passed; runs on every access. */
   function prune(): void {
     const t = now();
     while (forget.length > 0 && forget[0]!.at <= t) {
@@ -31,32 +36,54 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       const record = records.get(id);
       records.delete(id);
       if (record?.slack) messages.delete(messageKey(record.slack));
+      const key = idempotencyKeyOf.get(id);
+      if (key !== undefined && idempotency.get(key) === id) idempotency.delete(key);
+      idempotencyKeyOf.delete(id);
     }
-    for (const [key, id] of idempotency) if (!records.has(id)) idempotency.delete(key);
+  }
+
+  /** Keeps `forget` sorted by time even when transitions arrive with out-of-order `at`. */
+  function forgetAt(id: string, at: number): void {
+    let index = forget.length;
+    while (index > 0 && forget[index - 1]!.at > at) index -= 1;
+    forget.splice(index, 0, { id, at });
+  }
+
+  /** Part of the step that ends a request, as in the Redis scripts. */
+  function queueCallback(record: RequestRecord, at: number): void {
+    if (record.body.callbackUrl !== undefined) callbacks.set(record.id, { dueAt: at, attempts: 0 });
   }
 
   return {
     async create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult> {
+      prune();
       if (idempotencyKey !== undefined) {
         const existing = idempotency.get(idempotencyKey);
         const found = existing === undefined ? undefined : records.get(existing);
         if (found) return { record: clone(found), created: false };
+      }
+      if (records.has(record.id)) throw new Error(`a request with id ${record.id} already exists`);
+      if (idempotencyKey !== undefined) {
         idempotency.set(idempotencyKey, record.id);
+        idempotencyKeyOf.set(record.id, idempotencyKey);
       }
       records.set(record.id, clone(record));
       if (record.status !== "pending") {
-        forget.push({ id: record.id, at: (record.endedAt ?? now()) + retentionMs });
+        forgetAt(record.id, (record.endedAt ?? now()) + retentionMs);
+        queueCallback(record, now());
         queueMicrotask(() => listeners.forEach((listener) => listener(record.id)));
       }
       return { record: clone(record), created: true };
     },
 
     async get(id) {
+      prune();
       const record = records.get(id);
       return record && clone(record);
     },
 
     async setSlackMessage(id, slack) {
+      prune();
       const record = records.get(id);
       if (!record) return undefined;
       record.slack = { ...slack };
@@ -65,16 +92,19 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
     },
 
     async findBySlackMessage(slack) {
+      prune();
       return messages.get(messageKey(slack));
     },
 
     async transition(id: string, change: Transition): Promise<TransitionResult> {
+      prune();
       const record = records.get(id);
       if (!record) return { outcome: "not_found" };
       const result = applyTransition(record, change);
       if (result.outcome !== "applied") return { outcome: result.outcome, record: clone(record) };
       records.set(id, result.record);
-      forget.push({ id, at: change.at + retentionMs });
+      forgetAt(id, change.at + retentionMs);
+      queueCallback(result.record, change.at);
       listeners.forEach((listener) => listener(id));
       return { outcome: "applied", record: clone(result.record) };
     },
@@ -87,6 +117,26 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
         if (record.status === "pending" && record.expiresAt <= at) due.push(record.id);
       }
       return due;
+    },
+
+    async claimCallbacks(at, leaseMs, limit) {
+      const due = [...callbacks].filter(([, entry]) => entry.dueAt <= at);
+      due.sort(([idA, a], [idB, b]) => a.dueAt - b.dueAt || (idA < idB ? -1 : idA > idB ? 1 : 0));
+      return due.slice(0, Math.max(limit, 0)).map(([id, entry]): ClaimedCallback => {
+        entry.dueAt = at + leaseMs;
+        return { id, attempts: entry.attempts };
+      });
+    },
+
+    async retryCallback(id, nextAt, attempts) {
+      const entry = callbacks.get(id);
+      if (!entry) return false;
+      callbacks.set(id, { dueAt: nextAt, attempts });
+      return true;
+    },
+
+    async completeCallback(id) {
+      return callbacks.delete(id);
     },
 
     onEnded(listener) {

@@ -2,6 +2,11 @@
  * The RequestStore contract shared by the Redis and memory stores. Every
  * method is one atomic step; the first transition out of `pending` wins and
  * every later one gets the stored record back unchanged.
+ *
+ * A request with a callback URL has its callback queued by the very step that
+ * ends it (the applied transition, or a create of an already ended request),
+ * so no crash can end a request and lose its callback. The delivery worker
+ * (src/callbacks) claims, retries and completes queued callbacks.
  */
 import type { Decision } from "../requests/decisions.js";
 import type { FinalStatus, Person, RequestRecord, SlackRef } from "../requests/model.js";
@@ -27,6 +32,14 @@ export type TransitionResult =
   | { outcome: "not_due"; record: RequestRecord }
   | { outcome: "not_found" };
 
+/** A queued callback handed to one deliverer for the length of a lease. */
+export interface ClaimedCallback {
+  /** Id of the request whose final state is to be POSTed. */
+  id: string;
+  /** Delivery attempts made before this one (0 for the first). */
+  attempts: number;
+}
+
 export interface RequestStore {
   /**
    * Stores a new pending request. With `idempotencyKey`, a second create with
@@ -42,6 +55,18 @@ export interface RequestStore {
   transition(id: string, change: Transition): Promise<TransitionResult>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
+  /**
+   * Hands out up to `limit` queued callbacks due at or before `now` (Unix ms),
+   * earliest first, and makes each one due again only at `now + leaseMs`:
+   * until then no other claim, on any instance, returns it. A callback stays
+   * queued until `completeCallback`, even after its request is forgotten
+   * (then `get` returns undefined and the deliverer completes it).
+   */
+  claimCallbacks(now: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]>;
+  /** Makes a queued callback due at `nextAt` (Unix ms), `attempts` made so far; false when none is queued. */
+  retryCallback(id: string, nextAt: number, attempts: number): Promise<boolean>;
+  /** Forgets a queued callback (delivered or given up); false when none was queued. */
+  completeCallback(id: string): Promise<boolean>;
   /**
    * Calls `listener` with the id of every request that ends, on any instance
    * sharing this store. Returns a function that removes the listener.

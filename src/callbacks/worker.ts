@@ -1,0 +1,220 @@
+/**
+ * Delivers the callbacks the store queues when a request with a `callbackUrl`
+ * ends. Every relay instance runs one; the store's lease-based claim makes
+ * sure only one instance works on a callback at a time, and a callback that
+ * an instance was working on when it died is claimed again once the lease
+ * runs out. Delivery is at least once: receivers dedupe on X-Relay-Request-Id.
+ *
+ * A 2xx completes the callback. Anything else is retried with exponential
+ * backoff and jitter until `giveUpAfterMs` after the request ended (or until
+ * the store forgets the request), then given up with a warning.
+ */
+import { silentLogger, type Logger } from "../logger.js";
+import { toView, type RequestRecord } from "../requests/model.js";
+import type { ClaimedCallback, RequestStore } from "../store/store.js";
+import { callbackHostAllowed, hostOf } from "./allowlist.js";
+import { attemptCallback, type FetchLike } from "./deliver.js";
+
+export type CallbackStore = Pick<RequestStore, "get" | "claimCallbacks" | "retryCallback" | "completeCallback" | "onEnded">;
+
+export interface CallbackWorkerOptions {
+  store: CallbackStore;
+  /** Secret of the agent token with this name; undefined when it is no longer configured. */
+  tokenSecret: (tokenName: string) => string | undefined;
+  /** RELAY_CALLBACK_HOSTS, checked again at delivery (the list may have shrunk); undefined: any host. */
+  callbackHosts?: readonly string[];
+  fetch?: FetchLike;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  /** In [0, 1), for the jitter. */
+  random?: () => number;
+  /** Waits `ms`, or less when `signal` aborts; never rejects. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  logger?: Logger;
+  /** Milliseconds between looks at the queue when nothing is due (ended requests also wake the worker). */
+  pollIntervalMs?: number;
+  /** Milliseconds one POST may take. */
+  timeoutMs?: number;
+  /** Milliseconds a claim keeps other instances off a callback; longer than `timeoutMs`. */
+  leaseMs?: number;
+  /** Callbacks claimed, and delivered side by side, per round. */
+  batchSize?: number;
+  /** Milliseconds before the first retry; doubled for each later one. */
+  backoffBaseMs?: number;
+  /** Longest wait between two attempts (ms). */
+  backoffMaxMs?: number;
+  /** Milliseconds after the request ended when delivery is given up. */
+  giveUpAfterMs?: number;
+}
+
+/** What one round did with the callbacks it claimed. */
+export interface RoundResult {
+  delivered: number;
+  retried: number;
+  /** Given up, or not deliverable at all (request gone, host or token no longer allowed). */
+  dropped: number;
+  /** Handed back because the worker stopped mid-attempt. */
+  released: number;
+}
+
+type Fate = keyof RoundResult;
+
+/** Delay before the next attempt after `attempts` failed ones: base · 2^(attempts−1), capped, then 50–100 % of it. */
+export function retryDelayMs(attempts: number, baseMs: number, maxMs: number, random: () => number): number {
+  const capped = Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
+  return Math.round(capped / 2 + (capped / 2) * random());
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+
+export class CallbackWorker {
+  private readonly o: Required<Omit<CallbackWorkerOptions, "callbackHosts">> & Pick<CallbackWorkerOptions, "callbackHosts">;
+  private running: { stop: AbortController; loop: Promise<void>; unsubscribe: () => void } | undefined;
+  private nap: AbortController | undefined;
+  private kicked = false;
+
+  constructor(options: CallbackWorkerOptions) {
+    this.o = {
+      store: options.store,
+      tokenSecret: options.tokenSecret,
+      callbackHosts: options.callbackHosts,
+      fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? defaultSleep,
+      logger: options.logger ?? silentLogger,
+      pollIntervalMs: options.pollIntervalMs ?? 1000,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      leaseMs: options.leaseMs ?? 60_000,
+      batchSize: options.batchSize ?? 10,
+      backoffBaseMs: options.backoffBaseMs ?? 1000,
+      backoffMaxMs: options.backoffMaxMs ?? 5 * 60_000,
+      giveUpAfterMs: options.giveUpAfterMs ?? 6 * 3600_000,
+    };
+    if (this.o.leaseMs <= this.o.timeoutMs) throw new Error("leaseMs must be longer than timeoutMs");
+  }
+
+  /** Starts delivering in the background; a second start does nothing. */
+  start(): void {
+    if (this.running) return;
+    const stop = new AbortController();
+    const unsubscribe = this.o.store.onEnded(() => this.wake());
+    this.running = { stop, unsubscribe, loop: this.loop(stop.signal) };
+  }
+
+  /** Stops the loop and any attempt in flight (handed back, due at once); resolves when done. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    running.unsubscribe();
+    running.stop.abort();
+    this.nap?.abort();
+    await running.loop;
+  }
+
+  /** Claims the callbacks due now and makes one attempt at each. */
+  async runOnce(signal?: AbortSignal): Promise<RoundResult> {
+    const result: RoundResult = { delivered: 0, retried: 0, dropped: 0, released: 0 };
+    const claims = await this.o.store.claimCallbacks(this.o.now(), this.o.leaseMs, this.o.batchSize);
+    const fates = await Promise.all(claims.map((claim) => this.handle(claim, signal)));
+    for (const fate of fates) if (fate) result[fate] += 1;
+    return result;
+  }
+
+  /** Runs rounds until one finds nothing due (for tests and tools); returns the totals. */
+  async drain(): Promise<RoundResult> {
+    const total: RoundResult = { delivered: 0, retried: 0, dropped: 0, released: 0 };
+    for (;;) {
+      const round = await this.runOnce();
+      const handled = round.delivered + round.retried + round.dropped + round.released;
+      for (const fate of Object.keys(total) as Fate[]) total[fate] += round[fate];
+      if (handled === 0) return total;
+    }
+  }
+
+  private wake(): void {
+    this.kicked = true;
+    this.nap?.abort();
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let busy = false;
+      this.kicked = false;
+      try {
+        const round = await this.runOnce(signal);
+        busy = round.delivered + round.retried + round.dropped >= this.o.batchSize;
+      } catch (error) {
+        this.o.logger.error("callback round failed", { error });
+      }
+      if (busy || this.kicked || signal.aborted) continue;
+      this.nap = new AbortController();
+      await this.o.sleep(this.o.pollIntervalMs, this.nap.signal);
+      this.nap = undefined;
+    }
+  }
+
+  /** One attempt at one claimed callback; never throws (a lost claim comes back after its lease). */
+  private async handle(claim: ClaimedCallback, signal?: AbortSignal): Promise<Fate | undefined> {
+    try {
+      const record = await this.o.store.get(claim.id);
+      if (!record) return await this.drop(claim, "the request is no longer stored");
+      const target = this.target(record);
+      if (typeof target === "string") return await this.drop(claim, target);
+      const attempts = claim.attempts + 1;
+      const fields = { id: claim.id, host: hostOf(target.url), attempt: attempts };
+      const body = JSON.stringify(toView(record));
+      const outcome = await attemptCallback(
+        { url: target.url, requestId: record.id, body, token: target.token, now: this.o.now() },
+        { fetch: this.o.fetch, timeoutMs: this.o.timeoutMs, ...(signal ? { signal } : {}) },
+      );
+      if (outcome.delivered) {
+        await this.o.store.completeCallback(claim.id);
+        this.o.logger.info("callback delivered", { ...fields, status: outcome.status });
+        return "delivered";
+      }
+      if (outcome.stopped) {
+        await this.o.store.retryCallback(claim.id, this.o.now(), claim.attempts);
+        return "released";
+      }
+      const nextAt = this.o.now() + retryDelayMs(attempts, this.o.backoffBaseMs, this.o.backoffMaxMs, this.o.random);
+      const failure = { ...fields, reason: outcome.reason, ...(outcome.status === undefined ? {} : { status: outcome.status }) };
+      if (nextAt > (record.endedAt ?? record.createdAt) + this.o.giveUpAfterMs) {
+        return await this.drop(claim, `not delivered within ${this.o.giveUpAfterMs} ms of the end`, failure);
+      }
+      await this.o.store.retryCallback(claim.id, nextAt, attempts);
+      this.o.logger.info("callback failed, will retry", { ...failure, retryInMs: nextAt - this.o.now() });
+      return "retried";
+    } catch (error) {
+      this.o.logger.error("callback attempt failed", { id: claim.id, error });
+      return undefined;
+    }
+  }
+
+  /** Where and with which secret the request's callback goes, or why it cannot go at all. */
+  private target(record: RequestRecord): { url: string; token: string } | string {
+    const url = record.body.callbackUrl;
+    if (record.status === "pending" || url === undefined) return "the request has no callback to send";
+    if (!callbackHostAllowed(url, this.o.callbackHosts)) return "the callback host is no longer in RELAY_CALLBACK_HOSTS";
+    const token = this.o.tokenSecret(record.tokenName);
+    if (!token) return "the token that created the request is no longer configured";
+    return { url, token };
+  }
+
+  private async drop(claim: ClaimedCallback, why: string, fields: Record<string, unknown> = { id: claim.id }): Promise<Fate> {
+    await this.o.store.completeCallback(claim.id);
+    this.o.logger.warn("callback given up", { ...fields, why });
+    return "dropped";
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `approval-relay ask "Deploy v1.2.3 to production?"`: one question to a
+ * person in Slack, for shell scripts and CI jobs. The answer is the exit code
+ * (0 yes / 1 no / 2 no answer / 3 error) and, for --choice and --text, the
+ * text printed on stdout.
+ */
+import { hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { InteractiveQuestionsDecision } from "../requests/decisions.js";
+import { MAX_TIMEOUT_SECONDS } from "../requests/schemas.js";
+import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
+import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
+import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
+import type { CliIo } from "./io.js";
+import { EXIT, USAGE } from "./usage.js";
+
+/** The id of the single question `ask` sends. */
+export const QUESTION_ID = "answer";
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  channel: { type: "string" },
+  timeout: { type: "string" },
+  choice: { type: "string" },
+  text: { type: "boolean" },
+  title: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function ask(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseRequest(args, io);
+  if (typeof parsed === "number") return parsed;
+  const { body, client } = parsed;
+  const type = body.questions[0]!.type;
+  try {
+    const view = await client.ask(body, { signal: io.signal });
+    if (view.status !== "answered") {
+      io.stderr.write(`approval-relay: ${endedReason(view)}\n`);
+      return view.status === "failed" ? EXIT.error : EXIT.noAnswer;
+    }
+    const answer = InteractiveQuestionsDecision.safeParse(view.decision).data?.answers[QUESTION_ID];
+    if (type === "confirm" && typeof answer === "boolean") {
+      io.stdout.write(answer ? "yes\n" : "no\n");
+      return answer ? EXIT.yes : EXIT.no;
+    }
+    if (type !== "confirm" && typeof answer === "string") {
+      io.stdout.write(`${answer}\n`);
+      return EXIT.yes;
+    }
+    io.stderr.write("approval-relay: the relay's answer does not fit the question\n");
+    return EXIT.error;
+  } catch (error) {
+    if (isAbortError(error)) {
+      io.stderr.write("approval-relay: cancelled; the question was withdrawn from Slack\n");
+      return EXIT.noAnswer;
+    }
+    io.stderr.write(`approval-relay: ${describeError(error)}\n`);
+    return EXIT.error;
+  }
+}
+
+function parseRequest(args: string[], io: CliIo) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return misuse(io, error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return EXIT.yes;
+  }
+  if (positionals.length !== 1 || !positionals[0]!.trim()) return misuse(io, "give the question as one argument, in quotes");
+  if (values.choice !== undefined && values.text) return misuse(io, "use --choice or --text, not both");
+  const timeoutSeconds = values.timeout === undefined ? undefined : parseSeconds(values.timeout, MAX_TIMEOUT_SECONDS);
+  if (values.timeout !== undefined && timeoutSeconds === undefined) {
+    return misuse(io, `--timeout must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}`);
+  }
+  const options = values.choice?.split(",").map((option) => option.trim()).filter(Boolean);
+  if (options !== undefined && (options.length === 0 || new Set(options).size !== options.length)) {
+    return misuse(io, "--choice needs distinct options separated by commas, e.g. --choice staging,production");
+  }
+  const conn = connection(values, io.env);
+  if (typeof conn === "string") return misuse(io, conn);
+  const question: InteractiveQuestionInput = options
+    ? { id: QUESTION_ID, question: positionals[0]!, type: "choice", options }
+    : { id: QUESTION_ID, question: positionals[0]!, type: values.text ? "text" : "confirm" };
+  const body: InteractiveQuestionsRequestBody = {
+    kind: "interactive_questions",
+    questions: [question],
+    agent: { host: hostname(), cwd: io.cwd },
+    ...(values.channel === undefined ? {} : { channel: values.channel }),
+    ...(values.title === undefined ? {} : { title: values.title }),
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+  };
+  return { body, client: clientFor(conn, io) };
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof RelayClientError) {
+    return error.status === undefined ? `the relay could not be reached: ${error.message}` : `the relay refused the request: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function misuse(io: CliIo, message: string): number {
+  io.stderr.write(`approval-relay ask: ${message}\n\n${USAGE}`);
+  return EXIT.error;
+}

@@ -1,0 +1,124 @@
+/**
+ * `approval-relay hook`: a Claude Code `command` hook that forwards the hook
+ * input on stdin to the relay's POST /v1/hooks/claude-code and prints the
+ * relay's hook JSON on stdout. It fails closed:
+ * - PreToolUse / PermissionRequest with any failure (bad flags, no relay,
+ *   a 4xx/5xx, a reply that is not a decision, no reply before the hook's
+ *   timeout, SIGTERM) → a deny whose reason says why, exit 0, because Claude
+ *   Code acts on JSON only when the exit code is 0;
+ * - input that is not JSON, or another hook event → exit 2 with the reason on
+ *   stderr: Claude Code's blocking error, which blocks a PreToolUse call and
+ *   denies a PermissionRequest whatever the event turns out to be (any other
+ *   exit code would let the tool run).
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { failureReason, RelayClientError } from "../client/errors.js";
+import { Backoff, exchange } from "../client/transport.js";
+import { CONNECTION_OPTIONS, connection, parseSeconds, type Connection } from "./connection.js";
+import { denyOutput, HOOK_EVENTS, isDecisionFor, isHookEvent, type HookEvent } from "./hook-output.js";
+import type { CliIo } from "./io.js";
+import { USAGE } from "./usage.js";
+
+/** Claude Code's default timeout for command hooks (seconds). */
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
+/** The CLI gives up on the relay this long before Claude Code gives up on the hook. */
+const GIVE_UP_MARGIN_MS = 1000;
+/** Larger hook input is refused (the relay itself takes at most 1 MB). */
+const STDIN_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Exit code Claude Code treats as a blocking error. */
+const BLOCK = 2;
+
+const OPTIONS = { ...CONNECTION_OPTIONS, timeout: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+
+export async function hook(args: string[], io: CliIo): Promise<number> {
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>["values"] = {};
+  let argProblem: string | undefined;
+  try {
+    values = parseArgs({ args, options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    argProblem = error instanceof Error ? error.message : String(error);
+  }
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const input = await readInput(io.stdin);
+  if (typeof input === "string") {
+    io.stderr.write(`approval-relay hook: ${input}; blocked to be safe.\n`);
+    return BLOCK;
+  }
+  const { event, body } = input;
+  const deny = (reason: string): number => {
+    io.stdout.write(`${JSON.stringify(denyOutput(event, reason))}\n`);
+    io.stderr.write(`${reason}\n`);
+    return 0;
+  };
+  if (argProblem !== undefined) {
+    io.stderr.write(USAGE);
+    return deny(`approval-relay hook was given bad arguments (${argProblem}), so the tool call was denied.`);
+  }
+  const timeoutSeconds = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, 86_400);
+  if (timeoutSeconds === undefined) return deny("approval-relay hook: --timeout must be a whole number of seconds from 1 to 86400, so the tool call was denied.");
+  const conn = connection(values, io.env);
+  if (typeof conn === "string") return deny(`approval-relay hook is not configured (${conn}), so the tool call was denied.`);
+  try {
+    const reply = await forward(conn, body, event, timeoutSeconds, io);
+    io.stdout.write(`${JSON.stringify(reply)}\n`);
+    return 0;
+  } catch (error) {
+    return deny(failureReason(error));
+  }
+}
+
+/** POSTs the hook input, retrying an unreachable relay while the hook's time allows. */
+async function forward(conn: Connection, body: unknown, event: HookEvent, timeoutSeconds: number, io: CliIo): Promise<unknown> {
+  const deadline = Date.now() + Math.max(1000, timeoutSeconds * 1000 - GIVE_UP_MARGIN_MS);
+  const backoff = new Backoff(250, 5000, Math.random);
+  const fetch = io.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init));
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await exchange(
+      fetch,
+      {
+        method: "POST",
+        base: conn.url.replace(/\/+$/, ""),
+        path: `/v1/hooks/claude-code?timeout=${timeoutSeconds}`,
+        token: conn.token,
+        body,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        signal: io.signal,
+      },
+      (json) => (isDecisionFor(event, json) ? json : undefined),
+    );
+    if (result.ok) return result.value;
+    const wait = backoff.next(result.retryAfterMs);
+    if (attempt >= conn.retries || Date.now() + wait >= deadline) throw new RelayClientError(result.code, result.reason);
+    await delay(wait, undefined, { signal: io.signal });
+  }
+}
+
+type HookInput = { event: HookEvent; body: Record<string, unknown> };
+
+/** The hook input and its event, or why it cannot be handled. */
+async function readInput(stdin: CliIo["stdin"]): Promise<HookInput | string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk);
+    size += buffer.length;
+    if (size > STDIN_LIMIT_BYTES) return `the hook input on stdin is larger than ${STDIN_LIMIT_BYTES / 1024 / 1024} MB`;
+    chunks.push(buffer);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return "the hook input on stdin is not JSON";
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the hook input on stdin is not a JSON object";
+  const event = (parsed as Record<string, unknown>).hook_event_name;
+  if (!isHookEvent(event)) {
+    return `only ${HOOK_EVENTS.join(" and ")} hooks are answered, and this input's hook_event_name is ${JSON.stringify(event) ?? "missing"}`;
+  }
+  return { event, body: parsed as Record<string, unknown> };
+}

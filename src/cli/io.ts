@@ -1,0 +1,17 @@
+/**
+ * What a CLI command may touch, passed in by the bin entry so that commands
+ * never read globals (process.env, process.stdout) and stay testable.
+ */
+import type { FetchLike } from "../client/types.js";
+
+export interface CliIo {
+  env: Readonly<Record<string, string | undefined>>;
+  stdin: AsyncIterable<string | Uint8Array>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Aborts on Ctrl-C or SIGTERM. */
+  signal: AbortSignal;
+  /** Working directory, shown in Slack as where the question comes from. */
+  cwd: string;
+  fetch?: FetchLike;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+/**
+ * The `approval-relay` executable (package.json `bin`). The only place the
+ * CLI touches the process: it reads process.env once, turns Ctrl-C and
+ * SIGTERM into an abort (a second one exits at once) and sets the exit code.
+ */
+import { run } from "./run.js";
+
+const controller = new AbortController();
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  signals += 1;
+  if (signals > 1) process.exit(signal === "SIGINT" ? 130 : 143);
+  controller.abort();
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+process.exitCode = await run(process.argv.slice(2), {
+  env: process.env,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: controller.signal,
+  cwd: process.cwd(),
+});

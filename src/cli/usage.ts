@@ -1,0 +1,43 @@
+/**
+ * The CLI's help text and exit codes, in one place so `--help`, misuse
+ * messages and the README say the same thing.
+ */
+
+/** Exit codes of `approval-relay ask` (DESIGN §1). */
+export const EXIT = {
+  /** Yes, or an answer was given (--choice, --text). */
+  yes: 0,
+  no: 1,
+  /** No one answered in time, or the request was cancelled (Ctrl-C included). */
+  noAnswer: 2,
+  /** Relay unreachable, bad token, bad arguments, Slack refused the message. */
+  error: 3,
+} as const;
+
+export const USAGE = `Usage: approval-relay <command> [options]
+
+Commands:
+  serve                  Run the relay (configured by SLACK_BOT_TOKEN, RELAY_TOKENS, …).
+  ask <question>         Ask a person in Slack and wait for the answer (shell scripts, CI jobs).
+  hook                   Claude Code "command" hook: hook JSON on stdin, the answer on stdout.
+
+ask options:
+  --choice a,b,c         One choice among these options; prints the chosen one.
+  --text                 A free-text answer; prints the text.
+                         (Neither: a yes/no question.)
+  --channel ID           Slack channel or user id (default: the relay's SLACK_DEFAULT_CHANNEL).
+  --timeout SECONDS      How long a person has to answer (default: the relay's).
+  --title TEXT           A title shown above the question.
+  Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.
+
+hook options:
+  --timeout SECONDS      The hook's "timeout" in settings.json (default 600); the relay
+                         answers a few seconds before it.
+  Whatever goes wrong, the hook denies (fail closed) and says why.
+
+Connection (ask, hook):
+  --url URL              The relay's URL (default: $RELAY_URL).
+  --token TOKEN          An agent token (default: $RELAY_TOKEN; prefer the variable,
+                         a flag shows in the process list).
+  RELAY_RETRIES          How many times to retry an unreachable relay (default 5).
+`;

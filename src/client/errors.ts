@@ -1,0 +1,87 @@
+/**
+ * The errors the client library throws, with string codes like the relay's
+ * own (`relay_unauthorized`), and the plain-English reasons agents are given
+ * when a request ends without an answer.
+ */
+import type { EndedStatus, RequestView } from "./types.js";
+
+/**
+ * The relay refused a call (a 4xx: code and status from its error reply), or
+ * could not be reached or understood after the allowed retries
+ * (`relay_unreachable`, `relay_bad_reply`; no status).
+ */
+export class RelayClientError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status?: number,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "RelayClientError";
+  }
+}
+
+/** A request ended without an answer: it expired, was cancelled, or Slack refused it. */
+export class RequestEndedError extends Error {
+  readonly status: Exclude<EndedStatus, "answered">;
+  constructor(readonly view: RequestView & { status: Exclude<EndedStatus, "answered"> }) {
+    super(endedReason(view));
+    this.name = "RequestEndedError";
+    this.status = view.status;
+  }
+}
+
+/** The error a call throws when its signal aborts (name "AbortError", as fetch's). */
+export function abortError(signal: AbortSignal): DOMException {
+  const error = new DOMException("The operation was aborted.", "AbortError");
+  if (signal.reason !== undefined) Object.defineProperty(error, "cause", { value: signal.reason });
+  return error;
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}
+
+/** Why a request that ended without an answer gave none, in words an agent or a person can act on. */
+export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "expiresAt" | "error">): string {
+  switch (view.status) {
+    case "expired":
+      return `No one answered in Slack within ${describeDuration(Date.parse(view.expiresAt) - Date.parse(view.createdAt))}.`;
+    case "cancelled":
+      return "The request was cancelled before anyone answered in Slack.";
+    case "failed":
+      return `The request could not be posted to Slack${view.error ? `: ${view.error}` : ""}.`;
+    default:
+      return `The request ended with status "${view.status}".`;
+  }
+}
+
+/** Why a call to the relay failed, for a deny message. */
+export function failureReason(error: unknown): string {
+  if (error instanceof RequestEndedError) return error.message;
+  if (isAbortError(error)) return "The agent stopped waiting, so the request was cancelled.";
+  if (error instanceof RelayClientError) {
+    if (error.code === "relay_unreachable" || error.code === "relay_bad_reply") {
+      return `The approval relay could not be reached (${error.message}), so nothing was approved.`;
+    }
+    return `The approval relay refused the request (${error.message}), so nothing was approved.`;
+  }
+  return `Asking for approval failed (${error instanceof Error ? error.message : String(error)}), so nothing was approved.`;
+}
+
+/** "10 minutes", "90 seconds", "2 hours", "1 hour 30 minutes". */
+export function describeDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (!Number.isFinite(seconds)) return "the time allowed";
+  if (seconds < 600 && seconds % 60 !== 0) return plural(seconds, "second");
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120 && minutes % 60 !== 0) return plural(minutes, "minute");
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? plural(hours, "hour") : `${plural(hours, "hour")} ${plural(rest, "minute")}`;
+}
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,38 @@
+/**
+ * `slack-approval-relay/client`: what an agent needs to ask people in Slack
+ * through the relay. Light on purpose: zod and the relay's pure schemas, no
+ * Slack or Redis code; the Claude Agent SDK is needed only for its types.
+ */
+export { RelayClient, type WaitOptions } from "./relay-client.js";
+export { createCanUseTool, type CanUseToolOptions } from "./can-use-tool.js";
+export { createStepGate, DEFAULT_SKIP_TOOLS, STEP_GATE_REJECTED, STEP_GATE_STOPPED, type StepGateOptions } from "./step-gate.js";
+export { askInteractive, type AskInteractiveOptions, type InteractiveAnswer, type InteractiveAnswers } from "./interactive.js";
+export { RelayClientError, RequestEndedError, endedReason, isAbortError } from "./errors.js";
+export type { AdapterOptions } from "./fields.js";
+export type {
+  AgentInfo,
+  AskUserQuestionRequestBody,
+  Asker,
+  CallOptions,
+  CreateOptions,
+  CreatedRequest,
+  EndedStatus,
+  FetchLike,
+  InteractiveQuestionInput,
+  InteractiveQuestionsRequestBody,
+  PermissionRequestBody,
+  RelayClientOptions,
+  RequestBody,
+  RequestStatus,
+  RequestView,
+  Sleep,
+  StepGateRequestBody,
+} from "./types.js";
+export type {
+  AskUserQuestionDecision,
+  Decision,
+  InteractiveQuestionsDecision,
+  PermissionDecision,
+  StepGateDecision,
+  StepReply,
+} from "../requests/decisions.js";

@@ -1,0 +1,185 @@
+/**
+ * The agent's side of the HTTP API (DESIGN §3): create a request, long-poll
+ * it until it ends, cancel it. Built to outlive the relay's restarts and the
+ * network's blips: every call retries with backoff, and `wait` keeps polling
+ * until the request has ended, so an agent never mistakes an outage for an
+ * answer.
+ */
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import { abortError, isAbortError, RelayClientError } from "./errors.js";
+import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
+import { Backoff, exchange, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
+import {
+  CreatedRequest,
+  RequestView,
+  type CallOptions,
+  type CreateOptions,
+  type FetchLike,
+  type InteractiveQuestionInput,
+  type RelayClientOptions,
+  type RequestBody,
+  type Sleep,
+} from "./types.js";
+
+/** The relay holds a long-poll at most this long (seconds). */
+const RELAY_MAX_WAIT_SECONDS = 60;
+/** A single call (not a long-poll) counts as failed after this long. */
+const CALL_TIMEOUT_MS = 30_000;
+/** A pending reply quicker than this is not taken as a held long-poll: the loop slows down. */
+const MIN_POLL_INTERVAL_MS = 250;
+
+export interface WaitOptions extends CallOptions {
+  /** The request's deadline (ISO 8601) when already known, for giving up on a relay that stays unreachable past it. */
+  expiresAt?: string;
+}
+
+export class RelayClient {
+  private readonly base: string;
+  private readonly token: string;
+  private readonly fetch: FetchLike;
+  private readonly sleep: Sleep;
+  private readonly waitSeconds: number;
+  private readonly retries: number;
+  private readonly graceMs: number;
+  private readonly now: () => number;
+  private readonly newKey: () => string;
+  private readonly backoff: () => Backoff;
+
+  constructor(options: RelayClientOptions) {
+    if (!/^https?:\/\//i.test(options.url)) throw new TypeError(`RelayClient: url must be an http(s) URL, got "${options.url}"`);
+    if (!options.token) throw new TypeError("RelayClient: token is required");
+    this.base = options.url.replace(/\/+$/, "");
+    this.token = options.token;
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
+    this.waitSeconds = Math.max(1, Math.min(RELAY_MAX_WAIT_SECONDS, Math.floor(options.maxWaitSeconds ?? 50)));
+    this.retries = Math.max(0, options.retries ?? 5);
+    this.graceMs = options.unreachableGraceMs ?? 120_000;
+    this.now = options.now ?? Date.now;
+    this.newKey = options.newKey ?? randomUUID;
+    const random = options.random ?? Math.random;
+    const initial = options.initialRetryDelayMs ?? 250;
+    const max = options.maxRetryDelayMs ?? 10_000;
+    this.backoff = () => new Backoff(initial, max, random);
+  }
+
+  /**
+   * Creates a request: the 201 reply `{id, status, expiresAt}` (the whole
+   * view when the relay answered at once). Always sends an idempotency key,
+   * so a POST retried after a lost reply never posts twice in Slack.
+   */
+  async request(body: RequestBody, options: CreateOptions = {}): Promise<CreatedRequest> {
+    const key = options.idempotencyKey ?? body.idempotencyKey ?? this.newKey();
+    return this.call({ method: "POST", path: "/v1/requests", body, headers: { "idempotency-key": key }, signal: options.signal }, parseWith(CreatedRequest));
+  }
+
+  /** The request as it is now. */
+  async get(id: string, options: CallOptions = {}): Promise<RequestView> {
+    return this.call({ method: "GET", path: requestPath(id), signal: options.signal }, parseWith(RequestView));
+  }
+
+  /**
+   * Long-polls until the request has ended (answered, expired, cancelled or
+   * failed) and returns it. Retries without limit while the relay restarts;
+   * gives up with `relay_unreachable` only when the relay stays unreachable
+   * well past the request's deadline. Aborting `signal` rejects with an
+   * AbortError (the request itself is left alone; `ask` cancels it).
+   */
+  async wait(id: string, options: WaitOptions = {}): Promise<RequestView> {
+    const backoff = this.backoff();
+    const path = `${requestPath(id)}?wait=${this.waitSeconds}`;
+    const timeoutMs = (this.waitSeconds + 15) * 1000;
+    let deadline = options.expiresAt === undefined ? undefined : Date.parse(options.expiresAt);
+    for (;;) {
+      const started = this.now();
+      const attempt = await this.attempt({ method: "GET", path, timeoutMs, signal: options.signal }, parseWith(RequestView));
+      if (attempt.ok) {
+        if (attempt.value.status !== "pending") return attempt.value;
+        backoff.reset();
+        deadline = Date.parse(attempt.value.expiresAt);
+        const elapsed = this.now() - started;
+        if (elapsed < MIN_POLL_INTERVAL_MS) await this.pause(MIN_POLL_INTERVAL_MS - elapsed, options.signal);
+        continue;
+      }
+      if (deadline !== undefined && this.now() > deadline + this.graceMs) {
+        throw new RelayClientError(attempt.code, `${attempt.reason}; still failing ${Math.round((this.now() - deadline) / 1000)} seconds after the request's deadline`);
+      }
+      await this.pause(backoff.next(attempt.retryAfterMs), options.signal);
+    }
+  }
+
+  /** Cancels a pending request (its Slack message says so). Throws `relay_already_answered` (409) when it was answered first. */
+  async cancel(id: string, options: CallOptions & { retries?: number } = {}): Promise<RequestView | undefined> {
+    const lenient: ReplyParser<RequestView | null> = (json) => {
+      const view = RequestView.safeParse(json);
+      return view.success ? view.data : null;
+    };
+    const view = await this.call({ method: "DELETE", path: requestPath(id), signal: options.signal }, lenient, options.retries);
+    return view ?? undefined;
+  }
+
+  /**
+   * Creates a request and waits for it to end; returns the final view
+   * (check `status`). Aborting `signal` cancels the request on the relay
+   * (best effort) and rejects with an AbortError.
+   */
+  async ask(body: RequestBody, options: CallOptions = {}): Promise<RequestView> {
+    const { signal } = options;
+    if (signal?.aborted) throw abortError(signal);
+    const idempotencyKey = body.idempotencyKey ?? this.newKey();
+    // The POST is not cut short by the signal: once it lands there is an id to cancel.
+    const created = await this.request(body, { idempotencyKey });
+    try {
+      if (signal?.aborted) throw abortError(signal);
+      const view = RequestView.safeParse(created);
+      if (created.status !== "pending" && view.success) return view.data;
+      return await this.wait(created.id, { expiresAt: created.expiresAt, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      if (isAbortError(error)) await this.cancel(created.id, { retries: 1 }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Asks InteractiveQuestions and returns the answers keyed by question id; rejects when no answer came. */
+  async askInteractive(questions: InteractiveQuestionInput[], options: AskInteractiveOptions = {}): Promise<InteractiveAnswers> {
+    return askInteractive(this, questions, options);
+  }
+
+  /** One call with bounded retries; throws the last failure as a RelayClientError. */
+  private async call<T>(request: Omit<Exchange, "base" | "token" | "timeoutMs">, parse: ReplyParser<T>, retries = this.retries): Promise<T> {
+    const backoff = this.backoff();
+    for (let attempt = 0; ; attempt += 1) {
+      const result = await this.attempt({ ...request, timeoutMs: CALL_TIMEOUT_MS }, parse);
+      if (result.ok) return result.value;
+      if (attempt >= retries) throw new RelayClientError(result.code, result.reason);
+      await this.pause(backoff.next(result.retryAfterMs), request.signal);
+    }
+  }
+
+  private attempt<T>(request: Omit<Exchange, "base" | "token">, parse: ReplyParser<T>): Promise<Attempt<T>> {
+    const { signal, ...rest } = request;
+    return exchange(this.fetch, { ...rest, base: this.base, token: this.token, ...(signal ? { signal } : {}) }, parse);
+  }
+
+  private async pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw error;
+    }
+    if (signal?.aborted) throw abortError(signal);
+  }
+}
+
+function requestPath(id: string): string {
+  return `/v1/requests/${encodeURIComponent(id)}`;
+}
+
+function parseWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): ReplyParser<T> {
+  return (json) => {
+    const result = schema.safeParse(json);
+    return result.success ? result.data : undefined;
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * A PreToolUse hook for the Claude Agent SDK that asks a person y / n / q in
+ * Slack before each tool call (DESIGN §2, step_gate). The SDK lets the tool
+ * run when a hook callback times out, so the gate answers deny by itself a
+ * few seconds before the matcher's timeout; register it with
+ * `onFailure: 'block'` and that same timeout.
+ */
+import type { HookCallback, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
+import { StepGateDecision, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../requests/decisions.js";
+import { describeDuration, endedReason, failureReason, isAbortError } from "./errors.js";
+import { clip, commonFields, LIMITS, report, type AdapterOptions } from "./fields.js";
+import type { Asker, RequestView } from "./types.js";
+
+export { STEP_GATE_REJECTED, STEP_GATE_STOPPED };
+
+export interface StepGateOptions extends Omit<AdapterOptions, "timeoutSeconds"> {
+  /** The gate asks only while this returns true (step-by-step mode on). Default: always. */
+  isActive?: () => boolean;
+  /** Tools that pass without asking, because they already ask a person. Default AskUserQuestion and TodoWrite. */
+  skipTools?: readonly string[];
+  /** The `timeout` (seconds) of the HookCallbackMatcher the gate is registered with. Default 60, the SDK's. */
+  timeoutSeconds?: number;
+  /** How many seconds before that timeout the gate denies by itself. Default 5. */
+  marginSeconds?: number;
+  /** Sets timers; tests pass fakes. */
+  setTimer?: (callback: () => void, ms: number) => { cancel(): void };
+}
+
+export const DEFAULT_SKIP_TOOLS = ["AskUserQuestion", "TodoWrite"] as const;
+
+export function createStepGate(relay: Asker, options: StepGateOptions = {}): HookCallback {
+  const { isActive = () => true, skipTools = DEFAULT_SKIP_TOOLS, timeoutSeconds = 60, marginSeconds = 5 } = options;
+  const answerWithinMs = (timeoutSeconds - marginSeconds) * 1000;
+  if (!(answerWithinMs >= 1000)) {
+    throw new RangeError(`createStepGate: timeoutSeconds (${timeoutSeconds}) must exceed marginSeconds (${marginSeconds}) by at least one second`);
+  }
+  // The relay expires the request a second before the gate's own deadline, so Slack shows "Expired".
+  const relayTimeoutSeconds = Math.max(1, Math.floor(answerWithinMs / 1000) - 1);
+  const setTimer = options.setTimer ?? defaultTimer;
+  const skipped = new Set(skipTools);
+
+  return async (input, toolUseID, { signal }) => {
+    if (input.hook_event_name !== "PreToolUse" || skipped.has(input.tool_name)) return {};
+    try {
+      if (!isActive()) return {};
+      const deadline = new AbortController();
+      const timer = setTimer(() => deadline.abort(), answerWithinMs);
+      try {
+        const body = {
+          kind: "step_gate" as const,
+          ...commonFields(
+            { ...options, timeoutSeconds: relayTimeoutSeconds },
+            [input.agent_id ? `Subagent: ${input.agent_id}` : undefined],
+            { sessionId: clip(input.session_id, 200), cwd: clip(input.cwd, 2000) },
+          ),
+          toolName: input.tool_name,
+          input: asObject(input.tool_input),
+          toolUseId: clip(input.tool_use_id || toolUseID, LIMITS.toolUseId),
+        };
+        const view = await relay.ask(body, { signal: AbortSignal.any([signal, deadline.signal]) });
+        return gateOutput(view);
+      } catch (error) {
+        if (deadline.signal.aborted && !signal.aborted && isAbortError(error)) {
+          return deny(`No one answered in Slack within ${describeDuration(answerWithinMs)}, so the step was not run.`);
+        }
+        throw error;
+      } finally {
+        timer.cancel();
+      }
+    } catch (error) {
+      report(options, error);
+      return deny(failureReason(error));
+    }
+  };
+}
+
+function gateOutput(view: RequestView): HookJSONOutput {
+  if (view.status !== "answered") return deny(endedReason(view));
+  const decision = StepGateDecision.safeParse(view.decision);
+  if (!decision.success) return deny("The approval relay's answer is not y, n or q, so the step was not run.");
+  switch (decision.data.reply) {
+    case "y":
+      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
+    case "n":
+      return deny(STEP_GATE_REJECTED);
+    case "q":
+      return { ...deny(STEP_GATE_STOPPED), continue: false, stopReason: STEP_GATE_STOPPED };
+  }
+}
+
+function deny(reason: string): HookJSONOutput & { hookSpecificOutput: { hookEventName: "PreToolUse" } } {
+  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };
+}
+
+/** A step gate shows the tool's input as an object; anything else is wrapped so it still shows. */
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { input: value };
+}
+
+function defaultTimer(callback: () => void, ms: number): { cancel(): void } {
+  const timer = setTimeout(callback, ms);
+  timer.unref?.();
+  return { cancel: () => clearTimeout(timer) };
+}

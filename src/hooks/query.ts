@@ -1,0 +1,58 @@
+/**
+ * The query string of the hook URL, checked before the body is read:
+ * `?timeout=S` (the hook's own `timeout`, so the relay can answer before
+ * Claude Code gives up) and `&channel=C…` (where to ask). An unknown or
+ * repeated parameter is a 400 naming it, never ignored: a misspelt `timeout`
+ * would otherwise make the relay hold past the hook's real timeout.
+ */
+import { invalidRequest } from "../requests/errors.js";
+import { StepGateBody } from "../requests/schemas.js";
+import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "./deadline.js";
+
+export interface HookQuery {
+  /** Claude Code's timeout for this hook, in seconds. */
+  timeoutSeconds: number;
+  /** Slack channel or user id; absent → the relay's default channel. */
+  channel?: string;
+}
+
+const KNOWN = ["timeout", "channel"];
+const WHOLE_SECONDS = /^\d{1,6}$/;
+
+/** `query` is the raw text after "?" ("" when none); `defaultTimeoutSeconds` applies when it names no timeout. */
+export function parseHookQuery(query: string, defaultTimeoutSeconds: number): HookQuery {
+  const params = new URLSearchParams(query);
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (!KNOWN.includes(name)) {
+      throw invalidRequest([{ path: name.slice(0, 100) || "(query)", message: `is not a query parameter of this hook URL (use ${KNOWN.join(", ")})` }]);
+    }
+    if (seen.has(name)) throw invalidRequest([{ path: name, message: "give it once" }]);
+    seen.add(name);
+  }
+  const result: HookQuery = { timeoutSeconds: defaultTimeoutSeconds };
+  const timeout = params.get("timeout");
+  if (timeout !== null) result.timeoutSeconds = parseTimeout(timeout);
+  const channel = params.get("channel");
+  if (channel !== null) {
+    const parsed = StepGateBody.shape.channel.safeParse(channel);
+    if (!parsed.success || parsed.data === undefined) {
+      throw invalidRequest([{ path: "channel", message: "must be a Slack channel or user id such as C0123456789" }]);
+    }
+    result.channel = parsed.data;
+  }
+  return result;
+}
+
+function parseTimeout(raw: string): number {
+  const seconds = WHOLE_SECONDS.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds >= MIN_HOOK_TIMEOUT_SECONDS && seconds <= MAX_HOOK_TIMEOUT_SECONDS)) {
+    throw invalidRequest([
+      {
+        path: "timeout",
+        message: `must be the hook's timeout, a whole number of seconds from ${MIN_HOOK_TIMEOUT_SECONDS} to ${MAX_HOOK_TIMEOUT_SECONDS}`,
+      },
+    ]);
+  }
+  return seconds;
+}

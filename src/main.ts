@@ -1,0 +1,137 @@
+/**
+ * Composition root: config → store → Slack → service → HTTP → listen. The
+ * only place that knows every concrete part; everything else gets its
+ * dependencies passed in.
+ */
+import type { AddressInfo } from "node:net";
+import { loadConfig, type Config } from "./config.js";
+import { createHttpServer } from "./http/server.js";
+import { createLogger, type Logger } from "./logger.js";
+import { RequestService } from "./requests/service.js";
+import { createSlackApp, createSlackClient } from "./slack/app.js";
+import { createSlackMessenger } from "./slack/messenger.js";
+import { createMemoryStore } from "./store/memory-store.js";
+import { connectRedisStore } from "./store/redis-store.js";
+import type { RequestStore } from "./store/store.js";
+
+export interface StartOptions {
+  /** Defaults to process.env (read by loadConfig only). */
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+  /** Overrides PORT; 0 picks a free port (tests). */
+  port?: number;
+  /** Interface to listen on; all interfaces by default. */
+  host?: string;
+  /** How often this instance sweeps for expired requests (ms). */
+  sweepIntervalMs?: number;
+}
+
+export interface RunningRelay {
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:3000 */
+  url: string;
+  config: Config;
+  service: RequestService;
+  close(): Promise<void>;
+}
+
+/** Errors Slack gives for a bot token it will never accept. */
+const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
+
+export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
+  const config = loadConfig(options.env);
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const store = openStore(config, logger);
+  await store.ready();
+
+  const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
+  await checkBotToken(client, logger);
+  const messenger = createSlackMessenger({ client, logger });
+  const service = new RequestService({
+    store,
+    messenger,
+    logger,
+    defaultTimeoutSeconds: config.defaultTimeoutSeconds,
+    ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : {}),
+  });
+  const slack = createSlackApp({
+    botToken: config.slack.botToken,
+    appToken: config.slack.appToken,
+    signingSecret: config.slack.signingSecret,
+    apiUrl: config.slack.apiUrl,
+    logger,
+    service,
+    client,
+    logLevel: config.logLevel,
+  });
+  const server = createHttpServer({
+    service,
+    tokens: config.tokens,
+    logger,
+    ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
+    readiness: async () => {
+      const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
+      return { store: storeUp, slack: slackUp };
+    },
+  });
+
+  const port = options.port ?? config.port;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  await slack.start();
+  const stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
+
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  logger.info("relay started", {
+    url,
+    slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
+    store: config.redisUrl ? "redis" : "memory",
+    tokens: config.tokens.map((t) => t.name),
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      stopSweeper();
+      await slack.stop().catch((error: unknown) => logger.warn("slack stop failed", { error }));
+      service.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      await service.idle();
+      await slack.idle();
+      await store.close();
+      logger.info("relay stopped");
+    })());
+  return { url, config, service, close };
+}
+
+function openStore(config: Config, logger: Logger): RequestStore {
+  if (config.redisUrl) return connectRedisStore(config.redisUrl, { logger });
+  logger.warn(
+    "REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.",
+  );
+  return createMemoryStore();
+}
+
+/** Stops the start when Slack refuses the bot token for good; only warns when Slack cannot be reached. */
+async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<void> {
+  try {
+    const result = await client.auth.test();
+    logger.info("slack bot token accepted", { team: result.team, bot: result.user });
+  } catch (error) {
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
+      throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
+    }
+    logger.warn("could not verify the Slack bot token at start; /readyz will report Slack as down until it answers", { error });
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The Bolt app: one WebClient for every Web API call (honouring
+ * SLACK_API_URL, with retries left to retry.ts), a receiver for the mode in
+ * use (Socket Mode when an app token is set, otherwise HTTP, whose request
+ * listener our own HTTP server mounts at POST /slack/events), and the
+ * listener groups. Transport only: the decisions live in the service.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type Logger as BoltLogger } from "@slack/bolt";
+import type { Logger } from "../logger.js";
+import type { RequestService } from "../requests/service.js";
+import * as actions from "./listeners/actions.js";
+import * as messages from "./listeners/messages.js";
+import * as views from "./listeners/views.js";
+
+export interface SlackClientOptions {
+  botToken: string;
+  /** Web API base URL ending in "/" (SLACK_API_URL). */
+  apiUrl: string;
+  logger: Logger;
+  /** Per-call timeout in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** The bot-token WebClient: no built-in retries and rate limits surface as errors, so retry.ts decides. */
+export function createSlackClient({ botToken, apiUrl, logger, timeoutMs = 10_000 }: SlackClientOptions): webApi.WebClient {
+  return new webApi.WebClient(botToken, {
+    slackApiUrl: apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: timeoutMs,
+    logger: boltLogger(logger),
+  });
+}
+
+export interface SlackAppOptions {
+  botToken: string;
+  /** xapp- token; set → Socket Mode. */
+  appToken?: string;
+  /** HTTP mode: verifies Slack's signatures. */
+  signingSecret?: string;
+  apiUrl: string;
+  logger: Logger;
+  service: RequestService;
+  /** The client the messenger uses; built with createSlackClient when absent. */
+  client?: webApi.WebClient;
+  /** How long ping() waits for auth.test (ms). */
+  pingTimeoutMs?: number;
+  /** "debug" passes Bolt's and the SDKs' debug lines through; they are dropped otherwise. */
+  logLevel?: "debug" | "info" | "warn" | "error";
+}
+
+export interface SlackApp {
+  app: App;
+  client: webApi.WebClient;
+  mode: "socket" | "http";
+  /** HTTP mode: Bolt's request listener, mounted by our HTTP server at POST /slack/events. */
+  requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Socket Mode: connects and resolves once Slack says hello. HTTP mode: nothing to do. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** true when Slack accepts the bot token (auth.test); for /readyz. */
+  ping(): Promise<boolean>;
+  /** Resolves when every interaction received so far has been fully handled (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { botToken, appToken, signingSecret, apiUrl, logger, service, pingTimeoutMs = 3000 } = options;
+  const client = options.client ?? createSlackClient({ botToken, apiUrl, logger });
+  const logLevel = options.logLevel === "debug" ? LogLevel.DEBUG : LogLevel.INFO;
+  const log = boltLogger(logger, logLevel);
+  const socket = appToken
+    ? new SocketModeReceiver({ appToken, logger: log, installerOptions: { clientOptions: { slackApiUrl: apiUrl } } })
+    : undefined;
+  if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
+  // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
+  // `response_action: "errors"` included) and the listener records the answer afterwards.
+  const http = socket
+    ? undefined
+    : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
+  const app = new App({
+    receiver: socket ?? http!,
+    // A fixed token: no auth.test per event, none at construction.
+    authorize: async () => ({ botToken }),
+    logger: log,
+    logLevel,
+    clientOptions: { slackApiUrl: apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true },
+    ignoreSelf: false,
+    convoStore: false,
+  });
+
+  const inFlight = new Set<Promise<unknown>>();
+  app.use(async ({ next }) => {
+    const task = next();
+    inFlight.add(task);
+    try {
+      await task;
+    } finally {
+      inFlight.delete(task);
+    }
+  });
+  app.error(async (error) => logger.error("slack listener error", { error }));
+  const deps = { service, client, logger };
+  actions.register(app, deps);
+  views.register(app, deps);
+  messages.register(app, deps);
+
+  return {
+    app,
+    client,
+    mode: socket ? "socket" : "http",
+    ...(http ? { requestListener: mountable(http, logger) } : {}),
+    async start() {
+      if (socket) await socket.start();
+    },
+    async stop() {
+      if (socket) await socket.client.disconnect();
+    },
+    ping: () => pingSlack(client, pingTimeoutMs),
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** Bolt's listener throws for paths it does not serve; our router only sends it POST /slack/events. */
+function mountable(receiver: HTTPReceiver, logger: Logger) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      receiver.requestListener(req, res);
+    } catch (error) {
+      logger.warn("slack request not handled", { path: req.url, error });
+      if (!res.headersSent) res.writeHead(404).end();
+    }
+  };
+}
+
+async function pingSlack(client: webApi.WebClient, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const check = client.auth.test().then(
+    (result) => result.ok === true,
+    () => false,
+  );
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Adapts our Logger to the interface Bolt and the Slack SDKs log through. */
+export function boltLogger(logger: Logger, initial: LogLevel = LogLevel.INFO): BoltLogger {
+  let level = initial;
+  let name = "slack";
+  return {
+    debug: (...msg: unknown[]) => {
+      if (level === LogLevel.DEBUG) logger.debug(text(msg), { source: name });
+    },
+    info: (...msg: unknown[]) => logger.info(text(msg), { source: name }),
+    warn: (...msg: unknown[]) => logger.warn(text(msg), { source: name }),
+    error: (...msg: unknown[]) => logger.error(text(msg), { source: name }),
+    setLevel: (next: LogLevel) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: (next: string) => {
+      name = next;
+    },
+  };
+}
+
+function text(parts: unknown[]): string {
+  return parts.map(describe).join(" ");
+}
+
+function describe(part: unknown): string {
+  if (typeof part === "string") return part;
+  if (part instanceof Error) return part.message;
+  try {
+    return JSON.stringify(part) ?? String(part);
+  } catch {
+    return String(part);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The parts every request message shares: the header, who asks (the agent
+ * token's name and what the agent said about itself), the title and the
+ * agent's context, plus how people and times are written.
+ */
+import type { KnownBlock } from "@slack/types";
+import type { Person, RequestRecord } from "../../requests/model.js";
+import type { CreateRequestBody } from "../../requests/schemas.js";
+import type { Fitter, Leaf } from "./budget.js";
+import { context, header, section } from "./elements.js";
+import { cutShort } from "./text.js";
+
+/** A message shows a pending request (with its buttons) or how it ended (without them). */
+export type Mode = "pending" | "ended";
+
+/** The header line of each kind. */
+export function headerText(body: CreateRequestBody): string {
+  switch (body.kind) {
+    case "permission":
+      return "Permission request";
+    case "step_gate":
+      return "Proposed action";
+    case "ask_user_question":
+      return body.questions.length > 1 ? "Questions from the agent" : "Question from the agent";
+    case "interactive_questions":
+      return "Questions";
+  }
+}
+
+export function commonLeaves(body: CreateRequestBody): Leaf[] {
+  const leaves: Leaf[] = [];
+  if (body.title) leaves.push({ key: "title", raw: body.title, encoding: "text", weight: 2, cap: 600 });
+  if (body.context) leaves.push({ key: "context", raw: body.context, encoding: "text", weight: 3, cap: 2800 });
+  return leaves;
+}
+
+/** Header, title, who asks and the agent's context. */
+export function topBlocks(record: RequestRecord, fit: Fitter, mode: Mode): KnownBlock[] {
+  const blocks: KnownBlock[] = [header("header", headerText(record.body))];
+  if (record.body.title) blocks.push(section("title", `*${fit.text("title")}*`));
+  blocks.push(context("requester", requesterTexts(record, mode)));
+  if (record.body.context) blocks.push(section("context", fit.text("context")));
+  return blocks;
+}
+
+/** Room for an agent's name, session or host (up to 200 characters each): ordinary ones always fit whole. */
+const AGENT_FIELD = 250;
+
+function requesterTexts(record: RequestRecord, mode: Mode): string[] {
+  const texts = [`Requested by *${cutShort(record.tokenName, 100) || "an agent"}*`];
+  const agent = record.body.agent;
+  if (agent?.name) texts.push(`Agent *${cutShort(agent.name, AGENT_FIELD)}*`);
+  if (agent?.sessionId) texts.push(`Session ${cutShort(agent.sessionId, AGENT_FIELD)}`);
+  if (agent?.host) texts.push(`Host ${cutShort(agent.host, AGENT_FIELD)}`);
+  if (agent?.cwd) texts.push(`In ${cutShort(agent.cwd, 300)}`);
+  if (mode === "pending") texts.push(`Expires ${slackDate(record.expiresAt, "{date_short_pretty} {time}")}`);
+  return texts;
+}
+
+/** A Slack date token: readers see it in their own time zone, the fallback is UTC. */
+export function slackDate(ms: number, format = "{time}"): string {
+  const date = new Date(ms);
+  if (Number.isNaN(date.getTime())) return "at an unknown time";
+  const hhmm = date.toISOString().slice(11, 16);
+  const fallback = format === "{time}" ? `${hhmm} UTC` : `${date.toISOString().slice(0, 10)} ${hhmm} UTC`;
+  return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
+}
+
+/** Slack user ids look like U0123ABCD or W0123ABCD; anything else is never turned into a mention. */
+const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
+
+/** "by <@U123>", or "automatically (autonomous mode)" when the relay answered itself. */
+export function byWhom(person: Person | undefined): string {
+  if (!person) return "";
+  if (person.id === "relay") return "automatically (autonomous mode)";
+  if (USER_ID.test(person.id)) return `by <@${person.id}>`;
+  return `by ${cutShort(person.name ?? "someone", 80) || "someone"}`;
+}

@@ -1,0 +1,17 @@
+/**
+ * Block Kit for every Slack message and modal of the relay: pure functions
+ * from a RequestRecord to JSON. The listeners and the messenger import from
+ * here; ids and codecs shared with the listeners live in ../ids.ts.
+ *
+ * Ended messages keep the "View full input" button (it answers nothing);
+ * every answer button is gone.
+ */
+export type { SlackMessage } from "./limits.js";
+export { checkMessageLimits, checkViewLimits, LIMITS } from "./limits.js";
+export { escapeMrkdwn } from "./escape.js";
+export { requestMessage, endedMessage } from "./message.js";
+export { editModal, denyReasonModal, otherModal } from "./modals.js";
+export { answerModal } from "./modals-answer.js";
+export { inputModal, inputPageCount } from "./input-viewer.js";
+export { canEditInput } from "./permission.js";
+export { isOneTap } from "./one-tap.js";

@@ -1,0 +1,106 @@
+/**
+ * A permission request: the tool call rendered for people and the Allow /
+ * Always allow / Edit… / Deny / Deny with reason… / Deny & stop buttons.
+ */
+import type { KnownBlock } from "@slack/types";
+import type { RequestRecord } from "../../requests/model.js";
+import type { PermissionBody, PermissionUpdate } from "../../requests/schemas.js";
+import { Action, encodeButton } from "../ids.js";
+import type { Leaf } from "./budget.js";
+import { actions, button, confirmDialog, context, section } from "./elements.js";
+import { jsonDepth, MAX_PRETTY_DEPTH } from "./json.js";
+import type { KindViewOf } from "./kind.js";
+import { LIMITS } from "./limit-values.js";
+import { cutShort, firstLine } from "./text.js";
+import { toolBlocks, toolLeaves, toolShape } from "./tool-view.js";
+
+function bodyOf(record: RequestRecord): PermissionBody {
+  if (record.body.kind !== "permission") throw new Error(`not a permission request: ${record.body.kind}`);
+  return record.body;
+}
+
+/** True when the input can be edited in a plain_text_input: its pretty JSON fits Slack's 3000 characters. */
+export function canEditInput(record: RequestRecord): boolean {
+  if (record.body.kind !== "permission") return false;
+  if (jsonDepth(record.body.input, MAX_PRETTY_DEPTH + 1) > MAX_PRETTY_DEPTH) return false;
+  return JSON.stringify(record.body.input, null, 2).length <= LIMITS.initialValue;
+}
+
+export function offersAlwaysAllow(body: PermissionBody): boolean {
+  return (body.suggestions?.length ?? 0) > 0 && body.suppressAlwaysAllowRule !== true;
+}
+
+function toolLabel(body: PermissionBody): string {
+  const name = cutShort(body.toolName, 150);
+  return body.displayName ? `${cutShort(body.displayName, 150)} (${name})` : name;
+}
+
+const META = [
+  { key: "description", label: "Description", cap: 1000, weight: 2 },
+  { key: "decisionReason", label: "Why it asks", cap: 1000, weight: 2 },
+  { key: "blockedPath", label: "Blocked path", cap: 500, weight: 1 },
+] as const;
+
+export const permissionView: KindViewOf = (record) => {
+  const body = bodyOf(record);
+  const shape = toolShape(body.toolName, body.input, true);
+  const leaves: Leaf[] = toolLeaves(shape);
+  for (const meta of META) {
+    const raw = body[meta.key];
+    if (raw) leaves.push({ key: meta.key, raw, encoding: "text", weight: meta.weight, cap: meta.cap });
+  }
+  return {
+    leaves,
+    content(fit) {
+      const lines = META.filter((meta) => body[meta.key]).map((meta) => `*${meta.label}:* ${fit.text(meta.key)}`);
+      const blocks: KnownBlock[] = lines.length > 0 ? [section("meta", lines.join("\n"))] : [];
+      return [...blocks, ...toolBlocks(shape, toolLabel(body), fit)];
+    },
+    controls: () => permissionControls(record, body),
+    summary: shape.label === "Input" || shape.code === "" ? body.toolName : `${body.toolName}: ${firstLine(shape.code)}`,
+  };
+};
+
+function permissionControls(record: RequestRecord, body: PermissionBody): KnownBlock[] {
+  const value = encodeButton({ r: record.id });
+  const tool = cutShort(body.toolName, 100);
+  const risky = body.defaultToNo
+    ? (verb: string) => confirmDialog(`${verb}?`, `The agent suggests answering No to this ${tool} call. ${verb} it anyway?`, verb, "primary")
+    : undefined;
+  const buttons = [button("Allow", Action.allow, value, { style: "primary", confirm: risky?.("Allow") })];
+  if (offersAlwaysAllow(body)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
+  if (canEditInput(record)) buttons.push(button("Edit…", Action.edit, value));
+  buttons.push(
+    button("Deny", Action.deny, value, { style: "danger" }),
+    button("Deny with reason…", Action.denyWithReason, value),
+    button("Deny & stop", Action.denyAndStop, value, {
+      style: "danger",
+      confirm: confirmDialog("Deny and stop the agent?", `The ${tool} call is denied and the agent stops its turn.`, "Deny & stop", "danger"),
+    }),
+  );
+  const blocks: KnownBlock[] = [actions("actions", buttons)];
+  if (offersAlwaysAllow(body)) {
+    const rules = (body.suggestions ?? []).map(describeSuggestion).join("; ");
+    blocks.push(context("always_allow", [`_Always allow_ also saves: ${cutShort(rules, 500)}`]));
+  }
+  return blocks;
+}
+
+/** A permission update as a short phrase: "Bash(npm test:*) for the session". */
+function describeSuggestion(update: PermissionUpdate): string {
+  const fields: Record<string, unknown> = update;
+  const where = typeof fields.destination === "string" ? ` (${fields.destination})` : "";
+  if (Array.isArray(fields.rules)) {
+    const rules = fields.rules.map((rule: unknown) => {
+      if (typeof rule !== "object" || rule === null) return "?";
+      const { toolName, ruleContent } = rule as Record<string, unknown>;
+      const name = typeof toolName === "string" ? toolName : "?";
+      return typeof ruleContent === "string" ? `${name}(${ruleContent})` : name;
+    });
+    const behavior = typeof fields.behavior === "string" ? `${fields.behavior} ` : "";
+    return `${behavior}${rules.join(", ")}${where}`;
+  }
+  if (typeof fields.mode === "string") return `mode ${fields.mode}${where}`;
+  if (Array.isArray(fields.directories)) return `directories ${fields.directories.map(String).join(", ")}${where}`;
+  return `${update.type}${where}`;
+}

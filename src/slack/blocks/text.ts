@@ -1,0 +1,124 @@
+/**
+ * Cutting agent text to Slack's limits. Every function measures the text
+ * *after* escaping (an `&` costs five characters), never splits an entity or
+ * a surrogate pair, and says how much was left out, so a cut is always
+ * visible as "… (N more characters)".
+ */
+import { encode, encodedCost, fence, FENCE_OVERHEAD, type Encoding } from "./escape.js";
+
+/** Where a text was split: start index of each chunk in the raw text, and where the last one ends. */
+interface Split {
+  starts: number[];
+  end: number;
+  /** Encoded characters used, including per-chunk fence overhead for code. */
+  used: number;
+}
+
+/**
+ * Walks `raw` and splits it into chunks whose encoded content is at most
+ * `perChunk` characters, stopping before the encoded total (with fences for
+ * code) would pass `total`.
+ */
+function split(raw: string, encoding: Encoding, perChunk: number, total: number): Split {
+  const overhead = encoding === "code" ? FENCE_OVERHEAD : 0;
+  const starts: number[] = [];
+  let used = 0;
+  let chunkUsed = 0;
+  let prev: number | undefined;
+  let i = 0;
+  while (i < raw.length) {
+    const code = raw.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < raw.length;
+    const width = pair ? 2 : 1;
+    let cost = pair ? 2 : encodedCost(code, prev, encoding);
+    if (starts.length === 0 || chunkUsed + cost > perChunk) {
+      cost = pair ? 2 : encodedCost(code, undefined, encoding);
+      if (used + overhead + cost > total || cost > perChunk) break;
+      starts.push(i);
+      used += overhead;
+      chunkUsed = 0;
+    } else if (used + cost > total) {
+      break;
+    }
+    used += cost;
+    chunkUsed += cost;
+    prev = pair ? undefined : code;
+    i += width;
+  }
+  return { starts, end: i, used };
+}
+
+function chunksOf(raw: string, { starts, end }: Split): string[] {
+  return starts.map((start, k) => raw.slice(start, starts[k + 1] ?? end));
+}
+
+/** The note that ends a cut text. */
+export function moreNote(omitted: number): string {
+  return `… _(${omitted} more characters)_`;
+}
+
+/** Encoded size the whole of `raw` needs, or `limit` when it needs more (stops early). */
+export function encodedSize(raw: string, encoding: Encoding, perChunk: number, limit: number): number {
+  const whole = split(raw, encoding, perChunk, limit);
+  return whole.end === raw.length ? whole.used : limit;
+}
+
+export interface Fitted {
+  /** Encoded mrkdwn, one string per section (a single one for text). */
+  parts: string[];
+  cut: boolean;
+}
+
+/**
+ * Escapes `raw` (and fences it as code) so that all parts together, with
+ * the "… (N more characters)" note when cut, take at most `max` characters;
+ * each part at most `perChunk` plus the fence.
+ */
+export function fit(raw: string, encoding: Encoding, max: number, perChunk: number): Fitted {
+  const whole = split(raw, encoding, perChunk, max);
+  if (whole.end === raw.length) return { parts: render(chunksOf(raw, whole), encoding), cut: false };
+  const reserve = moreNote(raw.length).length + 1;
+  if (reserve > max) return { parts: max >= 1 ? ["…"] : [], cut: true };
+  const cut = split(raw, encoding, perChunk, max - reserve);
+  const parts = render(chunksOf(raw, cut), encoding);
+  const note = moreNote(raw.length - cut.end);
+  if (parts.length === 0) return { parts: [note], cut: true };
+  const last = parts.length - 1;
+  parts[last] = encoding === "code" ? `${parts[last]}\n${note}` : `${parts[last]}${note}`;
+  return { parts, cut: true };
+}
+
+function render(chunks: string[], encoding: Encoding): string[] {
+  return chunks.map((chunk) => (encoding === "code" ? fence(encode(chunk, "code")) : encode(chunk, "text")));
+}
+
+/** A part of a long text, encoded only when it is shown. */
+export type LazyPart = () => string;
+
+/**
+ * Splits the whole of `raw` into parts of at most `perChunk` encoded
+ * characters each (plus fences for code). Each part is encoded on demand, so
+ * showing one page of a 1 MB input does not encode all of it.
+ */
+export function chunkAll(raw: string, encoding: Encoding, perChunk: number): LazyPart[] {
+  if (raw === "") return encoding === "code" ? [() => fence("")] : [];
+  const { starts, end } = split(raw, encoding, perChunk, Number.POSITIVE_INFINITY);
+  return starts.map((start, k) => () => render([raw.slice(start, starts[k + 1] ?? end)], encoding)[0]!);
+}
+
+/**
+ * Escapes and cuts a short text (a label, a button, a header chip) to at most
+ * `max` characters, ending with "…" when cut.
+ */
+export function cutShort(raw: string, max: number): string {
+  const whole = split(raw, "text", max, max);
+  if (whole.end === raw.length) return encode(raw, "text");
+  const cut = split(raw, "text", max - 1, max - 1);
+  return `${encode(raw.slice(0, cut.end), "text")}…`;
+}
+
+/** The first line of a text, for one-line summaries. */
+export function firstLine(raw: string): string {
+  const end = raw.indexOf("\n");
+  return end === -1 ? raw : `${raw.slice(0, end)} …`;
+}

@@ -1,0 +1,100 @@
+/**
+ * What a click on a request message's button means, as a pure function:
+ * a decision to record, a modal to open, or nothing (a button that does not
+ * belong to this kind of request). Kept apart from the Bolt wiring so every
+ * rule is testable on plain data.
+ */
+import { defaultDenyMessage, type Decision } from "../../requests/decisions.js";
+import { questionsForPerson, resolveInteractiveAnswers } from "../../requests/interactive.js";
+import type { RequestRecord } from "../../requests/model.js";
+import type { InteractiveQuestionsBody } from "../../requests/schemas.js";
+import { isOneTap } from "../blocks/index.js";
+import { Action, type ButtonValue } from "../ids.js";
+
+export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input";
+
+export type ButtonOutcome =
+  | { type: "decision"; decision: Decision }
+  | { type: "modal"; modal: ModalName; questionIndex?: number }
+  | { type: "ignore"; reason: string };
+
+/**
+ * @param clickerName the clicker's Slack name, for "Denied by <name> in Slack."
+ */
+export function interpretButton(record: RequestRecord, actionId: string, value: ButtonValue, clickerName: string): ButtonOutcome {
+  const body = record.body;
+  if (actionId === Action.viewInput) return modal("input");
+  switch (body.kind) {
+    case "permission":
+      switch (actionId) {
+        case Action.allow:
+          return decide({ behavior: "allow", updatedInput: body.input });
+        case Action.alwaysAllow:
+          if (!body.suggestions?.length || body.suppressAlwaysAllowRule) return ignore("no always-allow rule to offer");
+          return decide({ behavior: "allow", updatedInput: body.input, updatedPermissions: body.suggestions });
+        case Action.edit:
+          return modal("edit");
+        case Action.deny:
+          return decide({ behavior: "deny", message: defaultDenyMessage(clickerName) });
+        case Action.denyWithReason:
+          return modal("denyReason");
+        case Action.denyAndStop:
+          return decide({ behavior: "deny", message: defaultDenyMessage(clickerName), interrupt: true });
+      }
+      break;
+    case "step_gate":
+      switch (actionId) {
+        case Action.stepYes:
+          return decide({ reply: "y" });
+        case Action.stepNo:
+          return decide({ reply: "n" });
+        case Action.stepStop:
+          return decide({ reply: "q" });
+      }
+      break;
+    case "ask_user_question": {
+      if (actionId === Action.answer) return modal("answer");
+      if (!isOneTap(record)) break;
+      const index = value.q ?? 0;
+      const question = body.questions[index];
+      if (!question || question.multiSelect) return ignore("not a one-tap question");
+      if (actionId === Action.other) return modal("other", index);
+      if (actionId !== Action.option) break;
+      const option = value.o === undefined ? undefined : question.options[value.o];
+      if (!option) return ignore("unknown option");
+      return decide({ answers: { [question.question]: option.label } });
+    }
+    case "interactive_questions": {
+      if (actionId === Action.answer) return modal("answer");
+      if (!isOneTap(record)) break;
+      if (actionId === Action.option) return oneTapInteractive(body, value, "choice");
+      if (actionId === Action.confirmYes) return oneTapInteractive(body, value, "confirm", true);
+      if (actionId === Action.confirmNo) return oneTapInteractive(body, value, "confirm", false);
+      break;
+    }
+  }
+  return ignore(`${actionId} does not apply to a ${body.kind} request`);
+}
+
+/** A one-tap choice or confirm answers the one question a person sees; defaults fill the rest. */
+function oneTapInteractive(
+  body: InteractiveQuestionsBody,
+  value: ButtonValue,
+  type: "choice" | "confirm",
+  confirmed?: boolean,
+): ButtonOutcome {
+  const question = value.q === undefined ? questionsForPerson(body)[0] : body.questions[value.q];
+  if (!question || question.type !== type || !questionsForPerson(body).includes(question)) {
+    return ignore("not the question this request shows");
+  }
+  const answer = type === "confirm" ? confirmed : value.o === undefined ? undefined : question.options?.[value.o];
+  if (answer === undefined) return ignore("unknown option");
+  const result = resolveInteractiveAnswers(body, { [question.id]: answer });
+  return result.ok ? decide(result.decision) : ignore(`answer rejected: ${Object.values(result.errors).join("; ")}`);
+}
+
+const decide = (decision: Decision): ButtonOutcome => ({ type: "decision", decision });
+const ignore = (reason: string): ButtonOutcome => ({ type: "ignore", reason });
+function modal(name: ModalName, questionIndex?: number): ButtonOutcome {
+  return questionIndex === undefined ? { type: "modal", modal: name } : { type: "modal", modal: name, questionIndex };
+}

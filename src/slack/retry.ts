@@ -1,0 +1,110 @@
+/**
+ * Which Slack Web API failures are worth retrying, and the retry loop
+ * itself. The WebClient is built with `retries: 0` and
+ * `rejectRateLimitedCalls: true` so every failure surfaces here: transient
+ * ones (rate limits, network, 5xx, Slack's own outages) are retried with
+ * exponential backoff and jitter until a deadline; anything else is Slack
+ * refusing for good, and becomes a PermanentDeliveryError.
+ */
+import type { Logger } from "../logger.js";
+import { PermanentDeliveryError } from "../requests/service.js";
+
+/** Platform errors that mean "Slack had a problem, try again". */
+export const TRANSIENT_PLATFORM_ERRORS: ReadonlySet<string> = new Set([
+  "internal_error",
+  "fatal_error",
+  "service_unavailable",
+  "request_timeout",
+  "ratelimited",
+]);
+
+export type SlackFailure =
+  /** `retryAfterMs`: what Slack asked us to wait (429 Retry-After), in milliseconds. */
+  | { kind: "transient"; code: string; retryAfterMs?: number }
+  | { kind: "permanent"; code: string };
+
+/**
+ * Classifies an error thrown by @slack/web-api. Matches on the package's
+ * string error codes rather than `instanceof`, so it holds across copies of
+ * the package.
+ */
+export function classifySlackError(error: unknown): SlackFailure {
+  const e = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    retryAfter?: unknown;
+    statusCode?: unknown;
+    data?: { error?: unknown };
+  };
+  switch (e.code) {
+    case "slack_webapi_rate_limited_error": {
+      const seconds = typeof e.retryAfter === "number" && e.retryAfter >= 0 ? e.retryAfter : 1;
+      return { kind: "transient", code: "ratelimited", retryAfterMs: seconds * 1000 };
+    }
+    case "slack_webapi_request_error":
+      return { kind: "transient", code: "request_error" };
+    case "slack_webapi_http_error": {
+      const status = typeof e.statusCode === "number" ? e.statusCode : 0;
+      const transient = status >= 500 || status === 408 || status === 429;
+      return { kind: transient ? "transient" : "permanent", code: `http_${status}` };
+    }
+    case "slack_webapi_platform_error": {
+      const code = typeof e.data?.error === "string" ? e.data.error : "unknown_error";
+      return { kind: TRANSIENT_PLATFORM_ERRORS.has(code) ? "transient" : "permanent", code };
+    }
+    default:
+      // Not one of Slack's coded errors (e.g. a 429 without a readable Retry-After): retry; the deadline bounds it.
+      return { kind: "transient", code: error instanceof Error ? error.name : "unknown_error" };
+  }
+}
+
+export interface BackoffOptions {
+  /** First delay in milliseconds. */
+  initialMs?: number;
+  /** Longest delay in milliseconds. */
+  maxMs?: number;
+  /** Returns a number in [0, 1); injectable for tests. */
+  random?: () => number;
+}
+
+/** Delay before retry number `attempt` (1-based): doubling from initialMs, capped, with "equal jitter". */
+export function backoffDelay(attempt: number, { initialMs = 500, maxMs = 30_000, random = Math.random }: BackoffOptions = {}): number {
+  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+export interface RetryOptions extends BackoffOptions {
+  /** Unix time in milliseconds after which no new attempt starts. */
+  deadline: number;
+  /** What is being done, for logs ("chat.postMessage"). */
+  what: string;
+  logger: Logger;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `call` until it succeeds, fails permanently, or the next attempt would
+ * start after `deadline`. Throws PermanentDeliveryError with Slack's error code.
+ */
+export async function withSlackRetry<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const { deadline, what, logger, now = Date.now, sleep = defaultSleep } = options;
+  for (let attempt = 1; ; attempt += 1) {
+    let failure: SlackFailure;
+    try {
+      return await call();
+    } catch (error) {
+      failure = classifySlackError(error);
+      if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
+    }
+    const delay = Math.max(failure.retryAfterMs ?? 0, backoffDelay(attempt, options));
+    if (now() + delay > deadline) {
+      logger.warn("slack call gave up", { what, code: failure.code, attempts: attempt });
+      throw new PermanentDeliveryError(`${failure.code} (gave up after ${attempt} attempts)`);
+    }
+    logger.info("slack call failed, retrying", { what, code: failure.code, attempt, delayMs: delay });
+    await sleep(delay);
+  }
+}

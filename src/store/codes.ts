@@ -1,0 +1,101 @@
+/**
+ * The small codes the Lua scripts return (mirrored in lua/includes/common.lua)
+ * and the functions that turn a script's raw reply into typed results.
+ * A reply is `{code}`, `{code, id}`, `{code, field, value, …}` (the hash) or
+ * `{code, id, attempts, …}` (claimed callbacks).
+ */
+import { z } from "zod";
+import type { RequestRecord } from "../requests/model.js";
+import { decodeRecord, pairsToHash } from "./redis-record.js";
+import type { ClaimedCallback, TransitionResult } from "./store.js";
+
+export const ScriptCode = {
+  Applied: 1,
+  AlreadyEnded: 2,
+  NotDue: 3,
+  NotFound: 4,
+  /** create: the idempotency key already names another request. */
+  Duplicate: 5,
+  /** create: a request with this id already exists. */
+  IdTaken: 6,
+} as const;
+export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];
+
+/** Integers may arrive as strings when the client sets `stringNumbers`. */
+const Reply = z.tuple([z.coerce.number().int()], z.string());
+
+export type CreateReply =
+  | { outcome: "created"; record: RequestRecord }
+  | { outcome: "duplicate"; existingId: string };
+
+export class ScriptReplyError extends Error {
+  constructor(script: string, reply: unknown) {
+    super(`unexpected reply from the ${script} script: ${JSON.stringify(reply)?.slice(0, 200)}`);
+    this.name = "ScriptReplyError";
+  }
+}
+
+function parse(script: string, raw: unknown): { code: number; rest: string[] } {
+  const result = Reply.safeParse(raw);
+  if (!result.success) throw new ScriptReplyError(script, raw);
+  const [code, ...rest] = result.data;
+  return { code, rest };
+}
+
+function record(key: string, rest: string[]): RequestRecord {
+  return decodeRecord(key, pairsToHash(rest));
+}
+
+/** answer, expire, cancel and fail replies. */
+export function toTransitionResult(script: string, key: string, raw: unknown): TransitionResult {
+  const { code, rest } = parse(script, raw);
+  switch (code) {
+    case ScriptCode.Applied:
+      return { outcome: "applied", record: record(key, rest) };
+    case ScriptCode.AlreadyEnded:
+      return { outcome: "already_ended", record: record(key, rest) };
+    case ScriptCode.NotDue:
+      return { outcome: "not_due", record: record(key, rest) };
+    case ScriptCode.NotFound:
+      return { outcome: "not_found" };
+    default:
+      throw new ScriptReplyError(script, raw);
+  }
+}
+
+export function toCreateReply(key: string, raw: unknown): CreateReply {
+  const { code, rest } = parse("create", raw);
+  if (code === ScriptCode.Applied) return { outcome: "created", record: record(key, rest) };
+  if (code === ScriptCode.Duplicate && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0] };
+  if (code === ScriptCode.IdTaken) throw new Error(`a request with the id in ${key} already exists`);
+  throw new ScriptReplyError("create", raw);
+}
+
+/** set-slack reply: the record as it now is, or undefined for an unknown id. */
+export function toSlackResult(key: string, raw: unknown): RequestRecord | undefined {
+  const { code, rest } = parse("set-slack", raw);
+  if (code === ScriptCode.Applied) return record(key, rest);
+  if (code === ScriptCode.NotFound) return undefined;
+  throw new ScriptReplyError("set-slack", raw);
+}
+
+/** claim-callbacks reply: the claimed ids with the attempts made so far. */
+export function toClaimedCallbacks(raw: unknown): ClaimedCallback[] {
+  const { code, rest } = parse("claim-callbacks", raw);
+  if (code !== ScriptCode.Applied || rest.length % 2 !== 0) throw new ScriptReplyError("claim-callbacks", raw);
+  const claimed: ClaimedCallback[] = [];
+  for (let i = 0; i < rest.length; i += 2) {
+    const attempts = Number(rest[i + 1]);
+    if (!Number.isSafeInteger(attempts) || attempts < 0) throw new ScriptReplyError("claim-callbacks", raw);
+    claimed.push({ id: rest[i]!, attempts });
+  }
+  return claimed;
+}
+
+/** retry-callback and complete-callback replies: true when a callback was queued. */
+export function toQueuedResult(script: string, raw: unknown): boolean {
+  const { code } = parse(script, raw);
+  if (code === ScriptCode.Applied) return true;
+  if (code === ScriptCode.NotFound) return false;
+  throw new ScriptReplyError(script, raw);
+}

@@ -1,0 +1,46 @@
+/**
+ * Every Redis key (and the pub/sub channel) the Redis store uses, built in
+ * this one place. Lua scripts get key names through KEYS, never assemble them.
+ *
+ * Per-request keys carry a hash tag (`<prefix>:{<id>}:…`) so one request's
+ * keys share a Redis Cluster slot. The global keys (deadlines, idempotency,
+ * message index, callback queue) live in other slots, so the scripts that touch them together
+ * would need adjusting for Redis Cluster; the relay runs on one Redis server
+ * (or a primary with replicas), not on Cluster.
+ */
+import type { SlackRef } from "../requests/model.js";
+
+export interface StoreKeys {
+  /** The key prefix, e.g. "relay". */
+  readonly prefix: string;
+  /** HASH of one request's fields (see redis-record.ts). */
+  data(id: string): string;
+  /** ZSET of pending request ids, scored by expiresAt (Unix ms). */
+  readonly deadlines: string;
+  /** STRING: a scoped idempotency key ("<token name>:<key>") → request id. */
+  idempotency(scopedKey: string): string;
+  /** STRING: a Slack message (channel + ts) → request id. */
+  message(slack: SlackRef): string;
+  /** Pub/sub channel that carries the id of every request that ends. */
+  readonly ended: string;
+  /** ZSET of request ids whose callback awaits delivery, scored by when it is due (Unix ms). */
+  readonly callbacks: string;
+  /** HASH: request id → callback delivery attempts made so far. */
+  readonly callbackAttempts: string;
+}
+
+export function storeKeys(prefix: string): StoreKeys {
+  if (prefix.length === 0 || /[{}]/.test(prefix)) {
+    throw new Error(`Redis key prefix "${prefix}" must be non-empty and contain no braces`);
+  }
+  return {
+    prefix,
+    data: (id) => `${prefix}:{${id}}:data`,
+    deadlines: `${prefix}:deadlines`,
+    idempotency: (scopedKey) => `${prefix}:idem:${scopedKey}`,
+    message: (slack) => `${prefix}:msg:${slack.channel}:${slack.ts}`,
+    ended: `${prefix}:ended`,
+    callbacks: `${prefix}:callbacks`,
+    callbackAttempts: `${prefix}:callback-attempts`,
+  };
+}

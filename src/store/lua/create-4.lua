@@ -1,0 +1,53 @@
+--[[
+  Stores a new request, atomically with its idempotency key.
+
+  KEYS[1] request hash         <prefix>:{<id>}:data
+  KEYS[2] deadlines zset       <prefix>:deadlines
+  KEYS[3] idempotency key      <prefix>:idem:<scoped key>, or "" for none
+  KEYS[4] callbacks zset       <prefix>:callbacks
+  ARGV[1] request id
+  ARGV[2] pub/sub channel for ended requests
+  ARGV[3] now (Unix ms)
+  ARGV[4] retention (ms)
+  ARGV[5] stale id: KEYS[3] may be taken over while it still names this id
+          (the caller saw that request gone), or ""
+  ARGV[6..] the record's hash fields as field/value pairs; they include
+          `status` and `expiresAt` (Unix ms), and `callbackUrl` when the
+          request has one
+
+  Returns
+    {APPLIED, field, value, ...}  created; the stored hash
+    {DUPLICATE, id}               KEYS[3] already names request `id`
+    {ID_TAKEN}                    a request with this id already exists
+
+  A pending request enters the deadlines zset and lives until expiresAt +
+  retention at most; a request created already ended (autonomous answers)
+  lives for the retention only, is published at once and, when it has a
+  callback URL, has its callback queued as due now.
+]]
+--- @include "common"
+
+if KEYS[3] ~= "" then
+  local existing = redis.call("GET", KEYS[3])
+  if existing and existing ~= ARGV[5] then return {DUPLICATE, existing} end
+end
+if redis.call("EXISTS", KEYS[1]) == 1 then return {ID_TAKEN} end
+
+redis.call("HSET", KEYS[1], unpack(ARGV, 6))
+local status = redis.call("HGET", KEYS[1], "status")
+local ttl = tonumber(ARGV[4])
+if status == "pending" then
+  local expiresAt = redis.call("HGET", KEYS[1], "expiresAt")
+  redis.call("ZADD", KEYS[2], expiresAt, ARGV[1])
+  ttl = ttl + math.max(math.ceil(tonumber(expiresAt) - tonumber(ARGV[3])), 0)
+end
+redis.call("PEXPIRE", KEYS[1], ttl)
+if KEYS[3] ~= "" then
+  redis.call("SET", KEYS[3], ARGV[1], "PX", ttl)
+  redis.call("HSET", KEYS[1], "idemKey", KEYS[3])
+end
+if status ~= "pending" then
+  if redis.call("HEXISTS", KEYS[1], "callbackUrl") == 1 then redis.call("ZADD", KEYS[4], ARGV[3], ARGV[1]) end
+  redis.call("PUBLISH", ARGV[2], ARGV[1])
+end
+return reply(APPLIED, KEYS[1])

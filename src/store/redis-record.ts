@@ -1,0 +1,108 @@
+/**
+ * How a RequestRecord lies in its Redis HASH. Every field is an opaque
+ * string: JSON is written and read here only, never in Lua (Lua's cjson turns
+ * empty arrays into objects and rounds numbers). Lua compares `status` and
+ * `expiresAt` and sets fields from strings it is given.
+ *
+ * Reading parses with the zod RequestRecord schema: Redis is a trust boundary.
+ */
+import { z } from "zod";
+import { RequestRecord } from "../requests/model.js";
+
+/**
+ * Hash fields; `idemKey` and `msgKey` are key names the scripts keep for
+ * themselves. `callbackUrl` repeats the body's field so the transition
+ * scripts, which never parse JSON, can see that a callback is due; reading
+ * takes the URL from the body.
+ */
+export const Field = {
+  status: "status",
+  /** JSON of the fields that never change: id, tokenName, channel, createdAt. */
+  meta: "meta",
+  /** JSON of the agent's request body. */
+  body: "body",
+  /** Unix ms, as a decimal string. */
+  expiresAt: "expiresAt",
+  decision: "decision",
+  answeredBy: "answeredBy",
+  /** Unix ms, as a decimal string. */
+  endedAt: "endedAt",
+  error: "error",
+  cancelledBy: "cancelledBy",
+  /** JSON of {channel, ts}. */
+  slack: "slack",
+  /** The body's callbackUrl, when it has one. */
+  callbackUrl: "callbackUrl",
+} as const;
+
+const Meta = RequestRecord.pick({ id: true, tokenName: true, channel: true, createdAt: true });
+
+export class UnreadableRecordError extends Error {
+  constructor(key: string, reason: string) {
+    super(`stored request ${key} is unreadable: ${reason}`);
+    this.name = "UnreadableRecordError";
+  }
+}
+
+/** The record as flat field/value pairs for HSET. */
+export function encodeRecord(record: RequestRecord): string[] {
+  const meta = { id: record.id, tokenName: record.tokenName, channel: record.channel, createdAt: record.createdAt };
+  const pairs = [
+    Field.status, record.status,
+    Field.meta, JSON.stringify(meta),
+    Field.body, JSON.stringify(record.body),
+    Field.expiresAt, String(record.expiresAt),
+  ];
+  const optional: Array<[string, string | undefined]> = [
+    [Field.decision, json(record.decision)],
+    [Field.answeredBy, json(record.answeredBy)],
+    [Field.endedAt, record.endedAt === undefined ? undefined : String(record.endedAt)],
+    [Field.error, record.error],
+    [Field.cancelledBy, record.cancelledBy],
+    [Field.slack, json(record.slack)],
+    [Field.callbackUrl, record.body.callbackUrl],
+  ];
+  for (const [field, value] of optional) if (value !== undefined) pairs.push(field, value);
+  return pairs;
+}
+
+/** Parses a hash (as HGETALL returns it) into a record; throws UnreadableRecordError. */
+export function decodeRecord(key: string, hash: Readonly<Record<string, string>>): RequestRecord {
+  try {
+    const candidate = {
+      ...Meta.parse(parseJson(hash[Field.meta])),
+      status: hash[Field.status],
+      body: parseJson(hash[Field.body]),
+      expiresAt: toNumber(hash[Field.expiresAt]),
+      decision: parseJson(hash[Field.decision]),
+      answeredBy: parseJson(hash[Field.answeredBy]),
+      endedAt: toNumber(hash[Field.endedAt]),
+      error: hash[Field.error],
+      cancelledBy: hash[Field.cancelledBy],
+      slack: parseJson(hash[Field.slack]),
+    };
+    return RequestRecord.parse(Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined)));
+  } catch (error) {
+    const reason = error instanceof z.ZodError ? z.prettifyError(error) : String(error);
+    throw new UnreadableRecordError(key, reason);
+  }
+}
+
+/** Turns a flat [field, value, …] list (a script's reply) into a hash. */
+export function pairsToHash(pairs: readonly string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) hash[pairs[i]!] = pairs[i + 1]!;
+  return hash;
+}
+
+function json(value: unknown): string | undefined {
+  return value === undefined ? undefined : JSON.stringify(value);
+}
+
+function parseJson(text: string | undefined): unknown {
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+function toNumber(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : Number(text);
+}

@@ -1,0 +1,220 @@
+/**
+ * RequestStore on Redis, shared by every relay instance. Each state change is
+ * one Lua script (./lua, loaded by scripts.ts) that also queues the callback
+ * and publishes the id of every request that ends; each store instance holds one subscription to that
+ * channel, so a waiter on one instance wakes when a request ends on another.
+ *
+ * Connections: `createRedisStore` never quits the `redis` client it is given
+ * (the caller owns it and may share it); it quits the subscriber only when it
+ * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
+ * from a URL and quits both on close().
+ */
+import { Redis } from "ioredis";
+import { silentLogger, type Logger } from "../logger.js";
+import type { RequestRecord, SlackRef } from "../requests/model.js";
+import { toClaimedCallbacks, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
+import { storeKeys, type StoreKeys } from "./keys.js";
+import { decodeRecord, encodeRecord } from "./redis-record.js";
+import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
+import type { ClaimedCallback, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+
+export interface RedisStoreOptions {
+  /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
+  redis: Redis;
+  /** Connection for the "ended" subscription; defaults to `redis.duplicate()`. */
+  subscriber?: Redis;
+  /** Prefix of every key and of the pub/sub channel. */
+  prefix?: string;
+  /** How long an ended request stays readable (ms). */
+  retentionMs?: number;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber">;
+
+const PING_TIMEOUT_MS = 1000;
+/** How long close() waits for Redis to acknowledge QUIT or UNSUBSCRIBE. */
+const CLOSE_TIMEOUT_MS = 1000;
+/** A create retries at most this often when its idempotency key names a request that is gone. */
+const STALE_RETRIES = 3;
+
+const SCRIPT_FOR = { answered: "answer", expired: "expire", cancelled: "cancel", failed: "fail" } as const;
+
+/** What each transition script takes after its common arguments. */
+function changeArgs(change: Transition): string[] {
+  switch (change.status) {
+    case "answered":
+      return [JSON.stringify(change.decision), JSON.stringify(change.answeredBy)];
+    case "expired":
+      return [];
+    case "cancelled":
+      return [
+        ...(change.by === undefined ? [] : ["cancelledBy", change.by]),
+        ...(change.reason === undefined ? [] : ["error", change.reason]),
+      ];
+    case "failed":
+      return [change.error];
+  }
+}
+
+export function createRedisStore(options: RedisStoreOptions): RequestStore {
+  const { redis } = options;
+  if (redis.options.keyPrefix) throw new Error("the Redis store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
+  if (options.subscriber === redis) throw new Error("the Redis store needs a separate subscriber connection");
+  const settings = settle(options);
+  const subscriber = options.subscriber ?? redis.duplicate();
+  return buildStore(redis, subscriber, settings, { redis: false, subscriber: options.subscriber === undefined });
+}
+
+/** A store that owns its connections to `url` (redis:// or rediss://). */
+export function connectRedisStore(url: string, options: ConnectRedisStoreOptions = {}): RequestStore {
+  const settings = settle(options);
+  const redis = new Redis(url);
+  return buildStore(redis, redis.duplicate(), settings, { redis: true, subscriber: true });
+}
+
+interface Settings {
+  keys: StoreKeys;
+  sources: ScriptSources;
+  retentionMs: number;
+  now: () => number;
+  logger: Logger;
+}
+
+/** Checks the options before any connection is made. */
+function settle({ prefix = "relay", retentionMs = 24 * 3600_000, now = Date.now, logger = silentLogger }: ConnectRedisStoreOptions): Settings {
+  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new Error("retentionMs must be a positive integer");
+  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger };
+}
+
+function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
+  const { keys, retentionMs, now, logger } = settings;
+  const scripts = registerScripts(redis, settings.sources);
+  const listeners = new Set<(id: string) => void>();
+  let closed = false;
+
+  const logErrors = (connection: string) => (error: unknown) => logger.warn("redis connection error", { connection, error });
+  if (owned.redis) redis.on("error", logErrors("commands"));
+  if (owned.subscriber) subscriber.on("error", logErrors("subscriber"));
+
+  const onMessage = (channel: string, id: string) => {
+    if (channel !== keys.ended) return;
+    for (const listener of listeners) {
+      try {
+        listener(id);
+      } catch (error) {
+        logger.error("ended listener failed", { id, error });
+      }
+    }
+  };
+  subscriber.on("message", onMessage);
+  const subscribed = subscriber.subscribe(keys.ended).then(() => undefined);
+  subscribed.catch((error: unknown) => logger.error("redis subscribe failed", { channel: keys.ended, error }));
+
+  async function get(id: string): Promise<RequestRecord | undefined> {
+    const key = keys.data(id);
+    const hash = await redis.hgetall(key);
+    return Object.keys(hash).length === 0 ? undefined : decodeRecord(key, hash);
+  }
+
+  return {
+    async create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult> {
+      const key = keys.data(record.id);
+      const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
+      const fields = encodeRecord(record);
+      let staleId = "";
+      for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
+        const raw = await scripts.create([key, keys.deadlines, idemKey, keys.callbacks], [record.id, keys.ended, now(), retentionMs, staleId, ...fields]);
+        const reply = toCreateReply(key, raw);
+        if (reply.outcome === "created") return { record: reply.record, created: true };
+        const existing = await get(reply.existingId);
+        if (existing) return { record: existing, created: false };
+        staleId = reply.existingId;
+      }
+      throw new Error(`idempotency key ${idemKey} keeps naming requests that are gone`);
+    },
+
+    get,
+
+    async setSlackMessage(id: string, slack: SlackRef) {
+      const key = keys.data(id);
+      const raw = await scripts.setSlack([key, keys.message(slack)], [id, JSON.stringify({ channel: slack.channel, ts: slack.ts })]);
+      return toSlackResult(key, raw);
+    },
+
+    async findBySlackMessage(slack: SlackRef) {
+      return (await redis.get(keys.message(slack))) ?? undefined;
+    },
+
+    async transition(id: string, change: Transition): Promise<TransitionResult> {
+      const key = keys.data(id);
+      const script = SCRIPT_FOR[change.status];
+      const args = [id, keys.ended, String(change.at), retentionMs, ...changeArgs(change)];
+      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks], args));
+    },
+
+    async dueForExpiry(at: number, limit: number) {
+      if (limit <= 0) return [];
+      return redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit);
+    },
+
+    async claimCallbacks(at: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]> {
+      if (limit <= 0) return [];
+      return toClaimedCallbacks(await scripts.claimCallbacks([keys.callbacks, keys.callbackAttempts], [at, leaseMs, limit]));
+    },
+
+    async retryCallback(id: string, nextAt: number, attempts: number) {
+      const raw = await scripts.retryCallback([keys.callbacks, keys.callbackAttempts], [id, nextAt, attempts]);
+      return toQueuedResult("retry-callback", raw);
+    },
+
+    async completeCallback(id: string) {
+      return toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]));
+    },
+
+    onEnded(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    ready: () => subscribed,
+
+    async ping() {
+      const reply = await within(PING_TIMEOUT_MS, redis.ping());
+      return reply === "PONG" && subscriber.status === "ready";
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      subscriber.off("message", onMessage);
+      if (owned.subscriber) await shutdown(subscriber);
+      else await within(CLOSE_TIMEOUT_MS, subscriber.unsubscribe(keys.ended));
+      if (owned.redis) await shutdown(redis);
+    },
+  };
+}
+
+/** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */
+async function shutdown(connection: Redis): Promise<void> {
+  if (connection.status === "ready" && (await within(CLOSE_TIMEOUT_MS, connection.quit())) === "OK") return;
+  connection.disconnect();
+}
+
+/** `task`'s value, or undefined when it fails or takes longer than `ms`. */
+async function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([task.catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Loads the Lua transition scripts (./lua, one file per transition, named
+ * with its key count) and registers them on an ioredis client with
+ * `defineCommand`, so each runs by EVALSHA with a fallback to EVAL.
+ *
+ * A line `--- @include "<name>"` in a script is replaced with
+ * ./lua/includes/<name>.lua: the helpers every transition shares.
+ * The files are found next to this module, in src/ (tsx, vitest) and in dist/
+ * (copied there by scripts/copy-assets.mjs).
+ */
+import { readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+
+const FILES = {
+  create: "create-4.lua",
+  answer: "answer-3.lua",
+  expire: "expire-3.lua",
+  cancel: "cancel-3.lua",
+  fail: "fail-3.lua",
+  setSlack: "set-slack-2.lua",
+  claimCallbacks: "claim-callbacks-2.lua",
+  retryCallback: "retry-callback-2.lua",
+  completeCallback: "complete-callback-2.lua",
+} as const;
+
+export type ScriptName = keyof typeof FILES;
+export type ScriptArg = string | number;
+/** Runs one script; resolves to its raw reply (parsed in codes.ts). */
+export type RunScript = (keys: readonly string[], args: readonly ScriptArg[]) => Promise<unknown>;
+export type Scripts = Record<ScriptName, RunScript>;
+
+const INCLUDE = /^--- @include "([\w-]+)"$/gm;
+
+/** The script's text with its includes spliced in, and its key count. */
+export function loadScript(name: ScriptName, dir: URL = new URL("./lua/", import.meta.url)): { lua: string; numberOfKeys: number } {
+  const file = FILES[name];
+  const count = /-(\d+)\.lua$/.exec(file)?.[1];
+  if (count === undefined) throw new Error(`Lua script ${file} must be named with its key count`);
+  const source = readFileSync(new URL(file, dir), "utf8");
+  const lua = source.replace(INCLUDE, (_line, include: string) => readFileSync(new URL(`includes/${include}.lua`, dir), "utf8"));
+  return { lua, numberOfKeys: Number(count) };
+}
+
+export type ScriptSources = Record<ScriptName, { lua: string; numberOfKeys: number }>;
+
+/** Reads every script; throws when a file is missing (e.g. not copied to dist). */
+export function loadScripts(dir?: URL): ScriptSources {
+  const sources = {} as ScriptSources;
+  for (const name of Object.keys(FILES) as ScriptName[]) sources[name] = loadScript(name, dir);
+  return sources;
+}
+
+/** Defines every script on `redis` (as `relay<Name>`) and returns callers for them. */
+export function registerScripts(redis: Pick<Redis, "defineCommand">, sources: ScriptSources = loadScripts()): Scripts {
+  const scripts = {} as Scripts;
+  const commands = redis as unknown as Record<string, (...args: ScriptArg[]) => Promise<unknown>>;
+  for (const name of Object.keys(FILES) as ScriptName[]) {
+    const { lua, numberOfKeys } = sources[name];
+    const command = `relay${name[0]!.toUpperCase()}${name.slice(1)}`;
+    redis.defineCommand(command, { lua, numberOfKeys });
+    scripts[name] = (keys, args) => {
+      if (keys.length !== numberOfKeys) {
+        return Promise.reject(new Error(`${FILES[name]} takes ${numberOfKeys} keys, got ${keys.length}`));
+      }
+      return commands[command]!(...keys, ...args);
+    };
+  }
+  return scripts;
+}

@@ -1,0 +1,48 @@
+/**
+ * Shared helpers for tests that run against a real Redis server
+ * (REDIS_TEST_URL, default redis://127.0.0.1:6379): connections, a unique key
+ * prefix per test, and cleanup of everything under that prefix.
+ */
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+
+export const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+
+/** A new connection to the test Redis; the caller quits it. */
+export function connectTestRedis(): Redis {
+  return new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 2 });
+}
+
+/** A prefix no other test uses, e.g. "test:3f9c0a1b". */
+export function uniquePrefix(): string {
+  return `test:${randomUUID().slice(0, 8)}`;
+}
+
+/** Every key under `prefix` (SCAN, never KEYS). */
+export async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, batch] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    found.push(...batch);
+    cursor = next;
+  } while (cursor !== "0");
+  return found;
+}
+
+/** Deletes every key under `prefix`. */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  const keys = await keysUnder(redis, prefix);
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns true or `timeoutMs` passes (then throws). */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}

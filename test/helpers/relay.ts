@@ -1,0 +1,227 @@
+/**
+ * A real relay HTTP handler on 127.0.0.1:0 with a real RequestService, for
+ * the HTTP tests. The store is the memory store unless one is injected (the
+ * same tests run against Redis that way); every create that reaches it is
+ * counted, so a test can prove that a refused request changed nothing. Slack
+ * is a fake RequestMessenger that records what it was asked to do: the Slack
+ * side has its own tests.
+ */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import type { AgentToken } from "../../src/config.js";
+import { createHttpServer, type HttpDeps } from "../../src/http/server.js";
+import { createLogger } from "../../src/logger.js";
+import type { RequestRecord, SlackRef } from "../../src/requests/model.js";
+import { PermanentDeliveryError, RequestService, type RequestMessenger } from "../../src/requests/service.js";
+import { createMemoryStore } from "../../src/store/memory-store.js";
+import type { RequestStore } from "../../src/store/store.js";
+
+export const TOKENS: AgentToken[] = [
+  { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
+  { name: "laptop", token: "tok_laptop_fedcba9876543210" },
+];
+export const DEFAULT_CHANNEL = "C0123456789";
+
+export class FakeMessenger implements RequestMessenger {
+  readonly posts: RequestRecord[] = [];
+  /** Where each post landed, in the order of `posts`. */
+  readonly refs: SlackRef[] = [];
+  readonly ended: RequestRecord[] = [];
+  /** Set to a Slack error code to make every later post fail for good. */
+  refuseWith: string | undefined;
+  private next = 1;
+
+  async post(record: RequestRecord): Promise<SlackRef> {
+    this.posts.push(record);
+    if (this.refuseWith !== undefined) throw new PermanentDeliveryError(this.refuseWith);
+    const ref = { channel: record.channel, ts: `1700000000.${String(this.next++).padStart(6, "0")}` };
+    this.refs.push(ref);
+    return ref;
+  }
+
+  async showEnded(record: RequestRecord): Promise<void> {
+    this.ended.push(record);
+  }
+}
+
+export interface RelayOptions {
+  /** Defaults to a fresh memory store. */
+  store?: RequestStore;
+  tokens?: AgentToken[];
+  defaultTimeoutSeconds?: number;
+  http?: Partial<Omit<HttpDeps, "service" | "tokens">>;
+}
+
+export interface TestRelay {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  server: Server;
+  service: RequestService;
+  messenger: FakeMessenger;
+  /** Records that reached `store.create`, in order. */
+  stored: RequestRecord[];
+  /** Every log line the relay wrote. */
+  logs: string[];
+  /** Every response `call` received: status line, headers and body as text. */
+  responses: string[];
+  tokens: AgentToken[];
+  /** fetch against the relay as the token named `as` (default: the first). */
+  call(path: string, init?: CallInit): Promise<{ status: number; headers: Headers; body: any }>;
+  close(): Promise<void>;
+}
+
+export interface CallInit {
+  method?: string;
+  json?: unknown;
+  /** Raw body; sent with Content-Type application/json unless headers say otherwise. */
+  body?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** Token name, or null to send no Authorization header. */
+  as?: string | null;
+  signal?: AbortSignal;
+}
+
+export async function startRelay(options: RelayOptions = {}): Promise<TestRelay> {
+  const tokens = options.tokens ?? TOKENS;
+  const logs: string[] = [];
+  const logger = createLogger({ level: "debug", write: (line) => logs.push(line) });
+  const stored: RequestRecord[] = [];
+  const responses: string[] = [];
+  const store = counting(options.store ?? createMemoryStore(), stored);
+  await store.ready();
+  const messenger = new FakeMessenger();
+  const service = new RequestService({
+    store,
+    messenger,
+    logger,
+    defaultChannel: DEFAULT_CHANNEL,
+    defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
+  });
+  const server = createHttpServer({
+    service,
+    tokens,
+    logger,
+    readiness: async () => ({ store: await store.ping(), slack: true }),
+    ...options.http,
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function call(path: string, init: CallInit = {}) {
+    const headers: Record<string, string> = {};
+    const as = init.as === undefined ? tokens[0]!.name : init.as;
+    if (as !== null) headers.authorization = `Bearer ${tokens.find((t) => t.name === as)!.token}`;
+    const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(url + path, {
+      method: init.method ?? (body === undefined ? "GET" : "POST"),
+      headers: { ...headers, ...init.headers },
+      body,
+      signal: init.signal,
+    });
+    const text = await response.text();
+    responses.push(`${response.status} ${JSON.stringify([...response.headers])} ${text}`);
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  return {
+    url,
+    server,
+    service,
+    messenger,
+    stored,
+    logs,
+    responses,
+    tokens,
+    call,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.idle();
+      service.close();
+      await store.close();
+    },
+  };
+}
+
+/** The store, with every record that reaches `create` appended to `stored`. */
+function counting(store: RequestStore, stored: RequestRecord[]): RequestStore {
+  return {
+    create: (record, key) => {
+      stored.push(record);
+      return store.create(record, key);
+    },
+    get: (id) => store.get(id),
+    setSlackMessage: (id, slack) => store.setSlackMessage(id, slack),
+    findBySlackMessage: (slack) => store.findBySlackMessage(slack),
+    transition: (id, change) => store.transition(id, change),
+    dueForExpiry: (now, limit) => store.dueForExpiry(now, limit),
+    claimCallbacks: (now, leaseMs, limit) => store.claimCallbacks(now, leaseMs, limit),
+    retryCallback: (id, nextAt, attempts) => store.retryCallback(id, nextAt, attempts),
+    completeCallback: (id) => store.completeCallback(id),
+    onEnded: (listener) => store.onEnded(listener),
+    ready: () => store.ready(),
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+}
+
+/** Realistic request bodies, one builder per kind, with overrides. */
+export const bodies = {
+  bashPermission: (over: Record<string, unknown> = {}) => ({
+    kind: "permission",
+    toolName: "Bash",
+    input: { command: "npm run deploy -- --env production", description: "Deploy the web app to production" },
+    suggestions: [
+      { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run deploy:*" }], behavior: "allow", destination: "localSettings" },
+    ],
+    title: "Claude wants to run: npm run deploy -- --env production",
+    displayName: "Bash",
+    toolUseId: "toolu_01D7FLrfh4GYq7yT1ULFeyMV",
+    agent: { name: "claude-code", sessionId: "5f1c2a9e-0b7d-4c1e-9a55-3f0e8f7d2c11", host: "build-7", cwd: "/srv/web" },
+    timeoutSeconds: 300,
+    ...over,
+  }),
+  stepGate: (over: Record<string, unknown> = {}) => ({
+    kind: "step_gate",
+    toolName: "Write",
+    input: { file_path: "/srv/web/config/production.yml", content: "replicas: 4\nimage: web:1.2.3\n" },
+    toolUseId: "toolu_01Hb9xQ3",
+    ...over,
+  }),
+  askUserQuestion: (over: Record<string, unknown> = {}) => ({
+    kind: "ask_user_question",
+    questions: [
+      {
+        question: "Which database should the new service use?",
+        header: "Database",
+        options: [
+          { label: "PostgreSQL", description: "Relational, already run by the platform team" },
+          { label: "SQLite", description: "A file next to the service; no server" },
+        ],
+        multiSelect: false,
+      },
+      {
+        question: "Which environments should get it first?",
+        header: "Rollout",
+        options: [
+          { label: "staging", description: "Shared staging cluster" },
+          { label: "canary", description: "5% of production traffic" },
+          { label: "production", description: "Everyone" },
+        ],
+        multiSelect: true,
+      },
+    ],
+    ...over,
+  }),
+  interactive: (over: Record<string, unknown> = {}) => ({
+    kind: "interactive_questions",
+    questions: [
+      { id: "region", question: "Deploy to which region?", type: "choice", options: ["eu-west-1", "us-east-1"], default: "eu-west-1" },
+      { id: "notify", question: "Notify #releases?", type: "confirm", default: true },
+      { id: "ticket", question: "Change ticket?", type: "text", pattern: "^CHG-[0-9]+$", required: false },
+      { id: "approver", question: "Who approves the rollout?", type: "text" },
+    ],
+    ...over,
+  }),
+};

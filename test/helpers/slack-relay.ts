@@ -1,0 +1,114 @@
+/**
+ * The Slack side of the relay wired for integration tests: a real
+ * RequestService and store, the real messenger and Bolt HTTP receiver
+ * mounted on a loopback server, and Slack's Web API stubbed with nock
+ * (FakeSlackApi). Clocks are controllable so expiry and retries take no time.
+ */
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import nock from "nock";
+import { silentLogger } from "../../src/logger.js";
+import type { RequestRecord } from "../../src/requests/model.js";
+import { CreateRequestBody } from "../../src/requests/schemas.js";
+import { RequestService } from "../../src/requests/service.js";
+import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
+import { createSlackMessenger } from "../../src/slack/messenger.js";
+import { createMemoryStore } from "../../src/store/memory-store.js";
+import type { RequestStore } from "../../src/store/store.js";
+import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, type PostOptions } from "./slack.js";
+
+export interface SlackRelayOptions {
+  store?: RequestStore;
+}
+
+export interface SlackRelay {
+  api: FakeSlackApi;
+  service: RequestService;
+  /** URL of POST /slack/events on the loopback server. */
+  url: string;
+  /** Milliseconds the service's clock runs ahead of real time; raise it to make requests due. */
+  advance(ms: number): void;
+  /** Every wait the messenger's retries asked for, in milliseconds. */
+  sleeps: number[];
+  /** Creates a request as an agent would and waits until its message is posted (or refused). */
+  create(input: unknown): Promise<RequestRecord>;
+  /** Posts a signed payload as Slack does. */
+  post(payload: { type: string }, options?: PostOptions): ReturnType<typeof postToSlackEndpoint>;
+  /** Waits until every interaction and every Slack call it caused has finished. */
+  settle(): Promise<void>;
+  /** Web API requests nock did not expect. */
+  unexpected: string[];
+  close(): Promise<void>;
+}
+
+export async function startSlackRelay({ store = createMemoryStore() }: SlackRelayOptions = {}): Promise<SlackRelay> {
+  let offset = 0;
+  const sleeps: number[] = [];
+  const now = () => Date.now() + offset;
+  const api = new FakeSlackApi();
+  const unexpected: string[] = [];
+  const onNoMatch = (req: { method?: string; href?: string; path?: string }) => {
+    const where = req.href ?? req.path ?? "?";
+    if (!where.includes("127.0.0.1")) unexpected.push(`${req.method ?? "?"} ${where}`);
+  };
+  nock.emitter.on("no match", onNoMatch);
+
+  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
+  const messenger = createSlackMessenger({
+    client,
+    logger: silentLogger,
+    now,
+    random: () => 0.5,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      offset += ms;
+    },
+  });
+  const service = new RequestService({ store, messenger, defaultTimeoutSeconds: 600, defaultChannel: CHANNEL, logger: silentLogger, now });
+  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client });
+
+  const server = createServer((req, res) => {
+    if (req.method === "POST" && req.url?.split("?")[0] === "/slack/events") return slack.requestListener!(req, res);
+    res.writeHead(404).end();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+
+  const settle = async () => {
+    await slack.idle();
+    await service.idle();
+  };
+
+  return {
+    api,
+    service,
+    url,
+    sleeps,
+    unexpected,
+    advance: (ms) => {
+      offset += ms;
+    },
+    async create(input) {
+      const { record } = await service.create({ tokenName: "ci-bot", body: CreateRequestBody.parse(input) });
+      await service.idle();
+      return (await service.get(record.id))!;
+    },
+    post: (payload, options) => postToSlackEndpoint(url, payload, options),
+    settle,
+    async close() {
+      await settle();
+      nock.emitter.removeListener("no match", onNoMatch);
+      service.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await slack.stop();
+    },
+  };
+}
+
+/** true when no block or element of a message is interactive (buttons, selects, overflow menus). */
+export function hasNoButtons(blocks: unknown): boolean {
+  return !/"type":"(actions|button|static_select|overflow|radio_buttons|checkboxes)"/.test(JSON.stringify(blocks));
+}

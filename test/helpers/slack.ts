@@ -1,0 +1,234 @@
+/**
+ * Slack as the relay sees it in tests: payload builders with overrides
+ * (block_actions, view_submission, message events) shaped like Slack's,
+ * request signing, a poster that sends them the way Slack does, and a nock
+ * stand-in for the Web API host that records every call.
+ */
+import { createHmac } from "node:crypto";
+import nock from "nock";
+import type { RequestRecord } from "../../src/requests/model.js";
+import { CreateRequestBody } from "../../src/requests/schemas.js";
+
+export const SIGNING_SECRET = "test-signing-secret-0123456789";
+export const BOT_TOKEN = "xoxb-test-bot-token";
+export const API_HOST = "https://slack.test";
+export const SLACK_API_URL = `${API_HOST}/api/`;
+export const CHANNEL = "C0APPROVALS";
+export const ALICE = { id: "U0ALICE", username: "alice", name: "alice", team_id: "T0TEAM" };
+export const BOB = { id: "U0BOB", username: "bob", name: "bob", team_id: "T0TEAM" };
+
+export const MESSAGE_TS = "1700000000.000100";
+
+/** A stored request as the listeners read it; `input` is what an agent would POST. */
+export function recordOf(input: unknown, overrides: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    id: "req-1",
+    status: "pending",
+    tokenName: "ci-bot",
+    channel: CHANNEL,
+    body: CreateRequestBody.parse(input),
+    createdAt: 1_700_000_000_000,
+    expiresAt: 1_700_000_600_000,
+    slack: { channel: CHANNEL, ts: MESSAGE_TS },
+    ...overrides,
+  };
+}
+
+export type SlackUserFixture = { id: string; username?: string; name?: string; team_id?: string };
+const team = { id: "T0TEAM", domain: "acme" };
+
+export interface BlockActionOptions {
+  actionId: string;
+  value?: string;
+  user?: SlackUserFixture;
+  channel?: string;
+  ts?: string;
+  triggerId?: string;
+  /** Set for clicks inside a modal (no channel, no message). */
+  view?: { id: string; hash?: string; privateMetadata?: string; callbackId?: string };
+}
+
+export function blockAction({ actionId, value, user = ALICE, channel = CHANNEL, ts = MESSAGE_TS, triggerId = "trigger-1", view }: BlockActionOptions) {
+  const action = { type: "button", action_id: actionId, block_id: "actions", value, action_ts: "1700000001.000200" };
+  const common = { type: "block_actions", team, user, api_app_id: "A0RELAY", token: "legacy", trigger_id: triggerId, actions: [action] };
+  if (view) {
+    return {
+      ...common,
+      container: { type: "view", view_id: view.id },
+      view: {
+        id: view.id,
+        type: "modal",
+        hash: view.hash ?? "hash-1",
+        callback_id: view.callbackId ?? "relay_input_modal",
+        private_metadata: view.privateMetadata ?? "",
+        state: { values: {} },
+      },
+    };
+  }
+  return {
+    ...common,
+    container: { type: "message", message_ts: ts, channel_id: channel, is_ephemeral: false },
+    channel: { id: channel, name: "approvals" },
+    message: { type: "message", ts, bot_id: "B0RELAY", text: "request" },
+    response_url: "https://hooks.slack.test/actions/T0TEAM/1/abc",
+  };
+}
+
+export interface ViewSubmissionOptions {
+  callbackId: string;
+  privateMetadata: string;
+  values?: Record<string, Record<string, unknown>>;
+  user?: SlackUserFixture;
+  viewId?: string;
+}
+
+export function viewSubmission({ callbackId, privateMetadata, values = {}, user = ALICE, viewId = "V0MODAL" }: ViewSubmissionOptions) {
+  return {
+    type: "view_submission",
+    team,
+    user,
+    api_app_id: "A0RELAY",
+    token: "legacy",
+    trigger_id: "trigger-2",
+    view: {
+      id: viewId,
+      team_id: team.id,
+      type: "modal",
+      callback_id: callbackId,
+      private_metadata: privateMetadata,
+      hash: "hash-2",
+      blocks: [],
+      state: { values },
+    },
+    response_urls: [],
+  };
+}
+
+export interface MessageEventOptions {
+  text: string;
+  user?: string;
+  channel?: string;
+  ts?: string;
+  threadTs?: string;
+  botId?: string;
+  subtype?: string;
+}
+
+export function messageEvent({ text, user = ALICE.id, channel = CHANNEL, ts = "1700000050.000300", threadTs, botId, subtype }: MessageEventOptions) {
+  const event: Record<string, unknown> = { type: "message", channel, user, text, ts, event_ts: ts, channel_type: "channel" };
+  if (threadTs !== undefined) event.thread_ts = threadTs;
+  if (botId !== undefined) event.bot_id = botId;
+  if (subtype !== undefined) event.subtype = subtype;
+  return { token: "legacy", team_id: team.id, api_app_id: "A0RELAY", event, type: "event_callback", event_id: `Ev${ts}`, event_time: 1700000050 };
+}
+
+/** Element state as Slack puts it in view.state.values. */
+export const state = {
+  text: (value: string | null) => ({ type: "plain_text_input", value }),
+  radio: (value: string | null) => ({ type: "radio_buttons", selected_option: value === null ? null : { value, text: { type: "plain_text", text: value } } }),
+  select: (value: string | null) => ({ type: "static_select", selected_option: value === null ? null : { value, text: { type: "plain_text", text: value } } }),
+  checkboxes: (values: string[]) => ({ type: "checkboxes", selected_options: values.map((value) => ({ value, text: { type: "plain_text", text: value } })) }),
+  multiSelect: (values: string[]) => ({ type: "multi_static_select", selected_options: values.map((value) => ({ value, text: { type: "plain_text", text: value } })) }),
+};
+
+/** Slack's v0 request signature. */
+export function sign(body: string, secret = SIGNING_SECRET, timestamp = Math.floor(Date.now() / 1000)): string {
+  return `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+}
+
+export interface PostOptions {
+  secret?: string;
+  /** Unix time in seconds; now by default. */
+  timestamp?: number;
+  /** Replaces the computed signature (forgery tests). */
+  signature?: string;
+}
+
+/**
+ * Posts a payload as Slack does: interactions form-encoded as `payload=`,
+ * events as JSON; signed with a fresh timestamp unless told otherwise.
+ */
+export async function postToSlackEndpoint(url: string, payload: { type: string }, options: PostOptions = {}) {
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  const isEvent = payload.type === "event_callback";
+  const body = isEvent ? JSON.stringify(payload) : new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": isEvent ? "application/json" : "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": String(timestamp),
+      "x-slack-signature": options.signature ?? sign(body, options.secret ?? SIGNING_SECRET, timestamp),
+    },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, text, json: () => JSON.parse(text) as unknown };
+}
+
+export interface ApiCall {
+  method: string;
+  /** The call's arguments, JSON-encoded fields (blocks, view) decoded. */
+  args: Record<string, unknown>;
+}
+
+export type ApiReply = Record<string, unknown> | { status: number; body?: unknown; headers?: Record<string, string> };
+
+/** A nock stand-in for Slack's Web API host that records every call it answers. */
+export class FakeSlackApi {
+  readonly calls: ApiCall[] = [];
+  readonly scope: nock.Scope;
+
+  constructor(readonly host = API_HOST) {
+    this.scope = nock(host);
+  }
+
+  /** Answers the next `times` calls of `method`. A reply with `status` is an HTTP-level answer. */
+  on(method: string, reply: ApiReply | ((args: Record<string, unknown>) => ApiReply) = { ok: true }, times = 1): this {
+    this.scope
+      .post(`/api/${method}`)
+      .times(times)
+      .reply((_uri, body) => {
+        const args = decodeArgs(body);
+        this.calls.push({ method, args });
+        const answer = typeof reply === "function" ? reply(args) : reply;
+        if (typeof answer.status === "number") {
+          const { status, body: replyBody, headers } = answer as { status: number; body?: unknown; headers?: Record<string, string> };
+          return [status, (replyBody ?? "") as nock.Body, headers ?? {}];
+        }
+        return [200, answer as nock.Body, { "content-type": "application/json" }];
+      });
+    return this;
+  }
+
+  /** chat.postMessage answered like Slack: the channel id and a new ts. */
+  onPost(ts = MESSAGE_TS, channel = CHANNEL, times = 1): this {
+    return this.on("chat.postMessage", { ok: true, channel, ts, message: { ts } }, times);
+  }
+
+  callsTo(method: string): ApiCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Asserts every stubbed call was made. */
+  done(): void {
+    this.scope.done();
+  }
+}
+
+function decodeArgs(body: unknown): Record<string, unknown> {
+  const raw: Record<string, unknown> =
+    typeof body === "string" ? Object.fromEntries(new URLSearchParams(body)) : ((body ?? {}) as Record<string, unknown>);
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    args[key] = typeof value === "string" && /^[[{]/.test(value) ? tryJson(value) : value;
+  }
+  return args;
+}
+
+function tryJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

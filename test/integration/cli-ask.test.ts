@@ -1,0 +1,145 @@
+import { describe } from "vitest";
+import { RelayStandIn, TOKEN, until } from "../unit/client/stand-in.js";
+import { cliTest as it, runCli, startCli } from "./cli-spawn.js";
+
+/** Runs `approval-relay ask …` and answers the request it creates with `decision`. */
+async function askAnswered(relay: RelayStandIn, env: Record<string, string>, args: string[], decision: unknown) {
+  const next = relay.nextRequest();
+  const run = runCli(["ask", ...args], { env });
+  const request = await next;
+  relay.answer(request.id, decision);
+  return { ...(await run), request };
+}
+
+async function askEnded(relay: RelayStandIn, env: Record<string, string>, status: "expired" | "cancelled" | "failed") {
+  const next = relay.nextRequest();
+  const run = runCli(["ask", "Deploy?"], { env });
+  relay.end((await next).id, { status, error: "channel_not_found" });
+  return run;
+}
+
+describe.concurrent("approval-relay ask", () => {
+  it("when the person answers yes, it exits 0 and the request was one confirm question with the given channel, title and timeout", async ({ relay, env, expect }) => {
+    const result = await askAnswered(
+      relay,
+      env,
+      ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"],
+      { answers: { answer: true } },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
+    expect(result.request.body).toMatchObject({
+      kind: "interactive_questions",
+      questions: [{ id: "answer", question: "Deploy v1.2.3 to production?", type: "confirm" }],
+      channel: "C0123456789",
+      timeoutSeconds: 900,
+      title: "Release",
+    });
+  });
+
+  it("when the person answers no, it exits 1", async ({ relay, env, expect }) => {
+    const result = await askAnswered(relay, env, ["Deploy?"], { answers: { answer: false } });
+    expect(result).toMatchObject({ code: 1, stdout: "no\n" });
+  });
+
+  it("when asked with --choice, it sends one choice question and prints the chosen option", async ({ relay, env, expect }) => {
+    const result = await askAnswered(relay, env, ["Where to?", "--choice", "staging, production,canary"], { answers: { answer: "production" } });
+    expect(result).toMatchObject({ code: 0, stdout: "production\n" });
+    expect(result.request.body.questions).toEqual([{ id: "answer", question: "Where to?", type: "choice", options: ["staging", "production", "canary"] }]);
+  });
+
+  it("when asked with --text, it sends one text question and prints the text", async ({ relay, env, expect }) => {
+    const result = await askAnswered(relay, env, ["Release note?", "--text"], { answers: { answer: "Fixes the login bug" } });
+    expect(result).toMatchObject({ code: 0, stdout: "Fixes the login bug\n" });
+    expect(result.request.body.questions).toEqual([{ id: "answer", question: "Release note?", type: "text" }]);
+  });
+
+  it("when no one answers in time, it exits 2 and says so", async ({ relay, env, expect }) => {
+    const result = await askEnded(relay, env, "expired");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/No one answered in Slack within 10 minutes/);
+  });
+
+  it("when the request is cancelled, it exits 2", async ({ relay, env, expect }) => {
+    const result = await askEnded(relay, env, "cancelled");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cancelled/);
+  });
+
+  it("when Slack refuses the message, it exits 3 with Slack's reason", async ({ relay, env, expect }) => {
+    const result = await askEnded(relay, env, "failed");
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/channel_not_found/);
+  });
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`when it gets ${signal} while waiting, it withdraws the question from Slack and exits 2`, async ({ relay, env, expect }) => {
+      const next = relay.nextRequest();
+      const run = startCli(["ask", "Deploy?"], { env });
+      const request = await next;
+      await until(() => relay.calls.some((c) => c.method === "GET"));
+      run.child.kill(signal);
+      const result = await run.done;
+      expect(result.code).toBe(2);
+      expect(relay.callsTo("DELETE", `/v1/requests/${request.id}`)).toHaveLength(1);
+      expect(relay.requests.get(request.id)!.status).toBe("cancelled");
+    });
+  }
+
+  it("when the relay cannot be reached, it exits 3 after its retries and says why", async ({ relay, env, expect }) => {
+    await relay.stop();
+    const result = await runCli(["ask", "Deploy?"], { env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/could not be reached.*ECONNREFUSED/);
+  });
+
+  it("when the token is refused, it exits 3 and says the relay refused", async ({ relay, env, expect }) => {
+    const result = await runCli(["ask", "Deploy?"], { env: { ...env, RELAY_TOKEN: "wrong-token-000000000" } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/refused.*401/);
+    expect(relay.calls).toHaveLength(1);
+  });
+
+  it("when --url and --token are given, they are used instead of the environment", async ({ relay, expect }) => {
+    const next = relay.nextRequest();
+    const run = runCli(["ask", "Deploy?", "--url", relay.url, "--token", TOKEN], { env: { RELAY_RETRIES: "0" } });
+    relay.answer((await next).id, { answers: { answer: true } });
+    await expect(run).resolves.toMatchObject({ code: 0 });
+  });
+
+  const misuse: Array<[string, string[], Record<string, string> | undefined, RegExp]> = [
+    ["no question", [], undefined, /give the question/],
+    ["two questions", ["Deploy?", "Now?"], undefined, /give the question/],
+    ["--choice with --text", ["Deploy?", "--choice", "a,b", "--text"], undefined, /not both/],
+    ["an empty --choice", ["Deploy?", "--choice", " , "], undefined, /--choice needs/],
+    ["a repeated --choice option", ["Deploy?", "--choice", "a,a"], undefined, /--choice needs/],
+    ["a --timeout that is not a number", ["Deploy?", "--timeout", "soon"], undefined, /--timeout must be/],
+    ["a --timeout of 0", ["Deploy?", "--timeout", "0"], undefined, /--timeout must be/],
+    ["an unknown flag", ["Deploy?", "--colour", "red"], undefined, /Unknown option '--colour'/],
+    ["no RELAY_URL", ["Deploy?"], { RELAY_TOKEN: TOKEN }, /RELAY_URL is not set/],
+    ["no RELAY_TOKEN", ["Deploy?"], { RELAY_URL: "http://127.0.0.1:9" }, /RELAY_TOKEN is not set/],
+    ["a RELAY_URL that is not http", ["Deploy?"], { RELAY_URL: "relay.local", RELAY_TOKEN: TOKEN }, /must start with http/],
+  ];
+  for (const [what, args, customEnv, message] of misuse) {
+    it(`when given ${what}, it exits 3 with the reason and the usage on stderr, and asks nothing`, async ({ relay, env, expect }) => {
+      const result = await runCli(["ask", ...args], { env: customEnv ?? env });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toMatch(/Usage: approval-relay/);
+      expect(result.stdout).toBe("");
+      expect(relay.calls).toHaveLength(0);
+    });
+  }
+});
+
+describe.concurrent("approval-relay", () => {
+  it("when the command is unknown, it exits 3 with the usage on stderr", async ({ env, expect }) => {
+    const result = await runCli(["deploy"], { env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/unknown command "deploy"[\s\S]*Usage: approval-relay/);
+  });
+
+  it("when asked for help, it prints the usage and exits 0", async ({ env, expect }) => {
+    const result = await runCli(["--help"], { env });
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: approval-relay/) });
+  });
+});

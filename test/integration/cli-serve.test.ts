@@ -1,0 +1,67 @@
+/**
+ * `approval-relay serve` (what `npm start` runs), spawned for real: it starts
+ * the relay from the environment and stops it cleanly on SIGTERM. Slack's
+ * Web API is a loopback stand-in that accepts everything.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RelayClient } from "../../src/client/index.js";
+import { until } from "../unit/client/stand-in.js";
+import { runCli, startCli } from "./cli-spawn.js";
+
+const TOKEN = "tok_serve_0123456789abcdef";
+let slack: Server;
+beforeEach(async () => {
+  slack = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ok: true, team: "T0TEAM", user: "relay" }));
+  });
+  await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
+});
+afterEach(async () => {
+  slack.closeAllConnections();
+  await new Promise<void>((resolve) => slack.close(() => resolve()));
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe("approval-relay serve", () => {
+  it("when started, it serves the agent API until SIGTERM, then stops cleanly with exit 0", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const run = startCli(["serve"], {
+      tsx: true,
+      env: {
+        SLACK_BOT_TOKEN: "xoxb-1-serve-test",
+        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+        RELAY_TOKENS: `ci:${TOKEN}`,
+        PORT: String(port),
+      },
+    });
+    let up = false;
+    await until(() => {
+      void fetch(`${url}/healthz`).then((r) => (up = r.ok), () => undefined);
+      return up;
+    }, 15_000);
+    const client = new RelayClient({ url, token: TOKEN, retries: 0 });
+    await expect(client.get("no-such-request")).rejects.toMatchObject({ code: "relay_not_found" });
+    run.child.kill("SIGTERM");
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/relay stopped/);
+  });
+
+  it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {
+    const result = await runCli(["serve"], { tsx: true, env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Runs the real `approval-relay` executable as a child process, as a shell
+ * script or Claude Code would, and collects its exit code and output. The
+ * CLI's sources are compiled once per test file (TypeScript's transpiler,
+ * into node_modules/.cache so `zod` resolves) because starting through tsx
+ * costs a second per spawn.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { afterAll, test as base } from "vitest";
+import { RelayStandIn, TOKEN } from "../unit/client/stand-in.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/** Static relative imports only: `serve` loads the relay lazily, and is spawned through tsx. */
+const RELATIVE_IMPORT = /from\s*"(\.{1,2}\/[^"]+)\.js"/g;
+
+/** Compiles src/cli/main.ts and every module it imports statically; returns the compiled entry. */
+function compileCli(): { entry: string; dir: string } {
+  const cache = join(root, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, "approval-relay-cli-"));
+  const queue = ["src/cli/main.ts"];
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    const source = readFileSync(join(root, file), "utf8");
+    for (const match of source.matchAll(RELATIVE_IMPORT)) {
+      const dependency = normalize(join(dirname(file), `${match[1]}.ts`));
+      if (!seen.has(dependency) && existsSync(join(root, dependency))) {
+        seen.add(dependency);
+        queue.push(dependency);
+      }
+    }
+    const output = ts.transpileModule(source, {
+      fileName: file,
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    const target = join(dir, file.replace(/\.ts$/, ".js"));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, output);
+  }
+  return { entry: join(dir, "src/cli/main.js"), dir };
+}
+
+const compiled = compileCli();
+afterAll(() => rmSync(compiled.dir, { recursive: true, force: true }));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+export interface CliOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  /** Run src/cli/main.ts through tsx (needed for `serve`, which loads the whole relay). */
+  tsx?: boolean;
+}
+
+export function startCli(args: string[], options: CliOptions = {}): CliRun {
+  const entry = options.tsx ? ["--import", "tsx", "src/cli/main.ts"] : [compiled.entry];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdin!.end(options.stdin ?? "");
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+/**
+ * A test with its own relay stand-in and the environment that points the CLI
+ * at it, so CLI tests can run concurrently (each spawn costs a second).
+ */
+export const cliTest = base.extend<{ relay: RelayStandIn; env: Record<string, string> }>({
+  relay: async ({}, use) => {
+    const relay = await new RelayStandIn().start();
+    await use(relay);
+    await relay.stop();
+  },
+  env: async ({ relay }, use) => {
+    await use({ RELAY_URL: relay.url, RELAY_TOKEN: TOKEN, RELAY_RETRIES: "1" });
+  },
+});

@@ -1,0 +1,145 @@
+/**
+ * Posting requests to Slack through the real messenger and WebClient, with
+ * the Web API stubbed by nock: permanent refusals fail the request with
+ * Slack's error, transient ones are retried until the message is posted.
+ */
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.js";
+import { createMemoryStore } from "../../src/store/memory-store.js";
+import { RequestService } from "../../src/requests/service.js";
+import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
+import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SIGNING_SECRET, SLACK_API_URL } from "../helpers/slack.js";
+import { createSlackMessenger } from "../../src/slack/messenger.js";
+
+const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect("127.0.0.1");
+});
+afterAll(() => nock.enableNetConnect());
+
+describe("posting a request", () => {
+  let relay: SlackRelay;
+  beforeEach(async () => {
+    relay = await startSlackRelay();
+  });
+  afterEach(async () => {
+    await relay.close();
+    expect(relay.unexpected).toEqual([]);
+    nock.cleanAll();
+  });
+
+  it.each([["channel_not_found"], ["not_in_channel"], ["invalid_blocks"], ["is_archived"]])(
+    "when Slack refuses chat.postMessage with %s, the request fails with that error and is not retried",
+    async (error) => {
+      relay.api.on("chat.postMessage", { ok: false, error });
+      const record = await relay.create(stepGate);
+      expect(record.status).toBe("failed");
+      expect(record.error).toBe(error);
+      expect(relay.api.callsTo("chat.postMessage")).toHaveLength(1);
+      expect(relay.sleeps).toEqual([]);
+      relay.api.done();
+    },
+  );
+
+  it("after a 429 with Retry-After, it waits that long and posts once", async () => {
+    relay.api.on("chat.postMessage", { status: 429, headers: { "retry-after": "3" } }).onPost();
+    const record = await relay.create(stepGate);
+    expect(record.status).toBe("pending");
+    expect(record.slack).toEqual({ channel: CHANNEL, ts: MESSAGE_TS });
+    expect(relay.sleeps).toEqual([3000]);
+    expect(relay.api.callsTo("chat.postMessage")).toHaveLength(2);
+    relay.api.done();
+  });
+
+  it.each([
+    ["an HTTP 500", { status: 500, body: "oops" }],
+    ["an HTTP 503", { status: 503 }],
+    ["Slack's internal_error", { ok: false, error: "internal_error" }],
+    ["Slack's service_unavailable", { ok: false, error: "service_unavailable" }],
+  ])("after %s, it retries and the message is posted", async (_label, failure) => {
+    relay.api.on("chat.postMessage", failure).onPost();
+    const record = await relay.create(stepGate);
+    expect(record.status).toBe("pending");
+    expect(record.slack).toEqual({ channel: CHANNEL, ts: MESSAGE_TS });
+    expect(relay.sleeps).toHaveLength(1);
+    relay.api.done();
+  });
+
+  it("when Slack stays down until the request's deadline, the request fails with the last error", async () => {
+    relay.api.on("chat.postMessage", { status: 503 }, 40);
+    const record = await relay.create({ ...stepGate, timeoutSeconds: 120 });
+    expect(record.status).toBe("failed");
+    expect(record.error).toMatch(/^http_503 \(gave up after \d+ attempts\)$/);
+    expect(relay.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(120_000);
+    expect(Math.max(...relay.sleeps)).toBeLessThanOrEqual(30_000);
+  });
+
+  it("a failing message update is retried and never changes the recorded answer", async () => {
+    relay.api.onPost().on("chat.update", { ok: false, error: "internal_error" }).on("chat.update");
+    const record = await relay.create(stepGate);
+    await relay.service.answer(record.id, { reply: "y" }, { id: "U0ALICE" });
+    await relay.settle();
+    expect(relay.api.callsTo("chat.update")).toHaveLength(2);
+    expect((await relay.service.get(record.id))?.decision).toStrictEqual({ reply: "y" });
+    relay.api.done();
+  });
+});
+
+describe("readiness ping", () => {
+  afterEach(() => {
+    nock.abortPendingRequests();
+    nock.cleanAll();
+  });
+
+  function app() {
+    const store = createMemoryStore();
+    const slack = createSlackApp({
+      botToken: BOT_TOKEN,
+      signingSecret: SIGNING_SECRET,
+      apiUrl: SLACK_API_URL,
+      logger: silentLogger,
+      service: new RequestService({ store, messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {} }, defaultTimeoutSeconds: 60 }),
+      pingTimeoutMs: 200,
+    });
+    return slack;
+  }
+
+  it("constructing the app calls nothing; ping() asks auth.test with the bot token at SLACK_API_URL", async () => {
+    const authTest = nock("https://slack.test", { reqheaders: { authorization: `Bearer ${BOT_TOKEN}` } })
+      .post("/api/auth.test")
+      .reply(200, { ok: true, user_id: "U0BOT", bot_id: "B0BOT" });
+    const slack = app();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(authTest.isDone()).toBe(false);
+    expect(await slack.ping()).toBe(true);
+    expect(authTest.isDone()).toBe(true);
+  });
+
+  it("ping() is false when Slack rejects the token", async () => {
+    new FakeSlackApi().on("auth.test", { ok: false, error: "invalid_auth" });
+    expect(await app().ping()).toBe(false);
+  });
+
+  it("ping() is false when Slack does not answer in time", async () => {
+    nock("https://slack.test").post("/api/auth.test").delay(2000).reply(200, { ok: true });
+    const started = Date.now();
+    expect(await app().ping()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+it("the messenger refuses a Slack answer without channel or ts as a permanent failure", async () => {
+  const api = new FakeSlackApi().on("chat.postMessage", { ok: true });
+  const store = createMemoryStore();
+  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
+  const service = new RequestService({ store, messenger: createSlackMessenger({ client, logger: silentLogger }), defaultTimeoutSeconds: 60, defaultChannel: CHANNEL });
+  const { record } = await service.create({ tokenName: "t", body: { kind: "step_gate", toolName: "Bash", input: {} } });
+  await service.idle();
+  expect((await service.get(record.id))?.status).toBe("failed");
+  api.done();
+  nock.cleanAll();
+});

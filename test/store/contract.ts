@@ -1,0 +1,498 @@
+/**
+ * The RequestStore contract, run against every implementation (memory and
+ * Redis) so they stay interchangeable: round trips, idempotency, every
+ * transition, first answer wins, expiry, Slack message index, notifications,
+ * the callback queue and retention.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Decision } from "../../src/requests/decisions.js";
+import { RequestRecord, type Person } from "../../src/requests/model.js";
+import type { RequestStore, Transition } from "../../src/store/store.js";
+import { until } from "../helpers/redis.js";
+
+export interface ContractStoreOptions {
+  /** The store's clock (Unix ms); the suite moves it. */
+  now: () => number;
+  /** How long ended requests stay readable (ms). */
+  retentionMs: number;
+}
+
+export interface ContractStore {
+  store: RequestStore;
+  /** Lets `ms` pass for the store beyond its clock (e.g. real time for Redis TTLs). */
+  elapse(ms: number): Promise<void>;
+}
+
+/** Builds a fresh, empty store (`ready()` already resolved); the suite closes it. */
+export type MakeStore = (options: ContractStoreOptions) => Promise<ContractStore>;
+
+const T0 = 1_800_000_000_000;
+const LONG_RETENTION_MS = 60_000;
+
+const UNICODE = 'héllo — 日本語 🚀 \u202Eright-to-left\u202C "quotes" \\ back\\slash \u0000 nul\nnew line';
+const EXACT_NUMBERS = { sum: 0.1 + 0.2, maxSafe: 2 ** 53 - 1, tiny: 5e-324, negative: -1.5e300, zero: 0 };
+
+export function runStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`${name} store contract`, () => {
+    const opened: RequestStore[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
+
+    async function open(retentionMs = LONG_RETENTION_MS) {
+      const clock = { t: T0 };
+      const { store, elapse } = await makeStore({ now: () => clock.t, retentionMs });
+      opened.push(store);
+      const advance = async (ms: number) => {
+        clock.t += ms;
+        await elapse(ms);
+      };
+      const record = (overrides: Partial<RequestRecord> = {}): RequestRecord =>
+        RequestRecord.parse({
+          id: randomUUID(),
+          status: "pending",
+          tokenName: "ci",
+          channel: "C0123456789",
+          body: { kind: "step_gate", toolName: "Bash", input: { command: "ls" } },
+          createdAt: clock.t,
+          expiresAt: clock.t + 60_000,
+          ...overrides,
+        });
+      const created = async (overrides: Partial<RequestRecord> = {}) => (await store.create(record(overrides))).record;
+      return { store, clock, advance, record, created };
+    }
+
+    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = { id: "U1", name: "alice" }): Transition => ({
+      status: "answered",
+      decision,
+      answeredBy: person,
+      at,
+    });
+
+    describe("create and get", () => {
+      it("reads back a request with empty arrays, empty objects, unicode and exact numbers unchanged", async () => {
+        const { store, record } = await open();
+        const request = record({
+          body: {
+            kind: "permission",
+            toolName: UNICODE,
+            input: { list: [], object: {}, nested: { deeper: [[], {}] }, text: UNICODE, ...EXACT_NUMBERS },
+            suggestions: [],
+            title: UNICODE,
+          },
+        });
+        const result = await store.create(request);
+        expect(result).toStrictEqual({ record: request, created: true });
+        expect(await store.get(request.id)).toStrictEqual(request);
+      });
+
+      it("reads back every kind of request body", async () => {
+        const { store, record } = await open();
+        const bodies = [
+          { kind: "permission", toolName: "Write", input: { file_path: "/tmp/a", content: "x" }, defaultToNo: true },
+          { kind: "step_gate", toolName: "Bash", input: { command: "rm -rf build" }, toolUseId: "toolu_1" },
+          {
+            kind: "ask_user_question",
+            questions: [{ question: "Which?", header: "Pick", options: [{ label: "A" }, { label: "B", preview: "p" }], multiSelect: true }],
+          },
+          {
+            kind: "interactive_questions",
+            autonomous: true,
+            questions: [{ id: "ok", question: "Go?", type: "confirm", default: false, required: false }],
+          },
+        ];
+        for (const body of bodies) {
+          const request = record({ body } as Partial<RequestRecord>);
+          await store.create(request);
+          expect(await store.get(request.id)).toStrictEqual(request);
+        }
+      });
+
+      it("stores a body of about 1 MB without loss", async () => {
+        const { store, record } = await open();
+        const content = `${"x".repeat(500_000)}${"é🚀".repeat(100_000)}`;
+        const request = record({ body: { kind: "permission", toolName: "Write", input: { file_path: "/big", content } } });
+        await store.create(request);
+        expect(await store.get(request.id)).toStrictEqual(request);
+      });
+
+      it("returns undefined for an unknown id", async () => {
+        const { store } = await open();
+        expect(await store.get(randomUUID())).toBeUndefined();
+      });
+
+      it("refuses a second request with the same id and keeps the first", async () => {
+        const { store, record } = await open();
+        const first = record();
+        await store.create(first);
+        await expect(store.create(record({ id: first.id, tokenName: "other" }))).rejects.toThrow();
+        expect(await store.get(first.id)).toStrictEqual(first);
+      });
+    });
+
+    describe("idempotency", () => {
+      it("when the same key is used twice, the second create returns the first request and stores nothing", async () => {
+        const { store, record } = await open();
+        const first = record();
+        const second = record({ body: { kind: "step_gate", toolName: "Other", input: {} } });
+        expect(await store.create(first, "ci:deploy-1")).toStrictEqual({ record: first, created: true });
+        expect(await store.create(second, "ci:deploy-1")).toStrictEqual({ record: first, created: false });
+        expect(await store.get(second.id)).toBeUndefined();
+      });
+
+      it("returns the first request as it is now, even after it ended", async () => {
+        const { store, record, clock } = await open();
+        const first = record();
+        await store.create(first, "ci:deploy-2");
+        await store.transition(first.id, answer(clock.t, { reply: "n" }));
+        const again = await store.create(record(), "ci:deploy-2");
+        expect(again.created).toBe(false);
+        expect(again.record).toMatchObject({ id: first.id, status: "answered", decision: { reply: "n" } });
+      });
+
+      it("different keys create different requests", async () => {
+        const { store, record } = await open();
+        const a = await store.create(record(), "ci:a");
+        const b = await store.create(record(), "ci:b");
+        expect(a.created && b.created).toBe(true);
+        expect(a.record.id).not.toBe(b.record.id);
+      });
+
+      it("when 10 creates race with one key, exactly one request is created and all return it", async () => {
+        const { store, record } = await open();
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.create(record(), "ci:race")));
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
+      });
+    });
+
+    describe("transitions", () => {
+      it("an answer stores the decision, who answered and when", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        const decision: Decision = { behavior: "allow", updatedInput: { list: [], object: {}, text: UNICODE, ...EXACT_NUMBERS }, updatedPermissions: [] };
+        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: "U1", name: UNICODE }));
+        const expected = { ...request, status: "answered", decision, answeredBy: { id: "U1", name: UNICODE }, endedAt: clock.t + 5 };
+        expect(result).toStrictEqual({ outcome: "applied", record: expected });
+        expect(await store.get(request.id)).toStrictEqual(expected);
+      });
+
+      it("keeps false, empty strings and empty lists in interactive answers", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        const decision: Decision = { answers: { confirm: false, text: "", many: [], pick: UNICODE } };
+        await store.transition(request.id, answer(clock.t, decision));
+        expect((await store.get(request.id))?.decision).toStrictEqual(decision);
+      });
+
+      it("a cancel records who cancelled and why, when given", async () => {
+        const { store, created, clock } = await open();
+        const withReason = await created();
+        const bare = await created();
+        const result = await store.transition(withReason.id, { status: "cancelled", at: clock.t, by: "hook disconnected", reason: "client went away" });
+        expect(result).toStrictEqual({
+          outcome: "applied",
+          record: { ...withReason, status: "cancelled", endedAt: clock.t, cancelledBy: "hook disconnected", error: "client went away" },
+        });
+        const plain = await store.transition(bare.id, { status: "cancelled", at: clock.t });
+        expect(plain).toStrictEqual({ outcome: "applied", record: { ...bare, status: "cancelled", endedAt: clock.t } });
+      });
+
+      it("a failure records Slack's error", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        const result = await store.transition(request.id, { status: "failed", at: clock.t, error: "channel_not_found" });
+        expect(result).toStrictEqual({ outcome: "applied", record: { ...request, status: "failed", endedAt: clock.t, error: "channel_not_found" } });
+      });
+
+      it("expiry applies at the deadline and is refused as not_due before it", async () => {
+        const { store, created, clock } = await open();
+        const request = await created({ expiresAt: clock.t + 1000 });
+        const early = await store.transition(request.id, { status: "expired", at: clock.t + 999 });
+        expect(early).toStrictEqual({ outcome: "not_due", record: request });
+        expect(await store.get(request.id)).toStrictEqual(request);
+        const due = await store.transition(request.id, { status: "expired", at: clock.t + 1000 });
+        expect(due).toStrictEqual({ outcome: "applied", record: { ...request, status: "expired", endedAt: clock.t + 1000 } });
+      });
+
+      it("when 20 answers race, the first wins and every other one gets the winner's decision back", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.transition(request.id, answer(clock.t, { behavior: "deny", message: `no ${i}` }, { id: `U${i}` })),
+          ),
+        );
+        const winners = results.filter((r) => r.outcome === "applied");
+        expect(winners).toHaveLength(1);
+        const winner = winners[0]!;
+        if (winner.outcome !== "applied") throw new Error("unreachable");
+        for (const result of results.filter((r) => r.outcome !== "applied")) {
+          expect(result).toStrictEqual({ outcome: "already_ended", record: winner.record });
+        }
+        expect(await store.get(request.id)).toStrictEqual(winner.record);
+      });
+
+      it("after an answer, every later transition gets the stored answer back and changes nothing", async () => {
+        const { store, created, clock } = await open();
+        const request = await created({ expiresAt: clock.t + 10 });
+        const first = await store.transition(request.id, answer(clock.t, { reply: "q" }));
+        if (first.outcome !== "applied") throw new Error(`answer was ${first.outcome}`);
+        const later: Transition[] = [
+          answer(clock.t + 20, { reply: "y" }, { id: "U2" }),
+          { status: "expired", at: clock.t + 20 },
+          { status: "cancelled", at: clock.t + 20, by: "agent" },
+          { status: "failed", at: clock.t + 20, error: "late" },
+        ];
+        for (const change of later) {
+          expect(await store.transition(request.id, change)).toStrictEqual({ outcome: "already_ended", record: first.record });
+        }
+        expect(await store.get(request.id)).toStrictEqual(first.record);
+      });
+
+      it("every transition of an unknown id is not_found and creates nothing", async () => {
+        const { store, clock } = await open();
+        const id = randomUUID();
+        const changes: Transition[] = [
+          answer(clock.t),
+          { status: "expired", at: clock.t },
+          { status: "cancelled", at: clock.t },
+          { status: "failed", at: clock.t, error: "x" },
+        ];
+        for (const change of changes) expect(await store.transition(id, change)).toStrictEqual({ outcome: "not_found" });
+        expect(await store.get(id)).toBeUndefined();
+      });
+    });
+
+    describe("expiry sweep", () => {
+      it("lists pending requests at or past their deadline, up to the limit, and no others", async () => {
+        const { store, created, clock } = await open();
+        const past = await created({ expiresAt: clock.t - 1 });
+        const now = await created({ expiresAt: clock.t });
+        const later = await created({ expiresAt: clock.t + 1 });
+        const answered = await created({ expiresAt: clock.t - 5 });
+        await store.transition(answered.id, answer(clock.t));
+        expect((await store.dueForExpiry(clock.t, 10)).sort()).toStrictEqual([past.id, now.id].sort());
+        expect(await store.dueForExpiry(clock.t, 1)).toHaveLength(1);
+        expect(await store.dueForExpiry(clock.t - 10, 10)).toStrictEqual([]);
+        await store.transition(past.id, { status: "expired", at: clock.t });
+        expect(await store.dueForExpiry(clock.t, 10)).toStrictEqual([now.id]);
+        expect((await store.dueForExpiry(clock.t + 1, 10)).sort()).toStrictEqual([now.id, later.id].sort());
+      });
+
+      it("never lists a request created already answered", async () => {
+        const { store, record, clock } = await open();
+        const done = record({ status: "answered", decision: { answers: {} }, answeredBy: { id: "relay" }, endedAt: clock.t, expiresAt: clock.t });
+        await store.create(done);
+        expect(await store.dueForExpiry(clock.t + 1000, 10)).toStrictEqual([]);
+      });
+    });
+
+    describe("Slack message", () => {
+      it("records where the message lives and finds the request from it", async () => {
+        const { store, created } = await open();
+        const request = await created();
+        const slack = { channel: "C0123456789", ts: "1712345678.000100" };
+        expect(await store.setSlackMessage(request.id, slack)).toStrictEqual({ ...request, slack });
+        expect(await store.get(request.id)).toStrictEqual({ ...request, slack });
+        expect(await store.findBySlackMessage(slack)).toBe(request.id);
+        expect(await store.findBySlackMessage({ ...slack, ts: "1712345678.000101" })).toBeUndefined();
+      });
+
+      it("records the message of a request that already ended and returns it as it is", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        await store.transition(request.id, { status: "cancelled", at: clock.t, by: "agent" });
+        const slack = { channel: "D0123456789", ts: "1.2" };
+        expect(await store.setSlackMessage(request.id, slack)).toMatchObject({ status: "cancelled", cancelledBy: "agent", slack });
+        expect(await store.findBySlackMessage(slack)).toBe(request.id);
+      });
+
+      it("ignores an unknown id and creates no request", async () => {
+        const { store } = await open();
+        const id = randomUUID();
+        const slack = { channel: "C0123456789", ts: "9.9" };
+        expect(await store.setSlackMessage(id, slack)).toBeUndefined();
+        expect(await store.get(id)).toBeUndefined();
+        expect(await store.findBySlackMessage(slack)).toBeUndefined();
+      });
+    });
+
+    describe("ended notifications", () => {
+      it("fires once for each applied transition and never for a refused one", async () => {
+        const { store, record, created, clock } = await open();
+        const seen: string[] = [];
+        store.onEnded((id) => seen.push(id));
+        const done = record({ status: "answered", decision: { answers: {} }, answeredBy: { id: "relay" }, endedAt: clock.t });
+        await store.create(done);
+        const [a, b, c] = [await created(), await created({ expiresAt: clock.t + 1000 }), await created()];
+        await store.transition(a.id, answer(clock.t));
+        await store.transition(a.id, answer(clock.t));
+        await store.transition(a.id, { status: "cancelled", at: clock.t });
+        await store.transition(b.id, { status: "expired", at: clock.t });
+        await store.transition(randomUUID(), { status: "failed", at: clock.t, error: "x" });
+        await store.transition(b.id, { status: "failed", at: clock.t, error: "x" });
+        await store.transition(c.id, { status: "expired", at: clock.t + 60_000 });
+        await until(() => seen.includes(c.id), 2000, "the last notification");
+        expect(seen.sort()).toStrictEqual([done.id, a.id, b.id, c.id].sort());
+      });
+
+      it("stops calling a listener once it is removed", async () => {
+        const { store, created, clock } = await open();
+        const removed: string[] = [];
+        const kept: string[] = [];
+        const remove = store.onEnded((id) => removed.push(id));
+        store.onEnded((id) => kept.push(id));
+        const [a, b] = [await created(), await created()];
+        await store.transition(a.id, answer(clock.t));
+        await until(() => removed.includes(a.id), 2000, "the first notification");
+        remove();
+        await store.transition(b.id, answer(clock.t));
+        await until(() => kept.includes(b.id), 2000, "the second notification");
+        expect(removed).toStrictEqual([a.id]);
+      });
+    });
+
+    describe("callback queue", () => {
+      const LEASE_MS = 30_000;
+      const CALLBACK_URL = "https://hooks.example.com/relay";
+      const withCallback = (body: Partial<RequestRecord["body"]> = {}) =>
+        ({ body: { kind: "step_gate", toolName: "Bash", input: { command: "ls" }, callbackUrl: CALLBACK_URL, ...body } }) as Partial<RequestRecord>;
+
+      it("each final transition of a request with a callback URL queues its callback, due when it ended", async () => {
+        const { store, created, clock } = await open();
+        const [a, c, d] = [await created(withCallback()), await created(withCallback()), await created(withCallback())];
+        const b = await created({ ...withCallback(), expiresAt: clock.t + 5 });
+        await store.transition(a.id, answer(clock.t + 1));
+        await store.transition(b.id, { status: "expired", at: clock.t + 5 });
+        await store.transition(c.id, { status: "cancelled", at: clock.t + 3, by: "agent" });
+        await store.transition(d.id, { status: "failed", at: clock.t + 2, error: "channel_not_found" });
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimCallbacks(clock.t + 3, LEASE_MS, 10)).toStrictEqual([
+          { id: a.id, attempts: 0 },
+          { id: d.id, attempts: 0 },
+          { id: c.id, attempts: 0 },
+        ]);
+        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ id: b.id, attempts: 0 }]);
+      });
+
+      it("a request created already answered with a callback URL has its callback queued at once", async () => {
+        const { store, record, clock } = await open();
+        const done = record({ ...withCallback(), status: "answered", decision: { reply: "y" }, answeredBy: { id: "relay" }, endedAt: clock.t });
+        await store.create(done);
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+      });
+
+      it("queues nothing for a pending request, a request without a callback URL or a refused transition", async () => {
+        const { store, created, clock } = await open();
+        await created(withCallback());
+        const plain = await created();
+        await store.transition(plain.id, answer(clock.t));
+        const done = await created(withCallback());
+        await store.transition(done.id, answer(clock.t));
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+        await store.transition(done.id, { status: "cancelled", at: clock.t });
+        await store.transition(randomUUID(), { status: "failed", at: clock.t, error: "x" });
+        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+      });
+
+      it("a claimed callback is handed out again only when its lease runs out", async () => {
+        const { store, created, clock } = await open();
+        const request = await created(withCallback());
+        await store.transition(request.id, answer(clock.t));
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toHaveLength(1);
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimCallbacks(clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimCallbacks(clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      });
+
+      it("claims at most `limit`, earliest due first, and nothing for a limit of 0", async () => {
+        const { store, created, clock } = await open();
+        const ids: string[] = [];
+        for (const offset of [3, 1, 2]) {
+          const request = await created(withCallback());
+          await store.transition(request.id, answer(clock.t + offset));
+          ids[offset] = request.id;
+        }
+        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 2)).toStrictEqual([
+          { id: ids[1], attempts: 0 },
+          { id: ids[2], attempts: 0 },
+        ]);
+        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 2)).toStrictEqual([{ id: ids[3], attempts: 0 }]);
+      });
+
+      it("when 10 claims race, each queued callback is handed out once", async () => {
+        const { store, created, clock } = await open();
+        const requests = await Promise.all(Array.from({ length: 6 }, () => created(withCallback())));
+        await Promise.all(requests.map((request) => store.transition(request.id, answer(clock.t))));
+        const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimCallbacks(clock.t, LEASE_MS, 1)));
+        const ids = claims.flat().map((claim) => claim.id);
+        expect(ids.sort()).toStrictEqual(requests.map((r) => r.id).sort());
+      });
+
+      it("a retry makes the callback due at the given time with the attempts made", async () => {
+        const { store, created, clock } = await open();
+        const request = await created(withCallback());
+        await store.transition(request.id, answer(clock.t));
+        await store.claimCallbacks(clock.t, LEASE_MS, 10);
+        expect(await store.retryCallback(request.id, clock.t + 2000, 1)).toBe(true);
+        expect(await store.claimCallbacks(clock.t + 1999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimCallbacks(clock.t + 2000, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 1 }]);
+        expect(await store.retryCallback(request.id, clock.t, 2)).toBe(true);
+        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 2 }]);
+      });
+
+      it("a completed callback is never handed out again, and a late retry does not bring it back", async () => {
+        const { store, created, clock } = await open();
+        const request = await created(withCallback());
+        await store.transition(request.id, answer(clock.t));
+        await store.claimCallbacks(clock.t, LEASE_MS, 10);
+        expect(await store.completeCallback(request.id)).toBe(true);
+        expect(await store.completeCallback(request.id)).toBe(false);
+        expect(await store.retryCallback(request.id, clock.t, 1)).toBe(false);
+        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
+      });
+
+      it("retry and complete of an id with no queued callback change nothing", async () => {
+        const { store, created, clock } = await open();
+        const request = await created(withCallback());
+        expect(await store.retryCallback(request.id, clock.t, 1)).toBe(false);
+        expect(await store.completeCallback(randomUUID())).toBe(false);
+        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.get(request.id)).toStrictEqual(request);
+      });
+    });
+
+    describe("retention", () => {
+      const RETENTION_MS = 300;
+
+      it("forgets an ended request, its idempotency key and its message after the retention", async () => {
+        const { store, record, created, clock, advance } = await open(RETENTION_MS);
+        const request = record();
+        await store.create(request, "ci:retained");
+        const slack = { channel: "C0123456789", ts: "5.5" };
+        await store.setSlackMessage(request.id, slack);
+        await store.transition(request.id, answer(clock.t));
+        const pending = await created();
+        await advance(RETENTION_MS / 2);
+        expect((await store.get(request.id))?.status).toBe("answered");
+        await advance(RETENTION_MS);
+        expect(await store.get(request.id)).toBeUndefined();
+        expect(await store.findBySlackMessage(slack)).toBeUndefined();
+        expect((await store.create(record(), "ci:retained")).created).toBe(true);
+        expect(await store.get(pending.id)).toStrictEqual(pending);
+      });
+
+      it("forgets a request created already answered after the retention", async () => {
+        const { store, record, clock, advance } = await open(RETENTION_MS);
+        const done = record({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "relay" }, endedAt: clock.t });
+        await store.create(done);
+        expect(await store.get(done.id)).toStrictEqual(done);
+        await advance(RETENTION_MS + RETENTION_MS / 2);
+        expect(await store.get(done.id)).toBeUndefined();
+      });
+    });
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * Several relay instances sharing one Redis: each store has its own
+ * connections, all use the same prefix. A waiter on one instance must wake
+ * when a request ends on another, and racing sweeps expire each request once.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RequestRecord } from "../../src/requests/model.js";
+import { connectRedisStore } from "../../src/store/redis-store.js";
+import type { RequestStore, TransitionResult } from "../../src/store/store.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../helpers/redis.js";
+
+const T0 = 1_800_000_000_000;
+
+describe("relay instances sharing one Redis", () => {
+  let prefix: string;
+  const opened: RequestStore[] = [];
+  beforeEach(() => {
+    prefix = uniquePrefix();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+    const admin = connectTestRedis();
+    await deleteKeysUnder(admin, prefix);
+    await admin.quit();
+  });
+
+  /** A store with its own two connections, as one relay process has. */
+  async function instance(): Promise<RequestStore> {
+    const store = connectRedisStore(REDIS_TEST_URL, { prefix, now: () => T0 });
+    opened.push(store);
+    await store.ready();
+    return store;
+  }
+
+  const pending = (expiresAt = T0 + 60_000): RequestRecord => ({
+    id: randomUUID(),
+    status: "pending",
+    tokenName: "ci",
+    channel: "C0123456789",
+    body: { kind: "permission", toolName: "Bash", input: { command: "deploy" } },
+    createdAt: T0,
+    expiresAt,
+  });
+
+  it("when the click lands on instance B, the listener on instance A wakes with the id", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const request = pending();
+    await a.create(request);
+    const woken: string[] = [];
+    a.onEnded((id) => woken.push(id));
+    const result = await b.transition(request.id, {
+      status: "answered",
+      decision: { behavior: "allow", updatedInput: { command: "deploy" } },
+      answeredBy: { id: "U1" },
+      at: T0,
+    });
+    expect(result.outcome).toBe("applied");
+    await until(() => woken.includes(request.id), 2000, "instance A to hear of the answer");
+    expect((await a.get(request.id))?.status).toBe("answered");
+  });
+
+  it("when two instances sweep the same due requests, each request is expired exactly once", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const requests = Array.from({ length: 50 }, () => pending(T0 - 1));
+    await Promise.all(requests.map((request) => a.create(request)));
+    const sweep = async (store: RequestStore) => {
+      const results: TransitionResult[] = [];
+      for (const id of await store.dueForExpiry(T0, 100)) results.push(await store.transition(id, { status: "expired", at: T0 }));
+      return results;
+    };
+    const [fromA, fromB] = await Promise.all([sweep(a), sweep(b)]);
+    const applied = [...fromA, ...fromB].filter((r) => r.outcome === "applied").map((r) => ("record" in r ? r.record.id : ""));
+    expect(applied.sort()).toStrictEqual(requests.map((r) => r.id).sort());
+    expect([...fromA, ...fromB].every((r) => r.outcome === "applied" || r.outcome === "already_ended")).toBe(true);
+    expect(await a.dueForExpiry(T0, 100)).toStrictEqual([]);
+  });
+
+  it("a request created on one instance is read and answered on another, and the first answer wins across them", async () => {
+    const [a, b, c] = [await instance(), await instance(), await instance()];
+    const request = pending();
+    await a.create(request, "ci:deploy");
+    expect(await b.get(request.id)).toStrictEqual(request);
+    expect(await c.create(pending(), "ci:deploy")).toStrictEqual({ record: request, created: false });
+    const results = await Promise.all(
+      [b, c, b, c].map((store, i) =>
+        store.transition(request.id, { status: "answered", decision: { behavior: "deny", message: `no ${i}` }, answeredBy: { id: `U${i}` }, at: T0 }),
+      ),
+    );
+    expect(results.filter((r) => r.outcome === "applied")).toHaveLength(1);
+    const decisions = new Set(results.map((r) => ("record" in r ? JSON.stringify(r.record.decision) : "")));
+    expect(decisions.size).toBe(1);
+  });
+
+  it("after a restart, a new instance still finds the pending request, its Slack message and answers it", async () => {
+    const before = await instance();
+    const request = pending();
+    await before.create(request);
+    const slack = { channel: "C0123456789", ts: "1712345678.000200" };
+    await before.setSlackMessage(request.id, slack);
+    await before.close();
+
+    const after = await instance();
+    expect(await after.findBySlackMessage(slack)).toBe(request.id);
+    expect(await after.get(request.id)).toStrictEqual({ ...request, slack });
+    const result = await after.transition(request.id, { status: "answered", decision: { behavior: "deny", message: "not today" }, answeredBy: { id: "U1" }, at: T0 });
+    expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", decision: { behavior: "deny", message: "not today" } } });
+  });
+});
+

@@ -1,0 +1,278 @@
+/**
+ * The Redis store against the shared store contract on a real Redis server,
+ * plus what only Redis has: the key layout, TTLs, connection ownership,
+ * corrupt data and an unreachable server.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { RequestRecord } from "../../src/requests/model.js";
+import { UnreadableRecordError } from "../../src/store/redis-record.js";
+import { connectRedisStore, createRedisStore } from "../../src/store/redis-store.js";
+import { loadScripts } from "../../src/store/scripts.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../helpers/redis.js";
+import { runStoreContract } from "./contract.js";
+
+let redis: Redis;
+const prefixes: string[] = [];
+
+beforeAll(() => {
+  redis = connectTestRedis();
+});
+afterEach(async () => {
+  await Promise.all(prefixes.splice(0).map((prefix) => deleteKeysUnder(redis, prefix)));
+});
+afterAll(async () => {
+  await redis.quit();
+});
+
+runStoreContract("redis", async ({ now, retentionMs }) => {
+  const prefix = uniquePrefix();
+  prefixes.push(prefix);
+  const store = createRedisStore({ redis, prefix, now, retentionMs });
+  await store.ready();
+  return { store, elapse: sleep };
+});
+
+describe("redis store specifics", () => {
+  const opened: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+
+  const T0 = 1_800_000_000_000;
+  function open(options: Partial<Parameters<typeof createRedisStore>[0]> = {}) {
+    const prefix = uniquePrefix();
+    prefixes.push(prefix);
+    const store = createRedisStore({ redis, prefix, now: () => T0, retentionMs: 10_000, ...options });
+    opened.push(store);
+    return { store, prefix };
+  }
+  const pending = (id = randomUUID(), expiresAt = T0 + 60_000): RequestRecord => ({
+    id,
+    status: "pending",
+    tokenName: "ci",
+    channel: "C0123456789",
+    body: { kind: "step_gate", toolName: "Bash", input: { list: [], command: "ls" } },
+    createdAt: T0,
+    expiresAt,
+  });
+  const slack = { channel: "C0123456789", ts: "1712345678.000100" };
+
+  it("keeps each request in a hash of opaque strings under its hash-tagged key, next to the global keys", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request, "ci:key-1");
+    await store.setSlackMessage(request.id, slack);
+    expect((await keysUnder(redis, prefix)).sort()).toStrictEqual(
+      [`${prefix}:{${request.id}}:data`, `${prefix}:deadlines`, `${prefix}:idem:ci:key-1`, `${prefix}:msg:${slack.channel}:${slack.ts}`].sort(),
+    );
+    const hash = await redis.hgetall(`${prefix}:{${request.id}}:data`);
+    expect(hash).toMatchObject({
+      status: "pending",
+      body: JSON.stringify(request.body),
+      expiresAt: String(request.expiresAt),
+      slack: JSON.stringify(slack),
+    });
+    expect(JSON.parse(hash.meta!)).toStrictEqual({ id: request.id, tokenName: "ci", channel: "C0123456789", createdAt: T0 });
+    expect(await redis.get(`${prefix}:idem:ci:key-1`)).toBe(request.id);
+    expect(await redis.zscore(`${prefix}:deadlines`, request.id)).toBe(String(request.expiresAt));
+  });
+
+  it("keeps a pending request until its deadline plus the retention at most", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request, "ci:key-2");
+    await store.setSlackMessage(request.id, slack);
+    for (const key of [`${prefix}:{${request.id}}:data`, `${prefix}:idem:ci:key-2`, `${prefix}:msg:${slack.channel}:${slack.ts}`]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(70_000 - 1000);
+      expect(ttl, key).toBeLessThanOrEqual(70_000);
+    }
+  });
+
+  it("when a request ends, its deadline goes and all its keys keep only the retention", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request, "ci:key-3");
+    await store.setSlackMessage(request.id, slack);
+    await store.transition(request.id, { status: "cancelled", at: T0, by: "agent" });
+    expect(await redis.zscore(`${prefix}:deadlines`, request.id)).toBeNull();
+    for (const key of [`${prefix}:{${request.id}}:data`, `${prefix}:idem:ci:key-3`, `${prefix}:msg:${slack.channel}:${slack.ts}`]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(10_000 - 1000);
+      expect(ttl, key).toBeLessThanOrEqual(10_000);
+    }
+  });
+
+  it("keeps the callback URL in the hash and queues the callback in the callbacks zset, scored by the end time", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    request.body.callbackUrl = "https://hooks.example.com/relay?x=1";
+    await store.create(request);
+    expect(await redis.hget(`${prefix}:{${request.id}}:data`, "callbackUrl")).toBe(request.body.callbackUrl);
+    expect(await store.get(request.id)).toStrictEqual(request);
+    expect(await redis.exists(`${prefix}:callbacks`)).toBe(0);
+    await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
+    expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 7));
+    await store.claimCallbacks(T0 + 7, 1000, 10);
+    expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 1007));
+    await store.retryCallback(request.id, T0 + 5000, 3);
+    expect(await redis.hget(`${prefix}:callback-attempts`, request.id)).toBe("3");
+    await store.completeCallback(request.id);
+    expect(await keysUnder(redis, prefix)).toStrictEqual([`${prefix}:{${request.id}}:data`]);
+  });
+
+  it("an expiry of a request whose keys are gone removes its stale deadline", async () => {
+    const { store, prefix } = open();
+    const ghost = randomUUID();
+    await redis.zadd(`${prefix}:deadlines`, T0 - 1, ghost);
+    expect(await store.dueForExpiry(T0, 10)).toStrictEqual([ghost]);
+    expect(await store.transition(ghost, { status: "expired", at: T0 })).toStrictEqual({ outcome: "not_found" });
+    expect(await store.dueForExpiry(T0, 10)).toStrictEqual([]);
+  });
+
+  it("an idempotency key that names a request that is gone does not block a new create", async () => {
+    const { store, prefix } = open();
+    await redis.set(`${prefix}:idem:ci:key-4`, "vanished-id");
+    const request = pending();
+    expect(await store.create(request, "ci:key-4")).toStrictEqual({ record: request, created: true });
+    expect(await redis.get(`${prefix}:idem:ci:key-4`)).toBe(request.id);
+  });
+
+  it("reports a stored record that fails the schema instead of returning it", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request);
+    const key = `${prefix}:{${request.id}}:data`;
+    await redis.hset(key, "body", "{not json");
+    await expect(store.get(request.id)).rejects.toThrow(UnreadableRecordError);
+    await redis.hset(key, "body", JSON.stringify(request.body), "decision", JSON.stringify({ behavior: "maybe" }));
+    await expect(store.get(request.id)).rejects.toThrow(/decision/);
+    await expect(store.transition(request.id, { status: "expired", at: T0 })).rejects.toThrow(UnreadableRecordError);
+  });
+
+  it("works with a client that returns numbers as strings", async () => {
+    const client = new Redis(REDIS_TEST_URL, { stringNumbers: true });
+    try {
+      const { store } = open({ redis: client });
+      const request = pending();
+      await store.create(request);
+      const result = await store.transition(request.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 });
+      expect(result.outcome).toBe("applied");
+    } finally {
+      await client.quit();
+    }
+  });
+
+  it("keeps calling the other listeners when one throws", async () => {
+    const { store } = open();
+    await store.ready();
+    const seen: string[] = [];
+    store.onEnded(() => {
+      throw new Error("listener bug");
+    });
+    store.onEnded((id) => seen.push(id));
+    const request = pending();
+    await store.create(request);
+    await store.transition(request.id, { status: "expired", at: T0 + 60_000 });
+    await until(() => seen.includes(request.id), 2000, "the notification");
+  });
+
+  it("refuses an ioredis keyPrefix, the same connection as subscriber, and a bad retention", () => {
+    const prefixed = new Redis(REDIS_TEST_URL, { keyPrefix: "x:", lazyConnect: true });
+    expect(() => createRedisStore({ redis: prefixed })).toThrow(/keyPrefix/);
+    expect(() => createRedisStore({ redis, subscriber: redis })).toThrow(/separate subscriber/);
+    expect(() => createRedisStore({ redis, retentionMs: 0 })).toThrow(/retentionMs/);
+    expect(() => createRedisStore({ redis, prefix: "{x}" })).toThrow(/prefix/);
+    prefixed.disconnect();
+  });
+});
+
+describe("lua scripts", () => {
+  it("each opens with a comment naming its KEYS, ARGV and replies, and uses exactly the keys its file name counts", () => {
+    for (const [name, { lua, numberOfKeys }] of Object.entries(loadScripts())) {
+      expect(lua.startsWith("--[["), name).toBe(true);
+      expect(lua, name).toMatch(/KEYS\[1\][\s\S]*ARGV\[1\][\s\S]*Returns/);
+      expect(lua, name).not.toContain("@include");
+      const used = [...lua.matchAll(/KEYS\[(\d+)\]/g)].map((match) => Number(match[1]));
+      expect(Math.max(...used), name).toBe(numberOfKeys);
+    }
+  });
+});
+
+describe("redis store connections", () => {
+  it("close() leaves the caller's client working and quits the subscriber it made", async () => {
+    const client = connectTestRedis();
+    const subscriberOf = spyOnDuplicate(client);
+    const store = createRedisStore({ redis: client, prefix: uniquePrefix() });
+    await store.ready();
+    expect(await store.ping()).toBe(true);
+    await store.close();
+    expect(await client.ping()).toBe("PONG");
+    await until(() => subscriberOf()?.status === "end", 2000, "the store's subscriber to close");
+    await client.quit();
+  });
+
+  it("close() unsubscribes a caller's subscriber but leaves it connected", async () => {
+    const subscriber = connectTestRedis();
+    const prefix = uniquePrefix();
+    const store = createRedisStore({ redis, subscriber, prefix });
+    await store.ready();
+    expect(await redis.pubsub("NUMSUB", `${prefix}:ended`)).toStrictEqual([`${prefix}:ended`, 1]);
+    await store.close();
+    expect(await redis.pubsub("NUMSUB", `${prefix}:ended`)).toStrictEqual([`${prefix}:ended`, 0]);
+    expect(subscriber.status).toBe("ready");
+    await subscriber.quit();
+  });
+
+  it("a store connected from a URL quits both of its connections on close()", async () => {
+    const prefix = uniquePrefix();
+    const store = connectRedisStore(REDIS_TEST_URL, { prefix });
+    await store.ready();
+    expect(await store.ping()).toBe(true);
+    expect(await redis.pubsub("NUMSUB", `${prefix}:ended`)).toStrictEqual([`${prefix}:ended`, 1]);
+    await store.close();
+    expect(await store.ping()).toBe(false);
+    await until(async () => (await redis.pubsub("NUMSUB", `${prefix}:ended`))[1] === 0, 2000, "the subscription to close");
+  });
+
+  it("ping() answers false within about a second when Redis does not answer", async () => {
+    const port = await closedPort();
+    const store = connectRedisStore(`redis://127.0.0.1:${port}`, { prefix: uniquePrefix() });
+    const started = Date.now();
+    expect(await store.ping()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1500);
+    await store.close();
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it("ping() answers false when the subscription connection is down", async () => {
+    const subscriber = connectTestRedis();
+    const store = createRedisStore({ redis, subscriber, prefix: uniquePrefix() });
+    await store.ready();
+    const ended = new Promise((resolve) => subscriber.once("end", resolve));
+    subscriber.disconnect();
+    await ended;
+    expect(await store.ping()).toBe(false);
+    await store.close();
+  });
+});
+
+/** Captures the connection `redis.duplicate()` hands out. */
+function spyOnDuplicate(client: Redis): () => Redis | undefined {
+  let made: Redis | undefined;
+  const original = client.duplicate.bind(client);
+  client.duplicate = ((override?: Parameters<Redis["duplicate"]>[0]) => (made = original(override))) as Redis["duplicate"];
+  return () => made;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

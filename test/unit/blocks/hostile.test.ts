@@ -1,0 +1,194 @@
+/**
+ * Every message and modal stays inside Slack's limits, and no agent text
+ * turns into markup, for the largest and nastiest requests the schemas
+ * accept, in every state a request can end in.
+ */
+import { describe, expect, it } from "vitest";
+import type { Decision } from "../../../src/requests/decisions.js";
+import type { Person, RequestRecord } from "../../../src/requests/model.js";
+import {
+  answerModal,
+  checkMessageLimits,
+  checkViewLimits,
+  denyReasonModal,
+  editModal,
+  endedMessage,
+  inputModal,
+  inputPageCount,
+  otherModal,
+  requestMessage,
+} from "../../../src/slack/blocks/index.js";
+import {
+  answered,
+  askRecord,
+  cancelled,
+  expired,
+  failed,
+  interactiveRecord,
+  permissionRecord,
+  stepGateRecord,
+} from "../../fixtures/records.js";
+import { unescapedMarkup } from "./helpers.js";
+
+const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";
+/** `n` characters of hostile text; `tag` keeps otherwise equal strings apart. */
+const big = (n: number, tag = "") => (tag + NASTY.repeat(Math.ceil(n / NASTY.length))).slice(0, n);
+
+const MB = 1_000_000;
+const common = {
+  title: big(500),
+  context: big(20_000),
+  agent: { name: big(200), sessionId: big(200), host: big(200), cwd: big(2000) },
+};
+const permissionExtras = {
+  ...common,
+  displayName: big(500),
+  description: big(5000),
+  decisionReason: big(5000),
+  blockedPath: big(5000),
+  toolUseId: big(500),
+  defaultToNo: true,
+  suggestions: Array.from({ length: 50 }, (_, i) => ({
+    type: "addRules",
+    rules: [{ toolName: big(1000, `${i}`), ruleContent: big(1000) }],
+    behavior: "allow",
+    destination: "session",
+  })),
+};
+
+const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`${NASTY}${i}`, big(50, `${i}`)]));
+const deep = JSON.parse(`{"a":${"[".repeat(100_000)}"<!channel>"${"]".repeat(100_000)}}`) as Record<string, unknown>;
+const inputs: Record<string, Record<string, unknown>> = {
+  "a 1 MB command": { command: big(MB), description: big(5000) },
+  "1 MB of ampersands": { command: "&".repeat(MB) },
+  "1 MB of backticks": { command: "`".repeat(MB) },
+  "half a million emoji": { command: "😀".repeat(MB / 2) },
+  "1 MB of newlines": { command: "\n".repeat(MB) },
+  "a 10,000-key object": wide,
+  "JSON nested 100,000 deep": deep,
+};
+
+const records: Array<[string, RequestRecord]> = [];
+for (const [name, input] of Object.entries(inputs)) {
+  records.push([`permission Bash with ${name}`, permissionRecord({ ...permissionExtras, toolName: "Bash", input })]);
+  records.push([`permission for a hostile tool with ${name}`, permissionRecord({ ...permissionExtras, toolName: big(500), input })]);
+  records.push([`step gate with ${name}`, stepGateRecord({ ...common, toolName: big(500), input })]);
+}
+records.push(
+  ["permission Write of 1 MB", permissionRecord({ ...permissionExtras, toolName: "Write", input: { file_path: big(5000), content: big(MB) } })],
+  [
+    "permission Edit of 800 KB",
+    permissionRecord({
+      ...permissionExtras,
+      toolName: "Edit",
+      input: { file_path: big(5000), old_string: big(400_000), new_string: big(400_000, "x"), replace_all: true, extra: big(100_000) },
+    }),
+  ],
+);
+
+const askOption = (j: number) => ({ label: big(1000, `${j}`), description: big(5000), preview: big(20_000) });
+const askQuestion = (i: number, multiSelect: boolean) => ({
+  question: big(5000, `${i}`),
+  header: big(1000),
+  multiSelect,
+  options: [0, 1, 2, 3].map(askOption),
+});
+records.push(
+  ["4 AskUserQuestion questions × 4 huge options", askRecord({ ...common, questions: [0, 1, 2, 3].map((i) => askQuestion(i, i % 2 === 1)) })],
+  ["one-tap AskUserQuestion with huge options", askRecord({ ...common, questions: [askQuestion(0, false)] })],
+);
+
+const hundred = Array.from({ length: 100 }, (_, o) => big(1000, `${o}`));
+const pattern = `(?:<!channel>|<@U123>|&)?[\\s\\S]*${"(?:x)?".repeat(150)}`;
+const interactiveQuestion = (i: number) => {
+  const base = { id: big(200, `${i}`), question: big(5000, `${i}`) };
+  switch (i % 5) {
+    case 0:
+      return { ...base, type: "choice" as const, options: hundred, default: hundred[3] };
+    case 1:
+      return { ...base, type: "multiChoice" as const, options: hundred, default: hundred.slice(0, 50) };
+    case 2:
+      return { ...base, type: "text" as const, pattern, default: big(20_000), required: false };
+    case 3:
+      return { ...base, type: "text" as const, pattern, default: big(2000) };
+    default:
+      return { ...base, type: "confirm" as const };
+  }
+};
+records.push(
+  ["20 InteractiveQuestions", interactiveRecord({ ...common, questions: Array.from({ length: 20 }, (_, i) => interactiveQuestion(i)) })],
+  [
+    "20 InteractiveQuestions in autonomous mode",
+    interactiveRecord({ ...common, autonomous: true, questions: Array.from({ length: 20 }, (_, i) => interactiveQuestion(i)) }),
+  ],
+  [
+    "one-tap choice of 20 huge options",
+    interactiveRecord({ ...common, questions: [{ id: "c", question: big(5000), type: "choice", options: hundred.slice(0, 20) }] }),
+  ],
+  ["one-tap confirm", interactiveRecord({ ...common, questions: [{ id: "c", question: big(5000), type: "confirm" }] })],
+);
+
+const HOSTILE_PERSON: Person = { id: "<!channel>", name: big(1000) };
+
+function decisions(record: RequestRecord): Decision[] {
+  const body = record.body;
+  switch (body.kind) {
+    case "permission":
+      return [
+        { behavior: "allow", updatedInput: body.input },
+        { behavior: "allow", updatedInput: body.input, updatedPermissions: body.suggestions ?? [] },
+        { behavior: "deny", message: big(100_000) },
+        { behavior: "deny", message: "Denied by alice in Slack.", interrupt: true },
+      ];
+    case "step_gate":
+      return [{ reply: "y" }, { reply: "n" }, { reply: "q" }];
+    case "ask_user_question":
+      return [{ answers: Object.fromEntries(body.questions.map((q) => [q.question, big(50_000)])), response: big(50_000) }];
+    case "interactive_questions":
+      return [
+        {
+          answers: Object.fromEntries(
+            body.questions.map((q) => [q.id, q.type === "confirm" ? true : q.type === "multiChoice" ? (q.options ?? []) : big(50_000)]),
+          ),
+        },
+      ];
+  }
+}
+
+function endings(record: RequestRecord): RequestRecord[] {
+  return [
+    ...decisions(record).flatMap((decision) => [answered(record, decision), answered(record, decision, HOSTILE_PERSON)]),
+    answered(record, decisions(record)[0]!, { id: "relay", name: "autonomous mode" }),
+    expired(record),
+    cancelled(record, big(10_000), big(1000)),
+    cancelled(record, undefined, big(1000)),
+    failed(record, big(10_000)),
+  ];
+}
+
+const meta = { r: "req-0001", c: "C0123456789", ts: "1700000000.000100" };
+
+describe.each(records)("%s", (_name, record) => {
+  it("fits Slack's limits and shows no agent markup, pending and in every ending", () => {
+    for (const message of [requestMessage(record), ...endings(record).map(endedMessage)]) {
+      expect(checkMessageLimits(message)).toEqual([]);
+      expect(unescapedMarkup(message)).toEqual([]);
+    }
+  });
+
+  it("opens modals that fit Slack's limits and show no agent markup", () => {
+    const questions = "questions" in record.body ? record.body.questions.length : 0;
+    const views = [
+      editModal(record, meta),
+      denyReasonModal(record, meta),
+      answerModal(record, meta),
+      ...Array.from({ length: questions }, (_, i) => otherModal(record, i, meta)),
+      inputModal(record, 0),
+      inputModal(record, inputPageCount(record) - 1),
+    ];
+    for (const view of views) {
+      expect(checkViewLimits(view)).toEqual([]);
+      expect(unescapedMarkup(view, ["initial_value"])).toEqual([]);
+    }
+  });
+});

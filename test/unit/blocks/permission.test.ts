@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { canEditInput, checkMessageLimits, requestMessage } from "../../../src/slack/blocks/index.js";
+import { Action, encodeButton } from "../../../src/slack/ids.js";
+import { permissionRecord } from "../../fixtures/records.js";
+import { actionIds, buttons, decodeCode, sectionText } from "./helpers.js";
+
+const suggestions = [
+  { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" },
+];
+const value = encodeButton({ r: "req-0001" });
+
+describe("permission request message", () => {
+  it("shows a Bash call as its command in a code block, with who asks and every button", () => {
+    const message = requestMessage(permissionRecord({ suggestions, context: "Running the *tests* before merging." }));
+    expect(message.text).toBe("Permission request: Bash: npm test");
+    expect(message.blocks).toEqual([
+      { type: "header", block_id: "header", text: { type: "plain_text", text: "Permission request" } },
+      {
+        type: "context",
+        block_id: "requester",
+        elements: [
+          { type: "mrkdwn", verbatim: true, text: "Requested by *ci-bot*" },
+          { type: "mrkdwn", verbatim: true, text: "Agent *claude*" },
+          { type: "mrkdwn", verbatim: true, text: "Session sess-1" },
+          { type: "mrkdwn", verbatim: true, text: "Expires <!date^1700000600^{date_short_pretty} {time}|2023-11-14 22:23 UTC>" },
+        ],
+      },
+      { type: "section", block_id: "context", text: { type: "mrkdwn", verbatim: true, text: "Running the *tests* before merging." } },
+      { type: "section", block_id: "tool", text: { type: "mrkdwn", verbatim: true, text: "*Tool:* Bash\nRun the unit tests\n*Command:*" } },
+      { type: "section", block_id: "tool_code_0", text: { type: "mrkdwn", verbatim: true, text: "```npm test```" } },
+      {
+        type: "actions",
+        block_id: "actions",
+        elements: [
+          { type: "button", action_id: Action.allow, text: { type: "plain_text", text: "Allow" }, value, style: "primary" },
+          { type: "button", action_id: Action.alwaysAllow, text: { type: "plain_text", text: "Always allow" }, value },
+          { type: "button", action_id: Action.edit, text: { type: "plain_text", text: "Edit…" }, value },
+          { type: "button", action_id: Action.deny, text: { type: "plain_text", text: "Deny" }, value, style: "danger" },
+          { type: "button", action_id: Action.denyWithReason, text: { type: "plain_text", text: "Deny with reason…" }, value },
+          {
+            type: "button",
+            action_id: Action.denyAndStop,
+            text: { type: "plain_text", text: "Deny & stop" },
+            value,
+            style: "danger",
+            confirm: {
+              title: { type: "plain_text", text: "Deny and stop the agent?" },
+              text: { type: "plain_text", text: "The Bash call is denied and the agent stops its turn." },
+              confirm: { type: "plain_text", text: "Deny & stop" },
+              deny: { type: "plain_text", text: "Cancel" },
+              style: "danger",
+            },
+          },
+        ],
+      },
+      {
+        type: "context",
+        block_id: "always_allow",
+        elements: [{ type: "mrkdwn", verbatim: true, text: "_Always allow_ also saves: allow Bash(npm test:*) (session)" }],
+      },
+    ]);
+    expect(checkMessageLimits(message)).toEqual([]);
+  });
+
+  it("offers Always allow only when there are suggestions", () => {
+    expect(actionIds(requestMessage(permissionRecord()))).toEqual([
+      Action.allow,
+      Action.edit,
+      Action.deny,
+      Action.denyWithReason,
+      Action.denyAndStop,
+    ]);
+    expect(actionIds(requestMessage(permissionRecord({ suggestions: [] })))).not.toContain(Action.alwaysAllow);
+  });
+
+  it("hides Always allow when suppressAlwaysAllowRule is set", () => {
+    const message = requestMessage(permissionRecord({ suggestions, suppressAlwaysAllowRule: true }));
+    expect(actionIds(message)).not.toContain(Action.alwaysAllow);
+    expect(sectionText(message, "always_allow")).toBeUndefined();
+  });
+
+  it("puts a confirm dialog on Allow and Always allow when the agent defaults to No", () => {
+    const plainAllow = buttons(requestMessage(permissionRecord({ suggestions })));
+    expect(plainAllow.find((b) => b.action_id === Action.allow)?.confirm).toBeUndefined();
+    const risky = buttons(requestMessage(permissionRecord({ suggestions, defaultToNo: true })));
+    for (const id of [Action.allow, Action.alwaysAllow]) {
+      expect(risky.find((b) => b.action_id === id)?.confirm).toMatchObject({
+        text: { type: "plain_text", text: expect.stringContaining("suggests answering No to this Bash call") },
+        deny: { text: "Cancel" },
+      });
+    }
+  });
+
+  it("hides Edit… when the input's JSON does not fit a text box (3000 characters)", () => {
+    const fits = permissionRecord({ input: { command: "x".repeat(2900) } });
+    const tooBig = permissionRecord({ input: { command: "x".repeat(3000) } });
+    expect(canEditInput(fits)).toBe(true);
+    expect(canEditInput(tooBig)).toBe(false);
+    expect(actionIds(requestMessage(fits))).toContain(Action.edit);
+    expect(actionIds(requestMessage(tooBig))).not.toContain(Action.edit);
+  });
+
+  it("never offers Edit… for input nested too deeply to show as pretty JSON", () => {
+    const deep = JSON.parse(`{"a":${"[".repeat(100)}${"]".repeat(100)}}`) as Record<string, unknown>;
+    expect(canEditInput(permissionRecord({ input: deep }))).toBe(false);
+  });
+
+  it("shows Write as the path and a preview of the content", () => {
+    const message = requestMessage(permissionRecord({ toolName: "Write", input: { file_path: "/src/a.ts", content: "export const a = 1;\n" } }));
+    expect(sectionText(message, "tool")).toBe("*Tool:* Write\n*File:* /src/a.ts\n*Content:*");
+    expect(decodeCode(sectionText(message, "tool_code_0")!)).toBe("export const a = 1;\n");
+  });
+
+  it("shows Edit as a diff of old_string and new_string, and replace_all among the other parameters", () => {
+    const input = { file_path: "/src/a.ts", old_string: "const a = 1;\nconst b = 2;", new_string: "const a = 3;", replace_all: true };
+    const message = requestMessage(permissionRecord({ toolName: "Edit", input }));
+    expect(sectionText(message, "tool")).toBe("*Tool:* Edit\n*File:* /src/a.ts\n*Changes:*");
+    expect(decodeCode(sectionText(message, "tool_code_0")!)).toBe("- const a = 1;\n- const b = 2;\n+ const a = 3;");
+    expect(sectionText(message, "tool_rest")).toBe('*Other parameters:*\n```{\n  "replace_all": true\n}```');
+  });
+
+  it("shows Bash flags beyond the command, so a sandbox override is not hidden", () => {
+    const message = requestMessage(permissionRecord({ input: { command: "make", dangerouslyDisableSandbox: true } }));
+    expect(sectionText(message, "tool_rest")).toContain('"dangerouslyDisableSandbox": true');
+  });
+
+  it("shows any other tool's input as pretty JSON", () => {
+    const input = { url: "https://example.com", prompt: "Summarise <this>" };
+    const message = requestMessage(permissionRecord({ toolName: "WebFetch", input }));
+    expect(sectionText(message, "tool")).toBe("*Tool:* WebFetch\n*Input:*");
+    expect(sectionText(message, "tool_code_0")).toBe('```{\n  "url": "https://example.com",\n  "prompt": "Summarise &lt;this&gt;"\n}```');
+    expect(message.text).toBe("Permission request: WebFetch");
+  });
+
+  it("falls back to JSON when a known tool's input lacks its usual fields", () => {
+    const message = requestMessage(permissionRecord({ toolName: "Bash", input: { command: 42 } }));
+    expect(sectionText(message, "tool_code_0")).toBe('```{\n  "command": 42\n}```');
+  });
+
+  it("shows the title, display name, description, reason and blocked path the SDK passes", () => {
+    const message = requestMessage(
+      permissionRecord({
+        title: "Claude wants to read outside the project",
+        displayName: "Read file",
+        toolName: "Read",
+        input: { file_path: "/etc/passwd" },
+        description: "Reads a file",
+        decisionReason: "Path is outside allowed directories",
+        blockedPath: "/etc/passwd",
+      }),
+    );
+    expect(sectionText(message, "title")).toBe("*Claude wants to read outside the project*");
+    expect(sectionText(message, "meta")).toBe(
+      "*Description:* Reads a file\n*Why it asks:* Path is outside allowed directories\n*Blocked path:* /etc/passwd",
+    );
+    expect(sectionText(message, "tool")).toBe("*Tool:* Read file (Read)\n*Input:*");
+  });
+
+  it("names the agent's host and working directory when it gives them", () => {
+    const message = requestMessage(permissionRecord({ agent: { name: "claude", host: "build-7", cwd: "/home/ci/repo" } }));
+    const requester = message.blocks.find((b) => b.block_id === "requester");
+    expect(JSON.stringify(requester)).toContain("Host build-7");
+    expect(JSON.stringify(requester)).toContain("In /home/ci/repo");
+  });
+
+  it("cuts a huge command visibly and offers the full input", () => {
+    const message = requestMessage(permissionRecord({ input: { command: "y".repeat(100_000) } }));
+    const texts = message.blocks.filter((b) => b.block_id?.startsWith("tool_code_")).map((b) => sectionText(message, b.block_id!)!);
+    expect(texts.at(-1)).toMatch(/\n… _\(\d+ more characters\)_$/);
+    const full = buttons(message).find((b) => b.action_id === Action.viewInput);
+    expect(full).toMatchObject({ blockId: "full_input", text: "View full input", value: encodeButton({ r: "req-0001", p: 0 }) });
+    expect(checkMessageLimits(message)).toEqual([]);
+  });
+
+  it("offers no full-input button when nothing was cut", () => {
+    expect(actionIds(requestMessage(permissionRecord()))).not.toContain(Action.viewInput);
+  });
+});

@@ -1,0 +1,241 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RelayClient } from "../../../src/client/relay-client.js";
+import { RelayClientError } from "../../../src/client/errors.js";
+import type { RelayClientOptions } from "../../../src/client/types.js";
+import { error, RelayStandIn, TOKEN, until, view, type Call, type Reply } from "./stand-in.js";
+
+const confirm = { kind: "interactive_questions" as const, questions: [{ id: "go", question: "Go?", type: "confirm" as const }] };
+
+let relay: RelayStandIn;
+beforeEach(async () => {
+  relay = await new RelayStandIn().start();
+});
+afterEach(async () => {
+  await relay.stop();
+});
+
+function client(overrides: Partial<RelayClientOptions> = {}): RelayClient {
+  return new RelayClient({ url: relay.url, token: TOKEN, maxWaitSeconds: 1, initialRetryDelayMs: 20, maxRetryDelayMs: 100, ...overrides });
+}
+
+/** Fails the first `count` calls matching `filter` with `reply`, then lets the stand-in answer. */
+function failFirst(count: number, filter: (call: Call) => boolean, reply: Reply) {
+  let left = count;
+  relay.fault = (call) => {
+    if (!filter(call) || left === 0) return undefined;
+    left -= 1;
+    return reply;
+  };
+}
+const isGet = (call: Call) => call.method === "GET";
+const isPost = (call: Call) => call.method === "POST";
+
+describe("RelayClient.request", () => {
+  it("when a request is created, it is POSTed with the bearer token and an idempotency key and the 201 reply comes back", async () => {
+    const created = await client().request(confirm);
+    expect(created).toMatchObject({ id: "r1", status: "pending" });
+    const [call] = relay.callsTo("POST", "/v1/requests");
+    expect(call!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(call!.headers["content-type"]).toBe("application/json");
+    expect(call!.headers["idempotency-key"]).toMatch(/\S+/);
+    expect(JSON.parse(call!.text)).toEqual(confirm);
+  });
+
+  it("when the relay's URL ends in a slash, the paths are still right", async () => {
+    await client({ url: `${relay.url}/` }).request(confirm);
+    expect(relay.callsTo("POST", "/v1/requests")).toHaveLength(1);
+  });
+
+  it("when the body is refused with a 400, the error carries the relay's code, status and details and is not retried", async () => {
+    relay.fault = () => error(400, "relay_invalid_request", "Invalid request: toolName: Required", [{ path: "toolName", message: "Required" }]);
+    const failure = await client().request(confirm).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RelayClientError);
+    expect(failure).toMatchObject({ code: "relay_invalid_request", status: 400, details: [{ path: "toolName", message: "Required" }] });
+    expect(relay.calls).toHaveLength(1);
+  });
+
+  it("when the token is wrong, it fails with relay_unauthorized at once, without retrying", async () => {
+    const failure = await client({ token: "wrong-token-000000000" }).request(confirm).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_unauthorized", status: 401 });
+    expect(relay.calls).toHaveLength(1);
+  });
+
+  it("when the relay stays unreachable, it gives up after the allowed retries with relay_unreachable", async () => {
+    await relay.stop();
+    const failure = await client({ retries: 2 }).request(confirm).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_unreachable" });
+    expect((failure as Error).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it("when the relay asks to retry later (429 with Retry-After), the next try waits that long", async () => {
+    failFirst(1, isPost, { status: 429, json: {}, headers: { "retry-after": "3" } });
+    const delays: number[] = [];
+    await client({ sleep: async (ms) => void delays.push(ms) }).request(confirm);
+    expect(delays).toEqual([3000]);
+  });
+});
+
+describe("RelayClient.wait", () => {
+  it("when the request stays pending over several long-polls, it keeps polling until the answer", async () => {
+    const { id } = await client().request(confirm);
+    let polls = 0;
+    relay.fault = (call) => {
+      if (!isGet(call)) return undefined;
+      polls += 1;
+      if (polls < 4) return { status: 200, json: view(relay.requests.get(id)!) };
+      relay.answer(id, { answers: { go: true } });
+      return undefined;
+    };
+    const result = await client().wait(id);
+    expect(result).toMatchObject({ id, status: "answered", decision: { answers: { go: true } } });
+    expect(relay.callsTo("GET", `/v1/requests/${id}`)).toHaveLength(4);
+    expect(relay.calls.filter(isGet).every((c) => c.query.get("wait") === "1")).toBe(true);
+  });
+
+  it("when the relay restarts in the middle of a long-poll, the wait carries on and returns the answer given afterwards", async () => {
+    const { id } = await client().request(confirm);
+    const waiting = client({ maxWaitSeconds: 30 }).wait(id);
+    await until(() => relay.calls.some(isGet));
+    await relay.restart(300);
+    await until(() => relay.calls.filter(isGet).length >= 2);
+    relay.answer(id, { answers: { go: false } });
+    await expect(waiting).resolves.toMatchObject({ status: "answered", decision: { answers: { go: false } } });
+  });
+
+  it("when the relay answers 503, 502, invalid JSON, the wrong shape or drops the connection, the wait retries through all of them", async () => {
+    const { id } = await client().request(confirm);
+    relay.answer(id, { answers: { go: true } });
+    const faults = [
+      { status: 503, json: { error: { code: "relay_not_ready", message: "store down" } } },
+      { status: 502, text: "<html>Bad gateway</html>" },
+      { status: 200, text: "{not json" },
+      { status: 200, json: { hello: "world" } },
+      { status: 0, destroy: true },
+      { status: 504, text: "" },
+    ];
+    relay.fault = (call) => (isGet(call) ? faults.shift() : undefined);
+    await expect(client().wait(id)).resolves.toMatchObject({ status: "answered" });
+    expect(faults).toHaveLength(0);
+  });
+
+  it("when the signal aborts, the wait stops with an AbortError and polls no more", async () => {
+    const { id } = await client().request(confirm);
+    const controller = new AbortController();
+    const waiting = client({ maxWaitSeconds: 30 }).wait(id, { signal: controller.signal });
+    await until(() => relay.calls.some(isGet));
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+    const polls = relay.calls.filter(isGet).length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(relay.calls.filter(isGet)).toHaveLength(polls);
+  });
+
+  it("when the signal aborts while the relay is down, the backoff is cut short", async () => {
+    const { id } = await client().request(confirm);
+    await relay.stop();
+    const controller = new AbortController();
+    const waiting = client({ initialRetryDelayMs: 60_000, maxRetryDelayMs: 60_000 }).wait(id, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("when the request is unknown (404), it fails with relay_not_found without retrying", async () => {
+    const failure = await client().wait("nope").catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "relay_not_found", status: 404 });
+    expect(relay.calls).toHaveLength(1);
+  });
+
+  it("when the token is refused (401), it fails with relay_unauthorized without retrying", async () => {
+    const failure = await client({ token: "another-token-00000000" }).wait("r1").catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "relay_unauthorized", status: 401 });
+    expect(relay.calls).toHaveLength(1);
+  });
+
+  it("when the relay stays unreachable long past the request's deadline, the wait gives up with relay_unreachable", async () => {
+    await relay.stop();
+    const failure = await client({ unreachableGraceMs: 100 })
+      .wait("r1", { expiresAt: new Date(Date.now() - 1000).toISOString() })
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "relay_unreachable" });
+  });
+});
+
+describe("RelayClient.ask and cancel", () => {
+  it("when a POST reply is lost and retried, every try carries the same idempotency key and one request is created", async () => {
+    let posts = 0;
+    relay.fault = (call) => {
+      if (!isPost(call)) return undefined;
+      posts += 1;
+      if (posts === 1) return "lose";
+      if (posts === 2) return { status: 503, json: {} };
+      return undefined;
+    };
+    const asking = client().ask(confirm);
+    const created = await relay.nextRequest().then(async (r) => {
+      await until(() => posts >= 3);
+      return r;
+    });
+    relay.answer(created.id, { answers: { go: true } });
+    await expect(asking).resolves.toMatchObject({ id: created.id, status: "answered" });
+    const keys = relay.callsTo("POST", "/v1/requests").map((c) => c.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(relay.requests.size).toBe(1);
+  });
+
+  it("when the body names its own idempotency key, that key is the one sent", async () => {
+    await client().request({ ...confirm, idempotencyKey: "deploy-42" });
+    expect(relay.calls[0]!.headers["idempotency-key"]).toBe("deploy-42");
+  });
+
+  it("when the relay answers the POST at once with the whole request, no long-poll follows", async () => {
+    relay.fault = (call) => {
+      if (!isPost(call)) return undefined;
+      const now = Date.now();
+      return { status: 201, json: view({ id: "r9", body: confirm, idempotencyKey: undefined, status: "answered", createdAt: now, expiresAt: now, decision: { answers: { go: true } } }) };
+    };
+    await expect(client().ask(confirm)).resolves.toMatchObject({ id: "r9", status: "answered" });
+    expect(relay.calls.filter(isGet)).toHaveLength(0);
+  });
+
+  it("when the caller aborts while waiting, the request is cancelled on the relay and ask rejects with an AbortError", async () => {
+    const controller = new AbortController();
+    const asking = client({ maxWaitSeconds: 30 }).ask(confirm, { signal: controller.signal });
+    const created = await relay.nextRequest();
+    await until(() => relay.calls.some(isGet));
+    controller.abort();
+    await expect(asking).rejects.toMatchObject({ name: "AbortError" });
+    expect(relay.callsTo("DELETE", `/v1/requests/${created.id}`)).toHaveLength(1);
+    expect(relay.requests.get(created.id)!.status).toBe("cancelled");
+  });
+
+  it("when the signal has already aborted, nothing is posted", async () => {
+    await expect(client().ask(confirm, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+    expect(relay.calls).toHaveLength(0);
+  });
+
+  it("when the request expires, ask returns it with status expired", async () => {
+    const asking = client().ask(confirm);
+    const created = await relay.nextRequest();
+    relay.end(created.id, { status: "expired" });
+    await expect(asking).resolves.toMatchObject({ status: "expired" });
+  });
+
+  it("when a request is cancelled, DELETE is sent and the cancelled request comes back", async () => {
+    const { id } = await client().request(confirm);
+    await expect(client().cancel(id)).resolves.toMatchObject({ id, status: "cancelled" });
+  });
+
+  it("when cancelling a request that was already answered, the 409 comes back as relay_already_answered", async () => {
+    const { id } = await client().request(confirm);
+    relay.answer(id, { answers: { go: true } });
+    await expect(client().cancel(id)).rejects.toMatchObject({ code: "relay_already_answered", status: 409 });
+  });
+});
+
+describe("new RelayClient", () => {
+  it("when the URL is not http(s) or the token is empty, it refuses to construct", () => {
+    expect(() => new RelayClient({ url: "relay.example.com", token: TOKEN })).toThrow(/http/);
+    expect(() => new RelayClient({ url: "http://relay", token: "" })).toThrow(/token/);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { createAuthenticator } from "../../../src/http/auth.js";
+import { RelayError } from "../../../src/requests/errors.js";
+
+const authenticate = createAuthenticator([
+  { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
+  { name: "laptop", token: "tok_laptop_fedcba9876543210" },
+]);
+
+function refusal(header: string | undefined) {
+  try {
+    authenticate(header);
+  } catch (error) {
+    if (error instanceof RelayError) return error.code;
+    throw error;
+  }
+  return "accepted";
+}
+
+describe("bearer authentication", () => {
+  it("names the token the header carries", () => {
+    expect(authenticate("Bearer tok_ci_0123456789abcdef0123")).toBe("ci-bot");
+    expect(authenticate("Bearer tok_laptop_fedcba9876543210")).toBe("laptop");
+  });
+
+  it("accepts the scheme in any case, as RFC 7235 allows", () => {
+    expect(authenticate("bearer tok_laptop_fedcba9876543210")).toBe("laptop");
+  });
+
+  it.each([
+    ["no header", undefined],
+    ["an empty header", ""],
+    ["an unknown token", "Bearer tok_unknown_0000000000000"],
+    ["a prefix of a token", "Bearer tok_ci_0123456789abcdef012"],
+    ["a token with more after it", "Bearer tok_ci_0123456789abcdef0123x"],
+    ["another scheme", "Basic dG9rX2NpXzAxMjM0NTY3ODlhYmNkZWYwMTIz"],
+    ["the bare token", "tok_ci_0123456789abcdef0123"],
+    ["two tokens", "Bearer tok_ci_0123456789abcdef0123 tok_laptop_fedcba9876543210"],
+    ["a huge token", `Bearer ${"a".repeat(100_000)}`],
+  ])("refuses %s", (_name, header) => {
+    expect(refusal(header)).toBe("relay_unauthorized");
+  });
+
+  it("refuses everything when no token is configured", () => {
+    expect(() => createAuthenticator([])("Bearer tok_ci_0123456789abcdef0123")).toThrow(RelayError);
+  });
+});
