@@ -4,6 +4,7 @@
  * dependencies passed in.
  */
 import type { AddressInfo } from "node:net";
+import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -52,6 +53,14 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : {}),
+    ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
+  });
+  const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
+  const callbacks = new CallbackWorker({
+    store,
+    tokenSecret: (name) => secrets.get(name),
+    ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
+    logger,
   });
   const slack = createSlackApp({
     botToken: config.slack.botToken,
@@ -67,6 +76,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     service,
     tokens: config.tokens,
     logger,
+    hookTimeoutSeconds: config.hookTimeoutSeconds,
     ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
     readiness: async () => {
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
@@ -84,6 +94,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   });
   await slack.start();
   const stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
+  callbacks.start();
 
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -108,6 +119,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       });
       await service.idle();
       await slack.idle();
+      await callbacks.stop();
       await store.close();
       logger.info("relay stopped");
     })());

@@ -14,6 +14,7 @@ import { toView, type RequestRecord } from "../requests/model.js";
 import type { ClaimedCallback, RequestStore } from "../store/store.js";
 import { callbackHostAllowed, hostOf } from "./allowlist.js";
 import { attemptCallback, type FetchLike } from "./deliver.js";
+import { retryDelayMs, sleepUnlessAborted } from "./timing.js";
 
 export type CallbackStore = Pick<RequestStore, "get" | "claimCallbacks" | "retryCallback" | "completeCallback" | "onEnded">;
 
@@ -59,39 +60,21 @@ export interface RoundResult {
 
 type Fate = keyof RoundResult;
 
-/** Delay before the next attempt after `attempts` failed ones: base · 2^(attempts−1), capped, then 50–100 % of it. */
-export function retryDelayMs(attempts: number, baseMs: number, maxMs: number, random: () => number): number {
-  const capped = Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
-  return Math.round(capped / 2 + (capped / 2) * random());
-}
-
-const defaultSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-
 export class CallbackWorker {
-  private readonly o: Required<Omit<CallbackWorkerOptions, "callbackHosts">> & Pick<CallbackWorkerOptions, "callbackHosts">;
+  private readonly deps: Required<Omit<CallbackWorkerOptions, "callbackHosts">> & Pick<CallbackWorkerOptions, "callbackHosts">;
   private running: { stop: AbortController; loop: Promise<void>; unsubscribe: () => void } | undefined;
   private nap: AbortController | undefined;
   private kicked = false;
 
   constructor(options: CallbackWorkerOptions) {
-    this.o = {
+    this.deps = {
       store: options.store,
       tokenSecret: options.tokenSecret,
       callbackHosts: options.callbackHosts,
       fetch: options.fetch ?? ((url, init) => fetch(url, init)),
       now: options.now ?? Date.now,
       random: options.random ?? Math.random,
-      sleep: options.sleep ?? defaultSleep,
+      sleep: options.sleep ?? sleepUnlessAborted,
       logger: options.logger ?? silentLogger,
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -101,14 +84,15 @@ export class CallbackWorker {
       backoffMaxMs: options.backoffMaxMs ?? 5 * 60_000,
       giveUpAfterMs: options.giveUpAfterMs ?? 6 * 3600_000,
     };
-    if (this.o.leaseMs <= this.o.timeoutMs) throw new Error("leaseMs must be longer than timeoutMs");
+    if (this.deps.leaseMs <= this.deps.timeoutMs) throw new Error("leaseMs must be longer than timeoutMs");
+    if (!(this.deps.backoffBaseMs >= 1)) throw new Error("backoffBaseMs must be at least 1");
   }
 
   /** Starts delivering in the background; a second start does nothing. */
   start(): void {
     if (this.running) return;
     const stop = new AbortController();
-    const unsubscribe = this.o.store.onEnded(() => this.wake());
+    const unsubscribe = this.deps.store.onEnded(() => this.wake());
     this.running = { stop, unsubscribe, loop: this.loop(stop.signal) };
   }
 
@@ -126,7 +110,7 @@ export class CallbackWorker {
   /** Claims the callbacks due now and makes one attempt at each. */
   async runOnce(signal?: AbortSignal): Promise<RoundResult> {
     const result: RoundResult = { delivered: 0, retried: 0, dropped: 0, released: 0 };
-    const claims = await this.o.store.claimCallbacks(this.o.now(), this.o.leaseMs, this.o.batchSize);
+    const claims = await this.deps.store.claimCallbacks(this.deps.now(), this.deps.leaseMs, this.deps.batchSize);
     const fates = await Promise.all(claims.map((claim) => this.handle(claim, signal)));
     for (const fate of fates) if (fate) result[fate] += 1;
     return result;
@@ -154,13 +138,13 @@ export class CallbackWorker {
       this.kicked = false;
       try {
         const round = await this.runOnce(signal);
-        busy = round.delivered + round.retried + round.dropped >= this.o.batchSize;
+        busy = round.delivered + round.retried + round.dropped >= this.deps.batchSize;
       } catch (error) {
-        this.o.logger.error("callback round failed", { error });
+        this.deps.logger.error("callback round failed", { error });
       }
       if (busy || this.kicked || signal.aborted) continue;
       this.nap = new AbortController();
-      await this.o.sleep(this.o.pollIntervalMs, this.nap.signal);
+      await this.deps.sleep(this.deps.pollIntervalMs, this.nap.signal);
       this.nap = undefined;
     }
   }
@@ -168,7 +152,7 @@ export class CallbackWorker {
   /** One attempt at one claimed callback; never throws (a lost claim comes back after its lease). */
   private async handle(claim: ClaimedCallback, signal?: AbortSignal): Promise<Fate | undefined> {
     try {
-      const record = await this.o.store.get(claim.id);
+      const record = await this.deps.store.get(claim.id);
       if (!record) return await this.drop(claim, "the request is no longer stored");
       const target = this.target(record);
       if (typeof target === "string") return await this.drop(claim, target);
@@ -176,28 +160,28 @@ export class CallbackWorker {
       const fields = { id: claim.id, host: hostOf(target.url), attempt: attempts };
       const body = JSON.stringify(toView(record));
       const outcome = await attemptCallback(
-        { url: target.url, requestId: record.id, body, token: target.token, now: this.o.now() },
-        { fetch: this.o.fetch, timeoutMs: this.o.timeoutMs, ...(signal ? { signal } : {}) },
+        { url: target.url, requestId: record.id, body, token: target.token, now: this.deps.now() },
+        { fetch: this.deps.fetch, timeoutMs: this.deps.timeoutMs, ...(signal ? { signal } : {}) },
       );
       if (outcome.delivered) {
-        await this.o.store.completeCallback(claim.id);
-        this.o.logger.info("callback delivered", { ...fields, status: outcome.status });
+        await this.deps.store.completeCallback(claim.id);
+        this.deps.logger.info("callback delivered", { ...fields, status: outcome.status });
         return "delivered";
       }
       if (outcome.stopped) {
-        await this.o.store.retryCallback(claim.id, this.o.now(), claim.attempts);
+        await this.deps.store.retryCallback(claim.id, this.deps.now(), claim.attempts);
         return "released";
       }
-      const nextAt = this.o.now() + retryDelayMs(attempts, this.o.backoffBaseMs, this.o.backoffMaxMs, this.o.random);
+      const nextAt = this.deps.now() + retryDelayMs(attempts, this.deps.backoffBaseMs, this.deps.backoffMaxMs, this.deps.random);
       const failure = { ...fields, reason: outcome.reason, ...(outcome.status === undefined ? {} : { status: outcome.status }) };
-      if (nextAt > (record.endedAt ?? record.createdAt) + this.o.giveUpAfterMs) {
-        return await this.drop(claim, `not delivered within ${this.o.giveUpAfterMs} ms of the end`, failure);
+      if (nextAt > (record.endedAt ?? record.createdAt) + this.deps.giveUpAfterMs) {
+        return await this.drop(claim, `not delivered within ${this.deps.giveUpAfterMs} ms of the end`, failure);
       }
-      await this.o.store.retryCallback(claim.id, nextAt, attempts);
-      this.o.logger.info("callback failed, will retry", { ...failure, retryInMs: nextAt - this.o.now() });
+      await this.deps.store.retryCallback(claim.id, nextAt, attempts);
+      this.deps.logger.info("callback failed, will retry", { ...failure, retryInMs: nextAt - this.deps.now() });
       return "retried";
     } catch (error) {
-      this.o.logger.error("callback attempt failed", { id: claim.id, error });
+      this.deps.logger.error("callback attempt failed", { id: claim.id, error });
       return undefined;
     }
   }
@@ -206,15 +190,15 @@ export class CallbackWorker {
   private target(record: RequestRecord): { url: string; token: string } | string {
     const url = record.body.callbackUrl;
     if (record.status === "pending" || url === undefined) return "the request has no callback to send";
-    if (!callbackHostAllowed(url, this.o.callbackHosts)) return "the callback host is no longer in RELAY_CALLBACK_HOSTS";
-    const token = this.o.tokenSecret(record.tokenName);
+    if (!callbackHostAllowed(url, this.deps.callbackHosts)) return "the callback host is no longer in RELAY_CALLBACK_HOSTS";
+    const token = this.deps.tokenSecret(record.tokenName);
     if (!token) return "the token that created the request is no longer configured";
     return { url, token };
   }
 
   private async drop(claim: ClaimedCallback, why: string, fields: Record<string, unknown> = { id: claim.id }): Promise<Fate> {
-    await this.o.store.completeCallback(claim.id);
-    this.o.logger.warn("callback given up", { ...fields, why });
+    await this.deps.store.completeCallback(claim.id);
+    this.deps.logger.warn("callback given up", { ...fields, why });
     return "dropped";
   }
 }

@@ -58,8 +58,10 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
     io.stderr.write(USAGE);
     return deny(`approval-relay hook was given bad arguments (${argProblem}), so the tool call was denied.`);
   }
-  const timeoutSeconds = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, 86_400);
-  if (timeoutSeconds === undefined) return deny("approval-relay hook: --timeout must be a whole number of seconds from 1 to 86400, so the tool call was denied.");
+  const parsed = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, 86_400);
+  // The relay needs a few seconds to answer before Claude Code gives up: it refuses hook timeouts under 3 s.
+  const timeoutSeconds = parsed !== undefined && parsed >= 3 ? parsed : undefined;
+  if (timeoutSeconds === undefined) return deny("approval-relay hook: --timeout must be a whole number of seconds from 3 to 86400, so the tool call was denied.");
   const conn = connection(values, io.env);
   if (typeof conn === "string") return deny(`approval-relay hook is not configured (${conn}), so the tool call was denied.`);
   try {

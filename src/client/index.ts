@@ -36,3 +36,12 @@ export type {
   StepGateDecision,
   StepReply,
 } from "../requests/decisions.js";
+export {
+  verifyCallbackSignature,
+  signCallback,
+  CALLBACK_SIGNATURE_HEADER,
+  CALLBACK_TIMESTAMP_HEADER,
+  CALLBACK_REQUEST_ID_HEADER,
+  DEFAULT_CALLBACK_TOLERANCE_SECONDS,
+  type VerifyCallbackInput,
+} from "../callbacks/signature.js";

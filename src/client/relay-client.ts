@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
 import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
-import { Backoff, exchange, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
+import { Backoff, exchange, parseWith, untilAborted, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
 import {
   CreatedRequest,
   RequestView,
@@ -28,6 +28,8 @@ const RELAY_MAX_WAIT_SECONDS = 60;
 const CALL_TIMEOUT_MS = 30_000;
 /** A pending reply quicker than this is not taken as a held long-poll: the loop slows down. */
 const MIN_POLL_INTERVAL_MS = 250;
+/** A best-effort cancel after an abort: one retry, a short timeout, so the caller is not held up. */
+const BEST_EFFORT_CANCEL = { retries: 1, timeoutMs: 5000 };
 
 export interface WaitOptions extends CallOptions {
   /** The request's deadline (ISO 8601) when already known, for giving up on a relay that stays unreachable past it. */
@@ -110,12 +112,12 @@ export class RelayClient {
   }
 
   /** Cancels a pending request (its Slack message says so). Throws `relay_already_answered` (409) when it was answered first. */
-  async cancel(id: string, options: CallOptions & { retries?: number } = {}): Promise<RequestView | undefined> {
+  async cancel(id: string, options: CallOptions & { retries?: number; timeoutMs?: number } = {}): Promise<RequestView | undefined> {
     const lenient: ReplyParser<RequestView | null> = (json) => {
       const view = RequestView.safeParse(json);
       return view.success ? view.data : null;
     };
-    const view = await this.call({ method: "DELETE", path: requestPath(id), signal: options.signal }, lenient, options.retries);
+    const view = await this.call({ method: "DELETE", path: requestPath(id), signal: options.signal }, lenient, options.retries, options.timeoutMs);
     return view ?? undefined;
   }
 
@@ -128,15 +130,17 @@ export class RelayClient {
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
     const idempotencyKey = body.idempotencyKey ?? this.newKey();
-    // The POST is not cut short by the signal: once it lands there is an id to cancel.
-    const created = await this.request(body, { idempotencyKey });
+    // An abort during the POST rejects at once; the POST goes on, and the request it creates is cancelled.
+    const creating = this.request(body, { idempotencyKey });
+    const created = await untilAborted(creating, signal, () => {
+      creating.then((request) => this.cancel(request.id, BEST_EFFORT_CANCEL)).catch(() => undefined);
+    });
     try {
-      if (signal?.aborted) throw abortError(signal);
       const view = RequestView.safeParse(created);
       if (created.status !== "pending" && view.success) return view.data;
-      return await this.wait(created.id, { expiresAt: created.expiresAt, ...(signal ? { signal } : {}) });
+      return await this.wait(created.id, { expiresAt: created.expiresAt, signal });
     } catch (error) {
-      if (isAbortError(error)) await this.cancel(created.id, { retries: 1 }).catch(() => undefined);
+      if (isAbortError(error)) await this.cancel(created.id, BEST_EFFORT_CANCEL).catch(() => undefined);
       throw error;
     }
   }
@@ -147,10 +151,15 @@ export class RelayClient {
   }
 
   /** One call with bounded retries; throws the last failure as a RelayClientError. */
-  private async call<T>(request: Omit<Exchange, "base" | "token" | "timeoutMs">, parse: ReplyParser<T>, retries = this.retries): Promise<T> {
+  private async call<T>(
+    request: Omit<Exchange, "base" | "token" | "timeoutMs">,
+    parse: ReplyParser<T>,
+    retries = this.retries,
+    timeoutMs = CALL_TIMEOUT_MS,
+  ): Promise<T> {
     const backoff = this.backoff();
     for (let attempt = 0; ; attempt += 1) {
-      const result = await this.attempt({ ...request, timeoutMs: CALL_TIMEOUT_MS }, parse);
+      const result = await this.attempt({ ...request, timeoutMs }, parse);
       if (result.ok) return result.value;
       if (attempt >= retries) throw new RelayClientError(result.code, result.reason);
       await this.pause(backoff.next(result.retryAfterMs), request.signal);
@@ -158,8 +167,7 @@ export class RelayClient {
   }
 
   private attempt<T>(request: Omit<Exchange, "base" | "token">, parse: ReplyParser<T>): Promise<Attempt<T>> {
-    const { signal, ...rest } = request;
-    return exchange(this.fetch, { ...rest, base: this.base, token: this.token, ...(signal ? { signal } : {}) }, parse);
+    return exchange(this.fetch, { ...request, base: this.base, token: this.token }, parse);
   }
 
   private async pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -175,11 +183,4 @@ export class RelayClient {
 
 function requestPath(id: string): string {
   return `/v1/requests/${encodeURIComponent(id)}`;
-}
-
-function parseWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): ReplyParser<T> {
-  return (json) => {
-    const result = schema.safeParse(json);
-    return result.success ? result.data : undefined;
-  };
 }

@@ -22,8 +22,6 @@ export interface StepGateOptions extends Omit<AdapterOptions, "timeoutSeconds"> 
   timeoutSeconds?: number;
   /** How many seconds before that timeout the gate denies by itself. Default 5. */
   marginSeconds?: number;
-  /** Sets timers; tests pass fakes. */
-  setTimer?: (callback: () => void, ms: number) => { cancel(): void };
 }
 
 export const DEFAULT_SKIP_TOOLS = ["AskUserQuestion", "TodoWrite"] as const;
@@ -36,7 +34,6 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
   }
   // The relay expires the request a second before the gate's own deadline, so Slack shows "Expired".
   const relayTimeoutSeconds = Math.max(1, Math.floor(answerWithinMs / 1000) - 1);
-  const setTimer = options.setTimer ?? defaultTimer;
   const skipped = new Set(skipTools);
 
   return async (input, toolUseID, { signal }) => {
@@ -44,7 +41,7 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
     try {
       if (!isActive()) return {};
       const deadline = new AbortController();
-      const timer = setTimer(() => deadline.abort(), answerWithinMs);
+      const timer = setTimeout(() => deadline.abort(), answerWithinMs);
       try {
         const body = {
           kind: "step_gate" as const,
@@ -65,7 +62,7 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
         }
         throw error;
       } finally {
-        timer.cancel();
+        clearTimeout(timer);
       }
     } catch (error) {
       report(options, error);
@@ -95,10 +92,4 @@ function deny(reason: string): HookJSONOutput & { hookSpecificOutput: { hookEven
 /** A step gate shows the tool's input as an object; anything else is wrapped so it still shows. */
 function asObject(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { input: value };
-}
-
-function defaultTimer(callback: () => void, ms: number): { cancel(): void } {
-  const timer = setTimeout(callback, ms);
-  timer.unref?.();
-  return { cancel: () => clearTimeout(timer) };
 }

@@ -3,7 +3,8 @@
  * it: a reply to use; a failure worth retrying (the relay is down or
  * restarting, a 408/429/5xx, a reply that is not what the API promises); or a
  * refusal no retry can fix (any other 4xx), thrown at once as a
- * RelayClientError. Also the capped, jittered exponential backoff.
+ * RelayClientError. Also the capped, jittered exponential backoff and the
+ * small helpers every call shares.
  */
 import { abortError, RelayClientError } from "./errors.js";
 import { ErrorReply, type FetchLike } from "./types.js";
@@ -94,6 +95,27 @@ export class Backoff {
   reset(): void {
     this.failures = 0;
   }
+}
+
+/** A ReplyParser from a zod schema. */
+export function parseWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): ReplyParser<T> {
+  return (json) => {
+    const result = schema.safeParse(json);
+    return result.success ? result.data : undefined;
+  };
+}
+
+/** `promise`, or an AbortError as soon as `signal` aborts (then `onAbort` runs). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => void): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(abortError(signal));
+    };
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 function unreachable(reason: string): Failure {

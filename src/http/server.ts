@@ -14,6 +14,7 @@ import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./erro
 import { send } from "./response.js";
 import type { Route } from "./route.js";
 import { Router } from "./router.js";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
@@ -31,6 +32,8 @@ export interface HttpDeps {
   readiness: () => Promise<Readiness>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
   maxWaitSeconds?: number;
+  /** Claude Code's hook timeout (seconds) when the hook URL has no `?timeout=` (RELAY_HOOK_TIMEOUT). */
+  hookTimeoutSeconds?: number;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -47,6 +50,7 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   const router = new Router<Route>();
   registerHealthRoutes(router, { readiness: deps.readiness, logger });
   registerRequestRoutes(router, { service: deps.service, bodyLimitBytes, maxWaitSeconds });
+  registerClaudeCodeHookRoutes(router, { service: deps.service, bodyLimitBytes, logger, hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS });
   if (deps.slackListener) registerSlackRoute(router, { listener: deps.slackListener, bodyLimitBytes });
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {

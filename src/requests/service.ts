@@ -61,6 +61,7 @@ export class RequestService {
   private readonly waiters: Waiters;
   private readonly background = new Set<Promise<unknown>>();
   private readonly unsubscribe: () => void;
+  private closed = false;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -139,7 +140,7 @@ export class RequestService {
     const waiter = this.waiters.add(id);
     try {
       let record = await this.get(id);
-      while (record?.status === "pending" && this.now() < deadline && !signal?.aborted) {
+      while (record?.status === "pending" && this.now() < deadline && !signal?.aborted && !this.closed) {
         const until = Math.min(deadline, record.expiresAt);
         // Hold no record while parked: thousands of long-polls may wait at once.
         record = undefined;
@@ -207,7 +208,14 @@ export class RequestService {
     return this.waiters.size;
   }
 
+  /** true once close() was called: long-polls return what they have. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Releases every held long-poll (they return the request as it is) and stops listening. */
   close(): void {
+    this.closed = true;
     this.unsubscribe();
     this.waiters.wakeAll();
   }

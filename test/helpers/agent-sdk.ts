@@ -18,6 +18,7 @@ import {
   type HookEvent,
   type SDKMessage,
   type SDKResultMessage,
+  type Settings,
   type SpawnedProcess,
   type SpawnOptions,
 } from "@anthropic-ai/claude-agent-sdk";
@@ -39,6 +40,10 @@ export interface RunAgentOptions {
   env?: Record<string, string>;
   /** Milliseconds before the run is aborted and fails; default 15,000 (under vitest's 20 s test timeout). */
   timeoutMs?: number;
+  /** Aborting it stops the session early, as a user pressing Esc would; the run then resolves with what it saw. */
+  signal?: AbortSignal;
+  /** Flag settings for Claude Code (the SDK's `settings`, like `--settings`), e.g. `{ hooks }` with http hooks. */
+  settings?: Settings;
 }
 
 export interface AgentRun {
@@ -89,7 +94,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let stderr = "";
   const messages: SDKMessage[] = [];
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const timer = setTimeout(() => abortController.abort(), timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abortController.abort();
+  }, timeoutMs);
+  const stop = () => abortController.abort();
+  options.signal?.addEventListener("abort", stop, { once: true });
+  if (options.signal?.aborted) stop();
 
   const spawnClaudeCode = ({ command, args, cwd, env, signal }: SpawnOptions): SpawnedProcess => {
     const child = spawn(command, args, { cwd, env, signal, stdio: ["pipe", "pipe", "pipe"] });
@@ -114,6 +126,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       ...(options.hooks ? { hooks: options.hooks } : {}),
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.settings ? { settings: options.settings } : {}),
     },
   });
 
@@ -124,11 +137,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     error = thrown instanceof Error ? thrown : new Error(String(thrown));
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", stop);
     run.close();
     await Promise.all(children.map(ensureExited));
     await rm(home, { recursive: true, force: true });
   }
-  if (abortController.signal.aborted) {
+  if (timedOut) {
     const seen = messages.map((m) => ("subtype" in m ? `${m.type}/${m.subtype}` : m.type)).join(", ");
     throw new Error(`runAgent timed out after ${timeoutMs} ms\nmessages: ${seen}\nstderr: ${stderr.slice(-2000)}`);
   }

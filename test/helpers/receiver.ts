@@ -15,8 +15,8 @@ export interface Hit {
   at: number;
 }
 
-/** What to answer: a status (with optional headers), or "hang" to never answer. */
-export type Reply = { status: number; headers?: Record<string, string> } | "hang";
+/** What to answer: a status (with optional headers, after `delayMs`), or "hang" to never answer. */
+export type Reply = { status: number; headers?: Record<string, string>; delayMs?: number } | "hang";
 
 export interface Receiver {
   /** Base URL, e.g. http://127.0.0.1:41234 */
@@ -38,8 +38,10 @@ export async function startReceiver(reply: (hit: Hit, index: number) => Reply = 
       hits.push(hit);
       const answer = reply(hit, hits.length - 1);
       if (answer === "hang") return;
-      res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
-      res.end("ok");
+      setTimeout(() => {
+        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+        res.end("ok");
+      }, answer.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -49,6 +49,8 @@ export interface RelayOptions {
   store?: RequestStore;
   tokens?: AgentToken[];
   defaultTimeoutSeconds?: number;
+  /** RELAY_CALLBACK_HOSTS; undefined → any host. */
+  callbackHosts?: readonly string[];
   http?: Partial<Omit<HttpDeps, "service" | "tokens">>;
 }
 
@@ -96,6 +98,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<TestRelay>
     logger,
     defaultChannel: DEFAULT_CHANNEL,
     defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
+    ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
   });
   const server = createHttpServer({
     service,

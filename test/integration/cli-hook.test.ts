@@ -134,6 +134,13 @@ describe.concurrent("approval-relay hook", () => {
     expect(printed(result.stdout)).toEqual(preToolUseDeny(/no reply within 2 seconds/));
   });
 
+  it("when --timeout is under the 3 seconds the relay needs, the call is denied without asking", async ({ relay, env, expect }) => {
+    const result = await hook(env, preToolUse, ["--timeout", "2"]);
+    expect(result.code).toBe(0);
+    expect(printed(result.stdout)).toEqual(preToolUseDeny(/from 3 to 86400/));
+    expect(relay.calls).toHaveLength(0);
+  });
+
   it("when RELAY_URL is not set, the call is denied and says so", async ({ relay, env, expect }) => {
     const result = await hook({ RELAY_TOKEN: TOKEN }, preToolUse);
     expect(result.code).toBe(0);

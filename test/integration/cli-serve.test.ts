@@ -7,7 +7,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../src/client/index.js";
-import { until } from "../unit/client/stand-in.js";
 import { runCli, startCli } from "./cli-spawn.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
@@ -32,6 +31,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+async function waitUntilHealthy(url: string): Promise<void> {
+  const end = Date.now() + 15_000;
+  while (Date.now() < end) {
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url}/healthz did not answer in time`);
+}
+
 describe("approval-relay serve", () => {
   it("when started, it serves the agent API until SIGTERM, then stops cleanly with exit 0", async () => {
     const port = await freePort();
@@ -46,11 +55,7 @@ describe("approval-relay serve", () => {
         PORT: String(port),
       },
     });
-    let up = false;
-    await until(() => {
-      void fetch(`${url}/healthz`).then((r) => (up = r.ok), () => undefined);
-      return up;
-    }, 15_000);
+    await waitUntilHealthy(url);
     const client = new RelayClient({ url, token: TOKEN, retries: 0 });
     await expect(client.get("no-such-request")).rejects.toMatchObject({ code: "relay_not_found" });
     run.child.kill("SIGTERM");

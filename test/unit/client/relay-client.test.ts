@@ -209,6 +209,19 @@ describe("RelayClient.ask and cancel", () => {
     expect(relay.requests.get(created.id)!.status).toBe("cancelled");
   });
 
+  it("when the caller aborts while the POST is still in flight, ask rejects at once and the request created afterwards is cancelled", async () => {
+    let releasePost!: () => void;
+    relay.fault = (call) => (isPost(call) ? new Promise<undefined>((resolve) => (releasePost = () => resolve(undefined))) : undefined);
+    const controller = new AbortController();
+    const asking = client().ask(confirm, { signal: controller.signal });
+    await until(() => relay.calls.some(isPost));
+    controller.abort();
+    await expect(asking).rejects.toMatchObject({ name: "AbortError" });
+    releasePost();
+    await until(() => relay.calls.some((c) => c.method === "DELETE"));
+    expect(relay.requests.get("r1")!.status).toBe("cancelled");
+  });
+
   it("when the signal has already aborted, nothing is posted", async () => {
     await expect(client().ask(confirm, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
     expect(relay.calls).toHaveLength(0);

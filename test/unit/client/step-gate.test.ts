@@ -117,6 +117,14 @@ describe("createStepGate", () => {
     expect(relay.callsTo("DELETE", "/v1/requests/")).toHaveLength(1);
   });
 
+  it("when the relay accepts the connection but never answers, the gate still denies before the hook's timeout", async () => {
+    relay.fault = () => new Promise(() => undefined);
+    const started = Date.now();
+    const output = await call(createStepGate(client, { timeoutSeconds: 3, marginSeconds: 1 }));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(output).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+
   it("when the relay expires the request, the tool call is denied with a message that says no one answered", async () => {
     const next = relay.nextRequest();
     const output = call(createStepGate(client));

@@ -1,0 +1,142 @@
+/**
+ * The benchmark's output: one readable table per measurement on stdout, and
+ * the same figures as a markdown block to paste into the README, with the
+ * machine they were measured on and whether each target was met.
+ */
+import type { HookResult } from "./hook.js";
+import type { LatencyResult } from "./latency.js";
+import type { MemoryResult } from "./memory.js";
+import { mb, ms, ratio } from "./stats.js";
+import type { StoreName } from "./target.js";
+import type { ThroughputResult } from "./throughput.js";
+
+export interface StoreResults {
+  store: StoreName;
+  latency?: LatencyResult;
+  throughput?: ThroughputResult;
+  memory?: MemoryResult;
+  hook?: HookResult;
+  /** Measurements that could not be made, and why. */
+  problems: string[];
+}
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  node: string;
+  date: string;
+  /** e.g. "default" or "quick". */
+  profile: string;
+  /** 1-minute load average when the bench started and when it ended (other work on a shared machine). */
+  load: [number, number];
+}
+
+export const TARGETS = { p50: 5, p99: 20, memoryBytes: 300 * 1024 * 1024, hookRatio: 2 } as const;
+
+interface Table {
+  title: string;
+  header: string[];
+  rows: string[][];
+}
+
+const mark = (ok: boolean) => (ok ? "✅" : "❌");
+
+function tables(results: StoreResults[]): Table[] {
+  const out: Table[] = [];
+  const latency = results.filter((r) => r.latency);
+  if (latency.length > 0) {
+    const first = latency[0]!.latency!;
+    out.push({
+      title: `Click-to-agent latency, ms (${first.kind}; ${first.median.n} clicks × ${first.rounds.length} rounds; median round)`,
+      header: ["store", "p50", "p90", "p99", "max", "p50 of rounds", "target p50 < 5, p99 < 20"],
+      rows: latency.map(({ store, latency: l }) => {
+        const m = l!.median;
+        const spread = l!.rounds.map((r) => ms(r.p50)).join(" / ");
+        return [store, ms(m.p50), ms(m.p90), ms(m.p99), ms(m.max), spread, `${mark(m.p50 < TARGETS.p50)} ${mark(m.p99 < TARGETS.p99)}`];
+      }),
+    });
+  }
+  const throughput = results.filter((r) => r.throughput);
+  if (throughput.length > 0) {
+    const first = throughput[0]!.throughput!;
+    out.push({
+      title: `Throughput: requests created + answered per second (concurrency ${first.concurrency}, ${first.durationMs / 1000} s × ${first.rounds.length} rounds; median round)`,
+      header: ["store", "req/s", "relay CPU ms/req", "cycle p50 ms", "cycle p99 ms", "req/s of rounds"],
+      rows: throughput.map(({ store, throughput: t }) => [
+        store,
+        t!.median.perSecond.toFixed(0),
+        t!.median.relayCpuMs.toFixed(2),
+        ms(t!.median.cycle.p50),
+        ms(t!.median.cycle.p99),
+        t!.rounds.map((r) => r.perSecond.toFixed(0)).join(" / "),
+      ]),
+    });
+  }
+  const memory = results.filter((r) => r.memory);
+  if (memory.length > 0) {
+    const n = memory[0]!.memory!.waiters.toLocaleString("en");
+    out.push({
+      title: `Relay resident memory (VmRSS), MB, with ${n} pending long-polls (as measured / after a full GC)`,
+      header: ["store", "baseline", `+${n} requests`, `+${n} long-polls`, "heap used", "KB per long-poll", "KB per request + long-poll", "target < 300 MB"],
+      rows: memory.map(({ store, memory: m }) => [
+        store,
+        `${mb(m!.baseline.rss)} / ${mb(m!.baseline.rssAfterGc)}`,
+        `${mb(m!.withRequests.rss)} / ${mb(m!.withRequests.rssAfterGc)}`,
+        `${mb(m!.withWaiters.rss)} / ${mb(m!.withWaiters.rssAfterGc)}`,
+        mb(m!.withWaiters.heapUsed),
+        (m!.perWaiter / 1024).toFixed(1),
+        (m!.perRequestAndWaiter / 1024).toFixed(1),
+        mark(m!.withWaiters.rss < TARGETS.memoryBytes),
+      ]),
+    });
+  }
+  const hook = results.filter((r) => r.hook);
+  if (hook.length > 0) {
+    const first = hook[0]!.hook!;
+    out.push({
+      title: `Claude Code hook: click → hook reply vs click → long-poll, ms (PreToolUse; ${first.median.hook.n} + ${first.median.core.n} interleaved × ${first.rounds.length} rounds)`,
+      header: ["store", "hook p50", "hook p99", "core p50", "core p99", "ratio p50", "ratio p99", "target ≤ 2×"],
+      rows: hook.map(({ store, hook: h }) => [
+        store,
+        ms(h!.median.hook.p50),
+        ms(h!.median.hook.p99),
+        ms(h!.median.core.p50),
+        ms(h!.median.core.p99),
+        ratio(h!.ratioP50),
+        ratio(h!.ratioP99),
+        `${mark(h!.ratioP50 <= TARGETS.hookRatio)} ${mark(h!.ratioP99 <= TARGETS.hookRatio)}`,
+      ]),
+    });
+  }
+  return out;
+}
+
+function machineLine(machine: Machine): string {
+  const load = machine.load.map((l) => l.toFixed(1)).join(" → ");
+  return `${machine.date}, ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, load average ${load}, ${machine.profile} run; relay in its own process, Slack Web API stand-in, all on loopback`;
+}
+
+function problemsOf(results: StoreResults[]): string[] {
+  return results.flatMap((r) => r.problems.map((p) => `${r.store}: ${p}`));
+}
+
+export function textReport(results: StoreResults[], machine: Machine): string {
+  const lines = [`Machine: ${machineLine(machine)}`, ""];
+  for (const table of tables(results)) {
+    const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((row) => (row[i] ?? "").length)));
+    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
+    lines.push(table.title, line(table.header), widths.map((w) => "-".repeat(w)).join("  "), ...table.rows.map(line), "");
+  }
+  for (const problem of problemsOf(results)) lines.push(`! ${problem}`);
+  return lines.join("\n");
+}
+
+export function markdownReport(results: StoreResults[], machine: Machine): string {
+  const lines = [`Measured with \`npm run bench\` — ${machineLine(machine)}.`, ""];
+  for (const table of tables(results)) {
+    lines.push(`**${table.title}**`, "", `| ${table.header.join(" | ")} |`, `|${table.header.map(() => "---").join("|")}|`);
+    lines.push(...table.rows.map((row) => `| ${row.join(" | ")} |`), "");
+  }
+  for (const problem of problemsOf(results)) lines.push(`- ${problem}`);
+  return lines.join("\n").trimEnd();
+}

@@ -1,0 +1,185 @@
+/**
+ * `npm run bench`: builds the relay, then measures it on loopback against a
+ * Slack Web API stand-in — click-to-agent latency, throughput, memory with
+ * many held long-polls, and the Claude Code hook endpoint — with the memory
+ * store and with Redis. A benchmark, not a test: machines here are shared and
+ * noisy, so it warms up, repeats rounds and reports the median round.
+ *
+ *   npm run bench -- [--quick] [--only latency,throughput,memory,hook]
+ *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
+ *
+ * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
+ */
+import { spawnSync } from "node:child_process";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { runHook } from "./hook.js";
+import { runLatency } from "./latency.js";
+import { runMemory } from "./memory.js";
+import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
+import { withTarget, type StoreName, type TargetOptions } from "./target.js";
+import { runThroughput } from "./throughput.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const REDIS_URL = "redis://127.0.0.1:6379";
+const SCENARIOS = ["latency", "throughput", "memory", "hook"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const PROFILES = {
+  default: {
+    latency: { n: 1000, warmup: 200, rounds: 3 },
+    throughput: { concurrency: 32, durationMs: 8000, warmupMs: 2000, rounds: 3 },
+    memory: { waiters: 10_000, warmup: 200 },
+    hook: { n: 500, warmup: 100, rounds: 3 },
+  },
+  quick: {
+    latency: { n: 100, warmup: 20, rounds: 2 },
+    throughput: { concurrency: 8, durationMs: 2000, warmupMs: 500, rounds: 2 },
+    memory: { waiters: 1000, warmup: 20 },
+    hook: { n: 50, warmup: 10, rounds: 2 },
+  },
+};
+
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]\n`;
+
+function parseOptions(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
+      memory: { type: "boolean", default: false },
+      redis: { type: "boolean", default: false },
+      "no-build": { type: "boolean", default: false },
+      "cpu-prof": { type: "boolean", default: false },
+      "log-level": { type: "string", default: "warn" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  const only = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const unknown = only.filter((v) => !(SCENARIOS as readonly string[]).includes(v));
+  if (unknown.length > 0) throw new Error(`unknown --only ${unknown.join(", ")}; choose from ${SCENARIOS.join(", ")}`);
+  const stores: StoreName[] = values.memory === values.redis ? ["memory", "redis"] : values.memory ? ["memory"] : ["redis"];
+  return {
+    help: values.help,
+    profile: values.quick ? ("quick" as const) : ("default" as const),
+    scenarios: (only.length > 0 ? only : SCENARIOS) as readonly Scenario[],
+    stores,
+    build: !values["no-build"],
+    cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
+    logLevel: values["log-level"],
+  };
+}
+
+const started = performance.now();
+const progress = (scope: string) => (line: string) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s ${scope}] ${line}\n`);
+
+function build(): void {
+  progress("build")("npm run build …");
+  const result = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`npm run build failed; fix it or pass --no-build to use the current dist/:\n${result.stdout}${result.stderr}`);
+}
+
+/** Keys under the relay's default prefix, to report what the Redis runs leave behind. */
+async function countRelayKeys(): Promise<number | undefined> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+    let count = 0;
+    for await (const keys of redis.scanStream({ match: "relay:*", count: 1000 })) count += (keys as string[]).length;
+    return count;
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>): Promise<StoreResults> {
+  const settings = PROFILES[options.profile];
+  const results: StoreResults = { store, problems: [] };
+  for (const scenario of options.scenarios) {
+    const log = progress(`${store} ${scenario}`);
+    const target: TargetOptions = {
+      store,
+      mainPath: join(ROOT, "dist", "main.js"),
+      redisUrl: REDIS_URL,
+      logLevel: options.logLevel,
+      nodeFlags: [
+        ...(scenario === "memory" ? ["--expose-gc"] : []),
+        ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
+      ],
+    };
+    try {
+      await withTarget(target, async ({ agent, relay, standIn }) => {
+        log(`relay pid ${relay.pid} at ${relay.url.origin}`);
+        if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
+        if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
+        if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
+        if (scenario === "hook") {
+          const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
+          results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);
+          log(`hook input: ${results.hook.source}`);
+        }
+      });
+      log("done");
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`failed: ${message}`);
+      results.problems.push(`${scenario} not measured: ${message.split("\n")[0]}`);
+    }
+  }
+  return results;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const loadAtStart = loadavg()[0]!;
+  if (options.build) build();
+  const keysBefore = options.stores.includes("redis") ? await countRelayKeys() : undefined;
+  if (options.stores.includes("redis") && keysBefore === undefined) {
+    progress("redis")(`no Redis at ${REDIS_URL}: measuring the memory store only`);
+    options.stores = options.stores.filter((s) => s !== "redis");
+  }
+  const results: StoreResults[] = [];
+  for (const store of options.stores) results.push(await runStore(store, options));
+
+  const cpuList = cpus();
+  const machine: Machine = {
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model.trim() ?? "unknown CPU",
+    node: process.versions.node,
+    date: new Date().toISOString().slice(0, 10),
+    profile: options.profile,
+    load: [loadAtStart, loadavg()[0]!],
+  };
+  process.stdout.write(`\n${textReport(results, machine)}\n\nMarkdown for the README:\n\n${markdownReport(results, machine)}\n`);
+  if (keysBefore !== undefined) {
+    const keysAfter = await countRelayKeys();
+    process.stdout.write(
+      `\nRedis (${REDIS_URL}, default prefix "relay"): ${keysBefore} keys under relay:* before, ${keysAfter ?? "?"} after. ` +
+        "The bench flushes nothing: ended requests' hashes, Slack message and idempotency keys expire with their TTL (24 h retention + timeout).\n",
+    );
+  }
+  if (options.cpuProfileDir) process.stdout.write(`\nCPU profiles of the relay: ${options.cpuProfileDir}\n`);
+  return results.some((r) => r.problems.length > 0) ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,123 @@
+/**
+ * A local stand-in for Slack's Web API on loopback, for the benchmark: it
+ * answers chat.postMessage (with the channel and a fresh ts), chat.update,
+ * chat.postEphemeral, auth.test and views.open with ok: true, fast and
+ * without logging. Every posted message is recorded under the bench marker
+ * found in its text (each bench request carries a unique one in its tool
+ * input), so the bench learns which request id and ts each message has
+ * without asking the relay.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+
+/** A posted request message as the bench needs it to click on it. */
+export interface PostedMessage {
+  /** The relay's request id, read from the buttons' values. */
+  id: string;
+  channel: string;
+  ts: string;
+}
+
+export interface SlackStandIn {
+  /** Web API base URL ending in "/" (for SLACK_API_URL). */
+  apiUrl: string;
+  /** Resolves once the message carrying `marker` was posted; forgets it then. */
+  posted(marker: string, timeoutMs?: number): Promise<PostedMessage>;
+  /** Web API calls answered so far, by method. */
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** What bench requests put in their tool input so their message can be found. */
+export const MARKER_PATTERN = /bench-marker-[0-9a-f-]{36}/;
+/** A button value as src/slack/ids.ts encodes it, seen inside the JSON-encoded blocks. */
+const REQUEST_ID = /\\"r\\":\\"([^"\\]+)\\"/;
+
+export async function startSlackStandIn(): Promise<SlackStandIn> {
+  const seen = new Map<string, PostedMessage>();
+  const waiting = new Map<string, (message: PostedMessage) => void>();
+  const calls = new Map<string, number>();
+  let sequence = 0;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => answer(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+
+  function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const method = (req.url ?? "").split("?")[0]!.replace(/^\/api\//, "");
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    let reply: Record<string, unknown> = { ok: true };
+    if (method === "chat.postMessage") {
+      sequence += 1;
+      const ts = `${1_700_000_000 + Math.floor(sequence / 1_000_000)}.${String(sequence % 1_000_000).padStart(6, "0")}`;
+      const args = argsOf(req, body);
+      const channel = typeof args.channel === "string" ? args.channel : "C0BENCH0001";
+      reply = { ok: true, channel, ts, message: { ts } };
+      record(String(args.blocks ?? ""), channel, ts);
+    } else if (method === "auth.test") {
+      reply = { ok: true, team: "bench", user: "relay-bench", team_id: "T0BENCH", user_id: "U0BENCH", bot_id: "B0BENCH" };
+    }
+    const payload = JSON.stringify(reply);
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
+    res.end(payload);
+  }
+
+  function record(text: string, channel: string, ts: string): void {
+    const marker = MARKER_PATTERN.exec(text)?.[0];
+    const id = REQUEST_ID.exec(text)?.[1];
+    if (!marker || !id) return;
+    const message = { id, channel, ts };
+    const waiter = waiting.get(marker);
+    if (waiter) {
+      waiting.delete(marker);
+      waiter(message);
+    } else {
+      seen.set(marker, message);
+    }
+  }
+
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    calls,
+    posted(marker, timeoutMs = 10_000) {
+      const message = seen.get(marker);
+      if (message) {
+        seen.delete(marker);
+        return Promise.resolve(message);
+      }
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(marker);
+          reject(new Error(`the relay did not post the message for ${marker} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiting.set(marker, (posted) => {
+          clearTimeout(timer);
+          resolve(posted);
+        });
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The arguments of a form-encoded (as @slack/web-api sends them) or JSON Web API call. */
+function argsOf(req: IncomingMessage, body: string): Record<string, unknown> {
+  if ((req.headers["content-type"] ?? "").includes("json")) {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== "object" || parsed === null) return {};
+    const args = parsed as Record<string, unknown>;
+    return { ...args, blocks: JSON.stringify(args.blocks ?? "") };
+  }
+  return Object.fromEntries(new URLSearchParams(body));
+}

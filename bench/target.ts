@@ -1,0 +1,64 @@
+/**
+ * One relay under test with everything around it: a Slack stand-in, the relay
+ * child process configured against it (memory or Redis store) and a
+ * BenchAgent to drive it. `withTarget` always tears all three down, whatever
+ * the scenario throws.
+ */
+import { randomBytes } from "node:crypto";
+import { BenchAgent } from "./agent.js";
+import { startRelayProcess, type RelayProcess } from "./relay-process.js";
+import { startSlackStandIn, type SlackStandIn } from "./slack-stand-in.js";
+
+export type StoreName = "memory" | "redis";
+
+export interface TargetOptions {
+  store: StoreName;
+  /** dist/main.js of the built relay. */
+  mainPath: string;
+  redisUrl: string;
+  /** LOG_LEVEL of the relay. */
+  logLevel: string;
+  /** Extra node flags for the relay (profiling). */
+  nodeFlags?: string[];
+}
+
+export interface Target {
+  store: StoreName;
+  relay: RelayProcess;
+  standIn: SlackStandIn;
+  agent: BenchAgent;
+}
+
+export const BENCH_CHANNEL = "C0BENCH0001";
+
+export async function withTarget<T>(options: TargetOptions, run: (target: Target) => Promise<T>): Promise<T> {
+  const token = randomBytes(24).toString("hex");
+  const signingSecret = `bench-${randomBytes(16).toString("hex")}`;
+  const standIn = await startSlackStandIn();
+  let relay: RelayProcess | undefined;
+  let agent: BenchAgent | undefined;
+  try {
+    relay = await startRelayProcess({
+      mainPath: options.mainPath,
+      nodeFlags: options.nodeFlags ?? [],
+      env: {
+        SLACK_BOT_TOKEN: "xoxb-bench-0000000000",
+        SLACK_SIGNING_SECRET: signingSecret,
+        SLACK_API_URL: standIn.apiUrl,
+        SLACK_DEFAULT_CHANNEL: BENCH_CHANNEL,
+        RELAY_TOKENS: `bench:${token}`,
+        LOG_LEVEL: options.logLevel,
+        ...(options.store === "redis" ? { REDIS_URL: options.redisUrl } : {}),
+      },
+    });
+    agent = new BenchAgent({ base: relay.url, token, signingSecret, standIn });
+    return await run({ store: options.store, relay, standIn, agent });
+  } catch (error) {
+    if (relay && error instanceof Error) error.message += `\n--- relay output (last lines) ---\n${relay.output()}`;
+    throw error;
+  } finally {
+    agent?.close();
+    await relay?.stop();
+    await standIn.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { parseHookQuery } from "../../../src/hooks/query.js";
+import { RelayError } from "../../../src/requests/errors.js";
+
+function problem(query: string): { path: string; message: string } {
+  try {
+    parseHookQuery(query, 600);
+  } catch (error) {
+    if (error instanceof RelayError && error.code === "relay_invalid_request") return (error.details as Array<{ path: string; message: string }>)[0]!;
+    throw error;
+  }
+  throw new Error("accepted");
+}
+
+describe("parseHookQuery", () => {
+  it("uses the configured default timeout and no channel when the URL gives none", () => {
+    expect(parseHookQuery("", 600)).toEqual({ timeoutSeconds: 600 });
+  });
+
+  it("reads the hook's timeout and the channel", () => {
+    expect(parseHookQuery("timeout=30&channel=C0DEPLOYS99", 600)).toEqual({ timeoutSeconds: 30, channel: "C0DEPLOYS99" });
+    expect(parseHookQuery("timeout=3", 600).timeoutSeconds).toBe(3);
+    expect(parseHookQuery("timeout=86400", 600).timeoutSeconds).toBe(86_400);
+  });
+
+  it("refuses a timeout that is not a whole number of seconds from 3 to 86400, naming timeout", () => {
+    for (const bad of ["0", "2", "86401", "1e3", "-5", "30.5", "abc", "", "%20"]) {
+      expect([bad, problem(`timeout=${bad}`).path]).toEqual([bad, "timeout"]);
+    }
+    expect(problem("timeout=2").message).toMatch(/from 3 to 86400/);
+  });
+
+  it("refuses a channel that is not a Slack id, naming channel", () => {
+    for (const bad of ["general", "#deploys", "c0123456789", ""]) expect([bad, problem(`channel=${encodeURIComponent(bad)}`).path]).toEqual([bad, "channel"]);
+  });
+
+  it("refuses a parameter given twice", () => {
+    expect(problem("timeout=30&timeout=600")).toEqual({ path: "timeout", message: "give it once" });
+  });
+
+  it("refuses an unknown parameter, so a misspelt timeout is never silently replaced by the default", () => {
+    expect(problem("timout=30")).toEqual({ path: "timout", message: expect.stringMatching(/not a query parameter.*timeout, channel/) });
+    expect(problem("wait=30").path).toBe("wait");
+  });
+});
