@@ -27,6 +27,8 @@ export interface Config {
   };
   tokens: AgentToken[];
   redisUrl?: string;
+  /** Prefix of every Redis key, so several relays may share one Redis. */
+  redisPrefix: string;
   port: number;
   /** Seconds a request waits when it names no timeout. */
   defaultTimeoutSeconds: number;
@@ -52,6 +54,7 @@ const hint = {
   SLACK_DEFAULT_CHANNEL: "use a channel or user id such as C0123456789",
   RELAY_TOKENS: "set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); tokens need 16+ characters",
   REDIS_URL: "use a redis:// or rediss:// URL, or unset it for the in-memory store",
+  REDIS_PREFIX: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
   PORT: "use a port number between 1 and 65535",
   RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
   RELAY_HOOK_TIMEOUT: "use a whole number of seconds between 10 and 86400",
@@ -81,6 +84,7 @@ const fields = {
     z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1),
   ),
   REDIS_URL: url(["redis:", "rediss:"]).optional(),
+  REDIS_PREFIX: z.string().regex(/^[\w.:-]{1,64}$/).default("relay"),
   PORT: intBetween(1, 65535).default(3000),
   RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
   RELAY_HOOK_TIMEOUT: intBetween(10, 86400).default(600),
@@ -128,6 +132,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     tokens,
     redisUrl: read("REDIS_URL"),
+    redisPrefix: read("REDIS_PREFIX"),
     port: read("PORT"),
     defaultTimeoutSeconds: read("RELAY_DEFAULT_TIMEOUT"),
     hookTimeoutSeconds: read("RELAY_HOOK_TIMEOUT"),

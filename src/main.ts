@@ -113,9 +113,15 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       await slack.stop().catch((error: unknown) => logger.warn("slack stop failed", { error }));
       service.close();
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Held calls answer as the service closes; their sockets turn idle just after.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        const hard = setTimeout(() => server.closeAllConnections(), 2000);
+        server.close(() => {
+          clearInterval(idle);
+          clearTimeout(hard);
+          resolve();
+        });
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await service.idle();
       await slack.idle();
@@ -127,7 +133,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 }
 
 function openStore(config: Config, logger: Logger): RequestStore {
-  if (config.redisUrl) return connectRedisStore(config.redisUrl, { logger });
+  if (config.redisUrl) return connectRedisStore(config.redisUrl, { logger, prefix: config.redisPrefix });
   logger.warn(
     "REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.",
   );

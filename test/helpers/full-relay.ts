@@ -52,8 +52,16 @@ export interface FullRelay {
   close(): Promise<void>;
 }
 
-export async function startFullRelay(): Promise<FullRelay> {
-  const slack = await startSlackWebApi();
+export interface FullRelayOptions {
+  /** Extra environment for the relay (e.g. REDIS_URL, REDIS_PREFIX); wins over the defaults. */
+  env?: Record<string, string>;
+  /** A Slack stand-in shared with other relay instances (it is then not closed by close()). */
+  slack?: SlackWebApiStandIn;
+}
+
+export async function startFullRelay(options: FullRelayOptions = {}): Promise<FullRelay> {
+  const ownsSlack = options.slack === undefined;
+  const slack = options.slack ?? (await startSlackWebApi());
   const logs: string[] = [];
   let relay: RunningRelay;
   try {
@@ -64,6 +72,7 @@ export async function startFullRelay(): Promise<FullRelay> {
         SLACK_API_URL: slack.url,
         SLACK_DEFAULT_CHANNEL: CHANNEL,
         RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
+        ...options.env,
       },
       logger: createLogger({ level: "debug", write: (line) => logs.push(line) }),
       port: 0,
@@ -71,7 +80,7 @@ export async function startFullRelay(): Promise<FullRelay> {
       sweepIntervalMs: 100,
     });
   } catch (error) {
-    await slack.close();
+    if (ownsSlack) await slack.close();
     throw error;
   }
   const eventsUrl = `${relay.url}/slack/events`;
@@ -108,7 +117,7 @@ export async function startFullRelay(): Promise<FullRelay> {
     post,
     async close() {
       await relay.close();
-      await slack.close();
+      if (ownsSlack) await slack.close();
     },
   };
 }

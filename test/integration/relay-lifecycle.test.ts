@@ -1,0 +1,148 @@
+/**
+ * The relay as `npm start` runs it (src/main.ts), across its life: Socket
+ * Mode (the quick start's default), shutdown releasing every held call, a
+ * restart with Redis keeping pending requests answerable, and two instances
+ * sharing one Redis (the agent waits on one, the click lands on the other).
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.js";
+import { startRelay } from "../../src/main.js";
+import { Action, encodeButton } from "../../src/slack/ids.js";
+import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../helpers/full-relay.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../helpers/redis.js";
+import { blockAction, BOT_TOKEN, CHANNEL } from "../helpers/slack.js";
+import { startSlackWebApi, type SlackWebApiStandIn } from "../helpers/slack-web-api.js";
+import { startSocketModeServer } from "../helpers/socket-mode-server.js";
+
+const AUTH = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };
+const preToolUse = readFileSync(new URL("../fixtures/claude-code/pre-tool-use.json", import.meta.url), "utf8");
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function createRequest(url: string, body: unknown, query = ""): Promise<Response> {
+  return fetch(`${url}/v1/requests${query}`, { method: "POST", headers: AUTH, body: JSON.stringify(body) });
+}
+
+async function getRequest(url: string, id: string, query = ""): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}/v1/requests/${id}${query}`, { headers: AUTH });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** A Slack stand-in and a Redis key prefix shared by relay instances, cleaned up after the test. */
+async function sharedRedis(): Promise<{ slack: SlackWebApiStandIn; env: Record<string, string> }> {
+  const prefix = `test-lifecycle-${randomUUID().slice(0, 8)}`;
+  const slack = await startSlackWebApi();
+  cleanups.push(async () => {
+    await slack.close();
+    const redis = connectTestRedis();
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  });
+  return { slack, env: { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix } };
+}
+
+describe("the relay process", () => {
+  it("in Socket Mode (SLACK_APP_TOKEN set), a click delivered over the WebSocket answers the waiting agent", async () => {
+    const ts = "1700000000.000777";
+    const standIn = await startSocketModeServer({
+      "auth.test": () => ({ ok: true, team: "Acme", user: "relay" }),
+      "chat.postMessage": () => ({ ok: true, channel: CHANNEL, ts }),
+      "chat.update": () => ({ ok: true }),
+    });
+    const relay = await startRelay({
+      env: {
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_APP_TOKEN: "xapp-1-A0RELAY-lifecycle",
+        SLACK_API_URL: standIn.apiUrl,
+        SLACK_DEFAULT_CHANNEL: CHANNEL,
+        RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
+      },
+      logger: silentLogger,
+      port: 0,
+      host: "127.0.0.1",
+    });
+    cleanups.push(async () => {
+      await relay.close();
+      await standIn.close();
+    });
+    await standIn.connected();
+    expect((await fetch(`${relay.url}/slack/events`, { method: "POST" })).status).toBe(404);
+
+    const created = (await (await createRequest(relay.url, { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } })).json()) as { id: string };
+    const waiting = getRequest(relay.url, created.id, "?wait=10");
+    await relay.service.idle();
+    const ack = await standIn.deliver("interactive", blockAction({ actionId: Action.stepYes, value: encodeButton({ r: created.id }), ts }));
+
+    expect(ack.envelope_id).toEqual(expect.any(String));
+    expect(await waiting).toMatchObject({ id: created.id, status: "answered", decision: { reply: "y" } });
+  });
+
+  it("when it shuts down, a held long-poll returns the pending request at once and a held hook call is denied and its request cancelled", async () => {
+    const relay = await startFullRelay();
+    let closed = false;
+    cleanups.push(async () => {
+      if (!closed) await relay.close();
+    });
+    const created = (await (await createRequest(relay.url, { kind: "step_gate", toolName: "Bash", input: { command: "ls" } })).json()) as { id: string };
+    const poll = getRequest(relay.url, created.id, "?wait=30");
+    const hook = fetch(`${relay.url}/v1/hooks/claude-code?timeout=60`, { method: "POST", headers: AUTH, body: preToolUse });
+    const hookMessage = await relay.message(1);
+    await relay.message(0);
+
+    const started = Date.now();
+    await relay.close();
+    closed = true;
+
+    expect(await poll).toMatchObject({ id: created.id, status: "pending" });
+    const reply = (await (await hook).json()) as { hookSpecificOutput: Record<string, unknown> };
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(reply.hookSpecificOutput).toMatchObject({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringMatching(/shut down before anyone answered/),
+    });
+    expect(JSON.stringify(await relay.updated(hookMessage))).toMatch(/Cancelled/);
+  });
+
+  it("with Redis, a request created before a restart is answered after it, on the new process", async () => {
+    const { slack, env } = await sharedRedis();
+    const before = await startFullRelay({ env, slack });
+    const input = { command: "kubectl rollout restart deploy/api" };
+    const created = (await (await createRequest(before.url, { kind: "permission", toolName: "Bash", input })).json()) as { id: string };
+    const message = await before.message(0);
+    await before.close();
+
+    const after = await startFullRelay({ env, slack });
+    cleanups.push(() => after.close());
+    expect(await getRequest(after.url, created.id)).toMatchObject({ status: "pending" });
+    await after.click(message, Action.allow);
+
+    expect(await getRequest(after.url, created.id, "?wait=10")).toMatchObject({
+      status: "answered",
+      decision: { behavior: "allow", updatedInput: input },
+      answeredBy: { id: "U0ALICE" },
+    });
+  });
+
+  it("with two instances on one Redis, the agent waiting on the first gets the answer clicked on the second", async () => {
+    const { slack, env } = await sharedRedis();
+    const first = await startFullRelay({ env, slack });
+    cleanups.push(() => first.close());
+    const second = await startFullRelay({ env, slack });
+    cleanups.push(() => second.close());
+
+    const waiting = createRequest(first.url, { kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } }, "?wait=20");
+    const message = await first.message(0);
+    const clickedAt = Date.now();
+    await second.click(message, Action.stepNo);
+
+    const answered = (await (await waiting).json()) as Record<string, unknown>;
+    expect(answered).toMatchObject({ status: "answered", decision: { reply: "n" } });
+    expect(Date.now() - clickedAt).toBeLessThan(2000);
+  });
+});

@@ -1,0 +1,313 @@
+/**
+ * loadConfig: defaults, Socket Mode vs HTTP mode, the one-line error for
+ * every missing or malformed variable (never echoing a secret), RELAY_TOKENS
+ * parsing and the optional JSON config file that the environment overrides.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { MAX_TIMEOUT_SECONDS } from "../../src/requests/schemas.js";
+
+const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
+const APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789";
+const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
+const CI_TOKEN = "ci0123456789abcdef0123456789";
+const DEPLOY_TOKEN = "dp0123456789abcdef0123456789";
+
+/** The smallest valid HTTP-mode environment. */
+const http = { SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` };
+/** The smallest valid Socket Mode environment. */
+const socket = { SLACK_BOT_TOKEN: BOT, SLACK_APP_TOKEN: APP, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` };
+
+const dir = mkdtempSync(join(tmpdir(), "relay-config-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+function configFile(content: string): string {
+  const path = join(dir, `config-${(files += 1)}.json`);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** The ConfigError loadConfig throws for `env`; fails the test when it does not throw one. */
+function errorFor(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("loadConfig accepted the environment");
+}
+
+describe("loadConfig defaults", () => {
+  it("fills every optional setting with its documented default", () => {
+    const config = loadConfig(http);
+    expect(config).toEqual({
+      slack: { botToken: BOT, appToken: undefined, signingSecret: SECRET, apiUrl: "https://slack.com/api/", defaultChannel: undefined },
+      tokens: [{ name: "ci-bot", token: CI_TOKEN }],
+      redisUrl: undefined,
+      redisPrefix: "relay",
+      port: 3000,
+      defaultTimeoutSeconds: 600,
+      hookTimeoutSeconds: 600,
+      callbackHosts: undefined,
+      logLevel: "info",
+    });
+  });
+
+  it("reads every variable when all are set", () => {
+    const config = loadConfig({
+      ...socket,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: "http://127.0.0.1:9999/api/",
+      SLACK_DEFAULT_CHANNEL: "C0123456789",
+      REDIS_URL: "rediss://cache.internal:6380/2",
+      REDIS_PREFIX: "relay-staging",
+      PORT: "8080",
+      RELAY_DEFAULT_TIMEOUT: "120",
+      RELAY_HOOK_TIMEOUT: "300",
+      RELAY_CALLBACK_HOSTS: "Hooks.Example.com, ci.example.org",
+      LOG_LEVEL: "debug",
+    });
+    expect(config).toEqual({
+      slack: {
+        botToken: BOT,
+        appToken: APP,
+        signingSecret: SECRET,
+        apiUrl: "http://127.0.0.1:9999/api/",
+        defaultChannel: "C0123456789",
+      },
+      tokens: [{ name: "ci-bot", token: CI_TOKEN }],
+      redisUrl: "rediss://cache.internal:6380/2",
+      redisPrefix: "relay-staging",
+      port: 8080,
+      defaultTimeoutSeconds: 120,
+      hookTimeoutSeconds: 300,
+      callbackHosts: ["hooks.example.com", "ci.example.org"],
+      logLevel: "debug",
+    });
+  });
+
+  it("reads only the environment it is given, not process.env", () => {
+    vi.stubEnv("PORT", "4321");
+    try {
+      expect(loadConfig(http).port).toBe(3000);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("adds the trailing slash SLACK_API_URL needs to be a base URL", () => {
+    expect(loadConfig({ ...http, SLACK_API_URL: "https://slack-gov.com/api" }).slack.apiUrl).toBe("https://slack-gov.com/api/");
+    expect(loadConfig({ ...http, SLACK_API_URL: "https://proxy.internal/slack/api/" }).slack.apiUrl).toBe(
+      "https://proxy.internal/slack/api/",
+    );
+  });
+
+  it("treats empty strings as unset", () => {
+    const config = loadConfig({
+      ...http,
+      SLACK_APP_TOKEN: "",
+      SLACK_API_URL: "",
+      SLACK_DEFAULT_CHANNEL: "",
+      REDIS_URL: "",
+      REDIS_PREFIX: "",
+      PORT: "",
+      RELAY_DEFAULT_TIMEOUT: "",
+      RELAY_HOOK_TIMEOUT: "",
+      RELAY_CALLBACK_HOSTS: "",
+      LOG_LEVEL: "",
+      RELAY_CONFIG_FILE: "",
+    });
+    expect(config.slack.appToken).toBeUndefined();
+    expect(config.slack.apiUrl).toBe("https://slack.com/api/");
+    expect(config.slack.defaultChannel).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.redisPrefix).toBe("relay");
+    expect(config.port).toBe(3000);
+    expect(config.defaultTimeoutSeconds).toBe(600);
+    expect(config.hookTimeoutSeconds).toBe(600);
+    expect(config.callbackHosts).toBeUndefined();
+    expect(config.logLevel).toBe("info");
+  });
+
+  it("reports an empty SLACK_BOT_TOKEN as missing, not as malformed", () => {
+    expect(errorFor({ ...http, SLACK_BOT_TOKEN: "" }).message).toMatch(/^SLACK_BOT_TOKEN is missing: /);
+  });
+});
+
+describe("Socket Mode and HTTP mode", () => {
+  it("runs in Socket Mode with SLACK_APP_TOKEN and needs no signing secret", () => {
+    const config = loadConfig(socket);
+    expect(config.slack.appToken).toBe(APP);
+    expect(config.slack.signingSecret).toBeUndefined();
+  });
+
+  it("runs in HTTP mode with SLACK_SIGNING_SECRET and no app token", () => {
+    const config = loadConfig(http);
+    expect(config.slack.appToken).toBeUndefined();
+    expect(config.slack.signingSecret).toBe(SECRET);
+  });
+
+  it("without either, stops naming SLACK_SIGNING_SECRET and offering Socket Mode", () => {
+    const message = errorFor({ SLACK_BOT_TOKEN: BOT, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` }).message;
+    expect(message).toMatch(/^SLACK_SIGNING_SECRET is missing: /);
+    expect(message).toContain("SLACK_APP_TOKEN");
+  });
+
+  it("an empty SLACK_APP_TOKEN does not switch Socket Mode on", () => {
+    expect(errorFor({ ...socket, SLACK_APP_TOKEN: "" }).message).toMatch(/^SLACK_SIGNING_SECRET is missing: /);
+  });
+});
+
+describe("missing required variables", () => {
+  it("names SLACK_BOT_TOKEN first when nothing is set, with where to find it", () => {
+    const error = errorFor({});
+    expect(error.name).toBe("ConfigError");
+    expect(error.message).toBe(
+      "SLACK_BOT_TOKEN is missing: create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
+    );
+  });
+
+  it("checks SLACK_BOT_TOKEN before the signing secret and the agent tokens", () => {
+    expect(errorFor({ SLACK_APP_TOKEN: APP }).message).toMatch(/^SLACK_BOT_TOKEN is missing: /);
+  });
+
+  it("names RELAY_TOKENS when no agent token is configured", () => {
+    const message = errorFor({ SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET }).message;
+    expect(message).toMatch(/^RELAY_TOKENS is missing: set comma-separated name:token pairs/);
+  });
+});
+
+/** [variable, malformed value, a fragment of the fix the message must give]. */
+const malformed: Array<[string, string, string]> = [
+  ["SLACK_BOT_TOKEN", "xoxp-1234567890-0987654321-userTokenNotABot", "Bot User OAuth Token"],
+  ["SLACK_BOT_TOKEN", "xoxb-1234567890 0987654321", "Bot User OAuth Token"],
+  ["SLACK_APP_TOKEN", "xoxb-1234567890-0987654321-wrongKindOfToken", "connections:write"],
+  ["SLACK_SIGNING_SECRET", "s3cr3t!", "Signing Secret"],
+  ["SLACK_API_URL", "ftp://slack.com/api/", "http(s) URL"],
+  ["SLACK_API_URL", "slack.com/api", "http(s) URL"],
+  ["SLACK_DEFAULT_CHANNEL", "#general", "C0123456789"],
+  ["RELAY_TOKENS", "ci-bot", "name:token pairs"],
+  ["REDIS_URL", "http://127.0.0.1:6379", "redis://"],
+  ["REDIS_PREFIX", "relay prefix", "1 to 64"],
+  ["PORT", "0", "between 1 and 65535"],
+  ["PORT", "65536", "between 1 and 65535"],
+  ["PORT", "http", "between 1 and 65535"],
+  ["PORT", "80.5", "between 1 and 65535"],
+  ["RELAY_DEFAULT_TIMEOUT", "0", "whole number of seconds"],
+  ["RELAY_DEFAULT_TIMEOUT", String(MAX_TIMEOUT_SECONDS + 1), "whole number of seconds"],
+  ["RELAY_DEFAULT_TIMEOUT", "10m", "whole number of seconds"],
+  ["RELAY_HOOK_TIMEOUT", "9", "between 10 and 86400"],
+  ["RELAY_HOOK_TIMEOUT", "86401", "between 10 and 86400"],
+  ["RELAY_CALLBACK_HOSTS", " , ", "host names"],
+  ["RELAY_CALLBACK_HOSTS", "https://hooks.example.com/relay", "host names"],
+  ["RELAY_CALLBACK_HOSTS", "hooks.example.com,user@evil.example", "host names"],
+  ["LOG_LEVEL", "verbose", "debug, info, warn or error"],
+];
+
+describe("malformed variables", () => {
+  it.each(malformed)("%s=%j stops the start with one line naming it and saying how to fix it", (name, value, fix) => {
+    const message = errorFor({ ...http, [name]: value }).message;
+    expect(message.startsWith(`${name} is invalid: `)).toBe(true);
+    expect(message).toContain(fix);
+    expect(message).not.toContain("\n");
+  });
+
+  it.each([
+    ["SLACK_BOT_TOKEN", "xoxp-1234567890-0987654321-userTokenNotABot"],
+    ["SLACK_APP_TOKEN", "xoxb-1234567890-0987654321-wrongKindOfToken"],
+    ["SLACK_SIGNING_SECRET", "s3cr3t!"],
+    ["RELAY_TOKENS", "ci-bot:tooShortTok"],
+    ["RELAY_TOKENS", "0123456789abcdefNoName"],
+  ])("a malformed %s never appears in the message", (name, value) => {
+    const message = errorFor({ ...http, [name]: value }).message;
+    expect(message).toMatch(new RegExp(`^${name} is invalid: `));
+    expect(message).not.toContain(value);
+    expect(message).not.toContain(value.split(":").pop());
+  });
+});
+
+describe("RELAY_TOKENS", () => {
+  const tokensOf = (value: string) => loadConfig({ ...http, RELAY_TOKENS: value }).tokens;
+
+  it("reads several name:token pairs, ignoring whitespace and empty entries", () => {
+    expect(tokensOf(` ci-bot:${CI_TOKEN} ,, deploy@prod:${DEPLOY_TOKEN},`)).toEqual([
+      { name: "ci-bot", token: CI_TOKEN },
+      { name: "deploy@prod", token: DEPLOY_TOKEN },
+    ]);
+  });
+
+  it("trims whitespace around the colon so the token matches what agents send", () => {
+    expect(tokensOf(`ci-bot : ${CI_TOKEN}`)).toEqual([{ name: "ci-bot", token: CI_TOKEN }]);
+  });
+
+  it("keeps colons after the first one as part of the token", () => {
+    expect(tokensOf(`ci-bot:${CI_TOKEN}:v2`)).toEqual([{ name: "ci-bot", token: `${CI_TOKEN}:v2` }]);
+  });
+
+  it("refuses two tokens with the same name, saying names must be unique", () => {
+    const message = errorFor({ ...http, RELAY_TOKENS: `ci-bot:${CI_TOKEN},ci-bot:${DEPLOY_TOKEN}` }).message;
+    expect(message).toBe("RELAY_TOKENS is invalid: token names must be unique");
+  });
+
+  it.each([
+    ["a token shorter than 16 characters", "ci-bot:0123456789abcde"],
+    ["a pair with no name", `:${CI_TOKEN}`],
+    ["a pair with no colon", CI_TOKEN],
+    ["a name with spaces", `ci bot:${CI_TOKEN}`],
+    ["a pair with no token", "ci-bot:"],
+    ["only separators", " , ,"],
+    ["a token over 512 characters", `ci-bot:${"x".repeat(513)}`],
+  ])("refuses %s", (_, value) => {
+    expect(errorFor({ ...http, RELAY_TOKENS: value }).message).toMatch(/^RELAY_TOKENS is invalid: .*16\+ characters/);
+  });
+
+  it("accepts a token of exactly 16 characters", () => {
+    expect(tokensOf("ci-bot:0123456789abcdef")).toEqual([{ name: "ci-bot", token: "0123456789abcdef" }]);
+  });
+});
+
+describe("RELAY_CONFIG_FILE", () => {
+  it("reads settings from the JSON file, numbers included", () => {
+    const path = configFile(JSON.stringify({ ...http, PORT: 8080, LOG_LEVEL: "warn" }));
+    const config = loadConfig({ RELAY_CONFIG_FILE: path });
+    expect(config.slack.botToken).toBe(BOT);
+    expect(config.port).toBe(8080);
+    expect(config.logLevel).toBe("warn");
+    expect(config.tokens).toEqual([{ name: "ci-bot", token: CI_TOKEN }]);
+  });
+
+  it("lets the environment win over the file", () => {
+    const path = configFile(JSON.stringify({ ...http, PORT: 8080, LOG_LEVEL: "warn" }));
+    const config = loadConfig({ RELAY_CONFIG_FILE: path, PORT: "9090" });
+    expect(config.port).toBe(9090);
+    expect(config.logLevel).toBe("warn");
+  });
+
+  it("an empty environment variable leaves the file's value in place", () => {
+    const path = configFile(JSON.stringify({ ...http, PORT: 8080 }));
+    const config = loadConfig({ RELAY_CONFIG_FILE: path, PORT: "", SLACK_BOT_TOKEN: "" });
+    expect(config.port).toBe(8080);
+    expect(config.slack.botToken).toBe(BOT);
+  });
+
+  it("names the variable when a value in the file is malformed", () => {
+    const path = configFile(JSON.stringify({ ...http, PORT: 70000 }));
+    expect(errorFor({ RELAY_CONFIG_FILE: path }).message).toMatch(/^PORT is invalid: /);
+  });
+
+  it.each([
+    ["does not exist", () => join(dir, "no-such-file.json")],
+    ["is not JSON", () => configFile(`SLACK_BOT_TOKEN=${BOT}`)],
+    ["is a JSON array", () => configFile(JSON.stringify([BOT]))],
+    ["nests objects", () => configFile(JSON.stringify({ SLACK_BOT_TOKEN: { value: BOT } }))],
+    ["holds a boolean", () => configFile(JSON.stringify({ ...http, LOG_LEVEL: true }))],
+  ])("stops with RELAY_CONFIG_FILE named when the file %s, never echoing its content", (_, path) => {
+    const message = errorFor({ RELAY_CONFIG_FILE: path() }).message;
+    expect(message).toBe("RELAY_CONFIG_FILE is invalid: point it at a readable JSON file whose keys are these variable names");
+    expect(message).not.toContain(BOT);
+  });
+});
