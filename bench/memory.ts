@@ -35,10 +35,16 @@ export interface MemoryResult {
   baseline: MemoryPoint;
   withRequests: MemoryPoint;
   withWaiters: MemoryPoint;
-  /** Bytes a held long-poll costs: (withWaiters − withRequests) / waiters, after GC. */
-  perWaiter: number;
-  /** Bytes a pending request and its long-poll cost: (withWaiters − baseline) / waiters, after GC. */
-  perRequestAndWaiter: number;
+  /**
+   * JS heap a held long-poll keeps (bytes): (withWaiters − withRequests) heap
+   * used / waiters. RSS differences are no use at this scale: RSS keeps the
+   * high-water mark of the garbage made while creating the requests.
+   */
+  heapPerWaiter: number;
+  /** RSS a pending request and its long-poll add, as measured: (withWaiters − baseline) / waiters (bytes). */
+  rssPerRequestAndWaiter: number;
+  /** Largest RSS the relay had at any time up to the last reading (VmHWM), creating the requests included. */
+  peakRss: number;
   /** How long opening every long-poll took (ms). */
   openMs: number;
 }
@@ -83,8 +89,9 @@ export async function runMemory({ relay, agent, store }: Target, options: Memory
       baseline,
       withRequests,
       withWaiters,
-      perWaiter: (withWaiters.rssAfterGc - withRequests.rssAfterGc) / ids.length,
-      perRequestAndWaiter: (withWaiters.rssAfterGc - baseline.rssAfterGc) / ids.length,
+      heapPerWaiter: (withWaiters.heapUsed - withRequests.heapUsed) / ids.length,
+      rssPerRequestAndWaiter: (withWaiters.rss - baseline.rss) / ids.length,
+      peakRss: relay.peakRss(),
       openMs,
     };
   } finally {
@@ -111,13 +118,13 @@ async function createPending(agent: Target["agent"], count: number): Promise<str
   return ids;
 }
 
-/** Cancels every request (64 at a time); with Redis this takes them out of the shared deadline set. */
+/** Cancels every request (128 at a time); with Redis this takes them out of the shared deadline set. */
 async function cancelAll(agent: Target["agent"], ids: string[]): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < ids.length) await agent.cancel(ids[next++]!).catch(() => undefined);
   };
-  await Promise.all(Array.from({ length: 64 }, worker));
+  await Promise.all(Array.from({ length: 128 }, worker));
 }
 
 /** The largest of several VmRSS readings over ~2 s (a conservative figure), then the same after a full GC. */

@@ -25,6 +25,8 @@ export interface RelayProcess {
   pid: number;
   /** Resident set size in bytes (VmRSS). */
   rss(): number;
+  /** Largest resident set size so far, in bytes (VmHWM). */
+  peakRss(): number;
   /** CPU time used so far, user + system, in milliseconds. */
   cpuMs(): number;
   /** The relay's process.memoryUsage(), after a full GC when it runs with --expose-gc. */
@@ -90,7 +92,8 @@ export async function startRelayProcess({ mainPath, env, nodeFlags = [] }: Relay
   return {
     url,
     pid: child.pid!,
-    rss: () => readRss(child.pid!),
+    rss: () => readStatus(child.pid!, "VmRSS"),
+    peakRss: () => readStatus(child.pid!, "VmHWM"),
     cpuMs: () => readCpuMs(child.pid!),
     memoryUsage: () =>
       new Promise((resolve) => {
@@ -111,10 +114,11 @@ async function kill(child: ChildProcess, exited: Promise<void>): Promise<void> {
   clearTimeout(timer);
 }
 
-export function readRss(pid: number): number {
+/** A "<field>: N kB" line of /proc/<pid>/status, in bytes. */
+function readStatus(pid: number, field: "VmRSS" | "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status);
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
 }
 

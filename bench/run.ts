@@ -9,6 +9,8 @@
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
+ * --cpu-prof writes the relay's V8 CPU profiles (open them in Chrome DevTools);
+ * profiling slows the relay, so its figures are not the ones to publish.
  */
 import { spawnSync } from "node:child_process";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -30,9 +32,9 @@ type Scenario = (typeof SCENARIOS)[number];
 const PROFILES = {
   default: {
     latency: { n: 1000, warmup: 200, rounds: 3 },
-    throughput: { concurrency: 32, durationMs: 8000, warmupMs: 2000, rounds: 3 },
-    memory: { waiters: 10_000, warmup: 200 },
-    hook: { n: 500, warmup: 100, rounds: 3 },
+    throughput: { concurrency: 32, durationMs: 8000, warmupMs: 1500, rounds: 3 },
+    memory: { waiters: 10_000, warmup: 100 },
+    hook: { n: 500, warmup: 50, rounds: 3 },
   },
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2 },
@@ -84,20 +86,36 @@ function build(): void {
   if (result.status !== 0) throw new Error(`npm run build failed; fix it or pass --no-build to use the current dist/:\n${result.stdout}${result.stderr}`);
 }
 
-/** Keys under the relay's default prefix, to report what the Redis runs leave behind. */
-async function countRelayKeys(): Promise<number | undefined> {
+/** This run's Redis key prefix: the bench leaves nothing behind in a shared Redis. */
+const REDIS_PREFIX = `bench-${process.pid}-${Date.now().toString(36)}`;
+
+/** true when Redis answers. */
+async function redisAvailable(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on("error", () => undefined);
   try {
     await redis.connect();
-    let count = 0;
-    for await (const keys of redis.scanStream({ match: "relay:*", count: 1000 })) count += (keys as string[]).length;
-    return count;
+    return (await redis.ping()) === "PONG";
   } catch {
-    return undefined;
+    return false;
   } finally {
     redis.disconnect();
   }
+}
+
+/** Deletes every key of this run (SCAN + UNLINK); returns how many. */
+async function removeBenchKeys(): Promise<number> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  let removed = 0;
+  try {
+    for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) {
+      const batch = keys as string[];
+      if (batch.length > 0) removed += await redis.unlink(...batch);
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return removed;
 }
 
 async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>): Promise<StoreResults> {
@@ -109,6 +127,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       store,
       mainPath: join(ROOT, "dist", "main.js"),
       redisUrl: REDIS_URL,
+      redisPrefix: REDIS_PREFIX,
       logLevel: options.logLevel,
       nodeFlags: [
         ...(scenario === "memory" ? ["--expose-gc"] : []),
@@ -145,13 +164,17 @@ async function main(): Promise<number> {
   }
   const loadAtStart = loadavg()[0]!;
   if (options.build) build();
-  const keysBefore = options.stores.includes("redis") ? await countRelayKeys() : undefined;
-  if (options.stores.includes("redis") && keysBefore === undefined) {
+  const useRedis = options.stores.includes("redis") && (await redisAvailable());
+  if (options.stores.includes("redis") && !useRedis) {
     progress("redis")(`no Redis at ${REDIS_URL}: measuring the memory store only`);
     options.stores = options.stores.filter((s) => s !== "redis");
   }
   const results: StoreResults[] = [];
-  for (const store of options.stores) results.push(await runStore(store, options));
+  try {
+    for (const store of options.stores) results.push(await runStore(store, options));
+  } finally {
+    if (useRedis) progress("redis")(`removed ${await removeBenchKeys()} keys under ${REDIS_PREFIX}:*`);
+  }
 
   const cpuList = cpus();
   const machine: Machine = {
@@ -163,13 +186,6 @@ async function main(): Promise<number> {
     load: [loadAtStart, loadavg()[0]!],
   };
   process.stdout.write(`\n${textReport(results, machine)}\n\nMarkdown for the README:\n\n${markdownReport(results, machine)}\n`);
-  if (keysBefore !== undefined) {
-    const keysAfter = await countRelayKeys();
-    process.stdout.write(
-      `\nRedis (${REDIS_URL}, default prefix "relay"): ${keysBefore} keys under relay:* before, ${keysAfter ?? "?"} after. ` +
-        "The bench flushes nothing: ended requests' hashes, Slack message and idempotency keys expire with their TTL (24 h retention + timeout).\n",
-    );
-  }
   if (options.cpuProfileDir) process.stdout.write(`\nCPU profiles of the relay: ${options.cpuProfileDir}\n`);
   return results.some((r) => r.problems.length > 0) ? 1 : 0;
 }

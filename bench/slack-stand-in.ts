@@ -98,6 +98,7 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
           waiting.delete(marker);
           reject(new Error(`the relay did not post the message for ${marker} within ${timeoutMs} ms`));
         }, timeoutMs);
+        timer.unref();
         waiting.set(marker, (posted) => {
           clearTimeout(timer);
           resolve(posted);

@@ -16,6 +16,8 @@ export interface TargetOptions {
   /** dist/main.js of the built relay. */
   mainPath: string;
   redisUrl: string;
+  /** Key prefix of this bench run (REDIS_PREFIX), removed at the end. */
+  redisPrefix: string;
   /** LOG_LEVEL of the relay. */
   logLevel: string;
   /** Extra node flags for the relay (profiling). */
@@ -48,7 +50,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         SLACK_DEFAULT_CHANNEL: BENCH_CHANNEL,
         RELAY_TOKENS: `bench:${token}`,
         LOG_LEVEL: options.logLevel,
-        ...(options.store === "redis" ? { REDIS_URL: options.redisUrl } : {}),
+        ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
       },
     });
     agent = new BenchAgent({ base: relay.url, token, signingSecret, standIn });

@@ -88,7 +88,11 @@ const fields = {
   PORT: intBetween(1, 65535).default(3000),
   RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
   RELAY_HOOK_TIMEOUT: intBetween(10, 86400).default(600),
-  RELAY_CALLBACK_HOSTS: z.string().transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)).optional(),
+  RELAY_CALLBACK_HOSTS: z
+    .string()
+    .transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[^\s/?#@]+$/)).min(1))
+    .optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 } satisfies Partial<Record<VariableName, z.ZodType>>;
 
@@ -99,7 +103,7 @@ function parseTokens(value: string): AgentToken[] {
     .filter(Boolean)
     .map((pair) => {
       const colon = pair.indexOf(":");
-      return colon < 0 ? { name: "", token: pair } : { name: pair.slice(0, colon), token: pair.slice(colon + 1) };
+      return colon < 0 ? { name: "", token: pair } : { name: pair.slice(0, colon).trim(), token: pair.slice(colon + 1).trim() };
     });
 }
 
@@ -145,8 +149,9 @@ function missing(name: VariableName): ConfigError {
   return new ConfigError(`${name} is missing: ${hint[name]}`);
 }
 
+/** Empty strings count as unset, so an empty variable leaves the config file's value in place. */
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
 }
 
 function readConfigFile(path: string | undefined): Record<string, string> {

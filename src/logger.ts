@@ -12,7 +12,7 @@ export interface Logger {
 }
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const SECRET = /(xox[abpr]-|xapp-)[A-Za-z0-9-]+/g;
+const SECRET = /(xox[a-z]-|xapp-)[A-Za-z0-9-]+/g;
 
 export interface LoggerOptions {
   level?: LogLevel;
@@ -23,8 +23,9 @@ export interface LoggerOptions {
 export function createLogger({ level = "info", write = (line) => process.stdout.write(line + "\n"), now = Date.now }: LoggerOptions = {}): Logger {
   const emit = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (order[at] < order[level]) return;
-    const entry = { time: new Date(now()).toISOString(), level: at, msg: message, ...fields };
-    write(redact(JSON.stringify(entry, errorReplacer)));
+    const head = { time: new Date(now()).toISOString(), level: at, msg: message };
+    // head twice: it comes first in the line, and no field can overwrite it.
+    write(redact(serialise({ ...head, ...fields, ...head }, head)));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -39,6 +40,15 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 
 export function redact(text: string): string {
   return text.replace(SECRET, "$1[redacted]");
+}
+
+/** A logger must never throw: fields JSON cannot hold (cycles, BigInt) are dropped, the message kept. */
+function serialise(entry: Record<string, unknown>, head: { time: string; level: LogLevel; msg: string }): string {
+  try {
+    return JSON.stringify(entry, errorReplacer);
+  } catch {
+    return JSON.stringify({ ...head, logError: "fields could not be serialised" });
+  }
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

@@ -1,0 +1,145 @@
+/**
+ * The logger: one JSON object per line, entries below the level dropped,
+ * Slack tokens redacted wherever they appear, errors without stack traces.
+ */
+import { describe, expect, it } from "vitest";
+import { createLogger, redact, type LogLevel } from "../../src/logger.js";
+
+const AT = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
+const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
+const USER = "xoxp-1234567890-0987654321-1234567890-abcdef";
+const APP = "xapp-1-A0123456789-1234567890123-abcdef0123";
+
+function capture(level?: LogLevel) {
+  const lines: string[] = [];
+  const logger = createLogger({ ...(level ? { level } : {}), write: (line) => lines.push(line), now: () => AT });
+  const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, lines, entries };
+}
+
+describe("logger", () => {
+  it("writes one JSON object per entry, with time, level, message and fields", () => {
+    const { logger, lines } = capture();
+    logger.info("request created", { id: "req-1", kind: "permission", created: true });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain("\n");
+    expect(JSON.parse(lines[0]!)).toEqual({
+      time: "2024-01-02T03:04:05.678Z",
+      level: "info",
+      msg: "request created",
+      id: "req-1",
+      kind: "permission",
+      created: true,
+    });
+  });
+
+  it("keeps a multi-line message on one line", () => {
+    const { logger, lines, entries } = capture();
+    logger.warn("first\nsecond");
+    expect(lines[0]).not.toContain("\n");
+    expect(entries()[0]!.msg).toBe("first\nsecond");
+  });
+
+  it("logs info and above by default, dropping debug", () => {
+    const { logger, entries } = capture();
+    logger.debug("d");
+    logger.info("i");
+    logger.warn("w");
+    logger.error("e");
+    expect(entries().map((e) => [e.level, e.msg])).toEqual([
+      ["info", "i"],
+      ["warn", "w"],
+      ["error", "e"],
+    ]);
+  });
+
+  it.each<[LogLevel, string[]]>([
+    ["debug", ["debug", "info", "warn", "error"]],
+    ["info", ["info", "warn", "error"]],
+    ["warn", ["warn", "error"]],
+    ["error", ["error"]],
+  ])("at level %s writes only %j", (level, written) => {
+    const { logger, entries } = capture(level);
+    logger.debug("x");
+    logger.info("x");
+    logger.warn("x");
+    logger.error("x");
+    expect(entries().map((e) => e.level)).toEqual(written);
+  });
+
+  it("redacts bot, user and app-level tokens in the message, in fields and nested deep", () => {
+    const { logger, lines } = capture();
+    logger.error(`auth failed for ${BOT}`, {
+      headers: { authorization: `Bearer ${USER}` },
+      attempts: [{ token: APP }],
+      [`key-${BOT}`]: 1,
+    });
+    const line = lines[0]!;
+    for (const token of [BOT, USER, APP]) expect(line).not.toContain(token.slice(5));
+    const entry = JSON.parse(line) as { msg: string; headers: { authorization: string }; attempts: Array<{ token: string }> };
+    expect(entry.msg).toBe("auth failed for xoxb-[redacted]");
+    expect(entry.headers.authorization).toBe("Bearer xoxp-[redacted]");
+    expect(entry.attempts[0]!.token).toBe("xapp-[redacted]");
+    expect(line).toContain('"key-xoxb-[redacted]":1');
+  });
+
+  it("redacts a token inside an error's message", () => {
+    const { logger, lines } = capture();
+    logger.error("slack call failed", { error: new Error(`invalid_auth for ${BOT}`) });
+    expect(lines[0]).not.toContain(BOT.slice(5));
+    expect(lines[0]).toContain("xoxb-[redacted]");
+  });
+
+  it("leaves text that only looks like a token prefix alone", () => {
+    expect(redact("the xoxb- prefix and xappy-go-lucky")).toBe("the xoxb- prefix and xappy-go-lucky");
+    expect(redact(`two: ${BOT} ${APP}`)).toBe("two: xoxb-[redacted] xapp-[redacted]");
+  });
+
+  it("serialises errors as name, message and code, without the stack", () => {
+    const { logger, lines, entries } = capture();
+    const error = Object.assign(new TypeError("socket hang up"), { code: "ECONNRESET" });
+    logger.error("post failed", { error, nested: { cause: new RangeError("too far") } });
+    expect(lines[0]).not.toContain("at ");
+    expect(lines[0]).not.toContain("stack");
+    expect(entries()[0]).toMatchObject({
+      error: { name: "TypeError", message: "socket hang up", code: "ECONNRESET" },
+      nested: { cause: { name: "RangeError", message: "too far" } },
+    });
+    expect(entries()[0]!.nested).toEqual({ cause: { name: "RangeError", message: "too far" } });
+  });
+
+  it("stamps each entry with the injected clock", () => {
+    let t = AT;
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line), now: () => t });
+    logger.info("a");
+    t += 1500;
+    logger.info("b");
+    expect(lines.map((l) => (JSON.parse(l) as { time: string }).time)).toEqual(["2024-01-02T03:04:05.678Z", "2024-01-02T03:04:07.178Z"]);
+  });
+
+  it("a field named time, level or msg cannot overwrite the entry's own", () => {
+    const { logger, entries } = capture();
+    logger.error("disk full", { level: "debug", msg: "all good", time: "yesterday", disk: "/var" });
+    expect(entries()[0]).toEqual({ time: "2024-01-02T03:04:05.678Z", level: "error", msg: "disk full", disk: "/var" });
+  });
+
+  it("never throws on fields JSON cannot hold, and still logs the message", () => {
+    const { logger, entries } = capture();
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    expect(() => logger.error("background task failed", { error: cyclic })).not.toThrow();
+    expect(() => logger.warn("big number", { n: 10n })).not.toThrow();
+    expect(entries()).toEqual([
+      { time: "2024-01-02T03:04:05.678Z", level: "error", msg: "background task failed", logError: "fields could not be serialised" },
+      { time: "2024-01-02T03:04:05.678Z", level: "warn", msg: "big number", logError: "fields could not be serialised" },
+    ]);
+  });
+
+  it("redacts a token in the message even when the fields cannot be serialised", () => {
+    const { logger, lines } = capture();
+    logger.error(`failed with ${BOT}`, { n: 1n });
+    expect(lines[0]).toContain("xoxb-[redacted]");
+    expect(lines[0]).not.toContain(BOT.slice(5));
+  });
+});

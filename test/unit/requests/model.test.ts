@@ -1,0 +1,74 @@
+/**
+ * toView: the request as the HTTP API shows it (DESIGN §3) — ISO times,
+ * answeredAt only for answered requests, nothing internal leaked.
+ */
+import { describe, expect, it } from "vitest";
+import { toView } from "../../../src/requests/model.js";
+import {
+  ALICE,
+  answered,
+  cancelled,
+  CREATED_AT,
+  ENDED_AT,
+  expired,
+  failed,
+  permissionRecord,
+  stepGateRecord,
+} from "../../fixtures/records.js";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe("toView", () => {
+  it("shows a pending request with ISO times and its Slack message", () => {
+    expect(toView(permissionRecord())).toEqual({
+      id: "req-0001",
+      kind: "permission",
+      status: "pending",
+      createdAt: "2023-11-14T22:13:20.000Z",
+      expiresAt: iso(CREATED_AT + 600_000),
+      slack: { channel: "C0123456789", ts: "1700000000.000100" },
+    });
+  });
+
+  it("leaves slack out before the message is posted", () => {
+    expect(toView(permissionRecord({}, { slack: undefined }))).not.toHaveProperty("slack");
+  });
+
+  it("shows an answered request with its decision, who answered and when", () => {
+    const decision = { behavior: "allow" as const, updatedInput: { command: "npm test" } };
+    expect(toView(answered(permissionRecord(), decision))).toEqual({
+      id: "req-0001",
+      kind: "permission",
+      status: "answered",
+      createdAt: iso(CREATED_AT),
+      expiresAt: iso(CREATED_AT + 600_000),
+      decision,
+      answeredBy: ALICE,
+      answeredAt: iso(ENDED_AT),
+      slack: { channel: "C0123456789", ts: "1700000000.000100" },
+    });
+  });
+
+  it.each([
+    ["expired", expired(stepGateRecord())],
+    ["cancelled", cancelled(stepGateRecord(), "hook disconnected", "agent")],
+    ["failed", failed(stepGateRecord(), "channel_not_found")],
+  ])("gives a %s request no answeredAt", (status, record) => {
+    const view = toView(record);
+    expect(view.status).toBe(status);
+    expect(view).not.toHaveProperty("answeredAt");
+    expect(view).not.toHaveProperty("decision");
+  });
+
+  it("says why a request failed or was cancelled", () => {
+    expect(toView(failed(stepGateRecord(), "channel_not_found")).error).toBe("channel_not_found");
+    expect(toView(cancelled(stepGateRecord(), "hook disconnected")).error).toBe("hook disconnected");
+  });
+
+  it("never shows internal fields: the token name, the body, the channel field, endedAt or cancelledBy", () => {
+    const view = toView(cancelled(permissionRecord({ input: { command: "cat secrets" } }), "gone", "agent"));
+    expect(Object.keys(view).sort()).toEqual(["createdAt", "error", "expiresAt", "id", "kind", "slack", "status"]);
+    expect(JSON.stringify(view)).not.toContain("ci-bot");
+    expect(JSON.stringify(view)).not.toContain("cat secrets");
+  });
+});

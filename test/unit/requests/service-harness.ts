@@ -1,0 +1,102 @@
+/**
+ * A RequestService on the memory store with a fake messenger, ids req-1,
+ * req-2, … and fake timers, so the service tests control time: the injected
+ * clock reads the faked Date, and timers move with it.
+ */
+import { vi } from "vitest";
+import type { SlackRef, RequestRecord } from "../../../src/requests/model.js";
+import { CreateRequestBody } from "../../../src/requests/schemas.js";
+import { RequestService, type RequestMessenger, type RequestServiceDeps } from "../../../src/requests/service.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import type { RequestStore } from "../../../src/store/store.js";
+
+/** Unix time in milliseconds at which every test starts. */
+export const T0 = 1_700_000_000_000;
+export const DEFAULT_CHANNEL = "C0DEFAULT01";
+
+/** Records what the service asks of Slack; `post` may be replaced per test. */
+export class FakeMessenger implements RequestMessenger {
+  readonly posts: RequestRecord[] = [];
+  readonly ended: RequestRecord[] = [];
+  postWith: (record: RequestRecord) => Promise<SlackRef> = async () => ({
+    channel: DEFAULT_CHANNEL,
+    ts: `1700000000.00010${this.posts.length}`,
+  });
+  showEndedWith: (record: RequestRecord) => Promise<void> = async () => {};
+
+  async post(record: RequestRecord): Promise<SlackRef> {
+    this.posts.push(record);
+    return this.postWith(record);
+  }
+
+  async showEnded(record: RequestRecord): Promise<void> {
+    this.ended.push(record);
+    return this.showEndedWith(record);
+  }
+}
+
+export function useFakeClock(): void {
+  vi.useFakeTimers({ now: T0, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+}
+
+export interface Harness {
+  service: RequestService;
+  store: RequestStore;
+  messenger: FakeMessenger;
+}
+
+export function createHarness(deps: Partial<RequestServiceDeps> = {}): Harness {
+  const now = () => Date.now();
+  const store = deps.store ?? createMemoryStore({ now });
+  const messenger = new FakeMessenger();
+  let next = 0;
+  const service = new RequestService({
+    store,
+    messenger,
+    defaultTimeoutSeconds: 600,
+    defaultChannel: DEFAULT_CHANNEL,
+    now,
+    newId: () => `req-${(next += 1)}`,
+    ...deps,
+  });
+  return { service, store, messenger };
+}
+
+/** A parsed request body: a Bash permission request with `fields` added, or `fields` alone when they name a kind. */
+export function bodyOf(fields: Record<string, unknown> = {}): CreateRequestBody {
+  const bash = { kind: "permission", toolName: "Bash", input: { command: "npm test" } };
+  return CreateRequestBody.parse("kind" in fields ? fields : { ...bash, ...fields });
+}
+
+/** Lets every pending promise callback run (setImmediate is not faked). */
+export const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Follows a promise so a test can ask whether it has settled yet. */
+export function watch<T>(promise: Promise<T>): { readonly settled: boolean; readonly value: Promise<T> } {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return {
+    get settled() {
+      return settled;
+    },
+    value: promise,
+  };
+}
+
+/** A promise resolved from outside, to hold a messenger call open. */
+export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+export const ALLOW = { behavior: "allow", updatedInput: { command: "npm test" } } as const;
+export const ALICE = { id: "U0ALICE01", name: "alice" };
+export const BOB = { id: "U0BOB0001", name: "bob" };

@@ -1,0 +1,227 @@
+/**
+ * RequestService long-polls: wait returns when the request ends, when its
+ * own time is up, on abort, at the request's expiry and on close(); no
+ * answer slips between reading and subscribing; idle() covers Slack work.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import type { RequestStore } from "../../../src/store/store.js";
+import {
+  ALICE,
+  ALLOW,
+  bodyOf,
+  createHarness,
+  deferred,
+  flush,
+  T0,
+  useFakeClock,
+  watch,
+  type Harness,
+} from "./service-harness.js";
+
+let h: Harness;
+beforeEach(() => {
+  useFakeClock();
+  h = createHarness();
+});
+afterEach(() => {
+  h.service.close();
+  vi.useRealTimers();
+});
+
+const create = async (fields: Record<string, unknown> = {}) => (await h.service.create({ tokenName: "ci-bot", body: bodyOf(fields) })).record;
+
+describe("wait", () => {
+  it("returns at once when the request has already ended", async () => {
+    const { id } = await create();
+    await h.service.answer(id, ALLOW, ALICE);
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW });
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("returns undefined at once for an unknown id", async () => {
+    const wait = watch(h.service.wait("req-404", 60_000));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toBeUndefined();
+  });
+
+  it("wakes the waiting agent with the decision as soon as a person answers", async () => {
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    expect(wait.settled).toBe(false);
+    expect(h.service.waiting).toBe(1);
+    await h.service.answer(id, ALLOW, ALICE);
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW, answeredBy: ALICE });
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("wakes every waiter of the request, and only those", async () => {
+    const a = await create();
+    const b = await create();
+    const first = watch(h.service.wait(a.id, 60_000));
+    const second = watch(h.service.wait(a.id, 60_000));
+    const other = watch(h.service.wait(b.id, 60_000));
+    await flush();
+    await h.service.cancel(a.id, "agent");
+    await flush();
+    expect([first.settled, second.settled, other.settled]).toEqual([true, true, false]);
+    expect((await first.value)?.status).toBe("cancelled");
+    expect(h.service.waiting).toBe(1);
+  });
+
+  it("returns the request still pending once waitMs pass, not before", async () => {
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 5_000));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(wait.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.settled).toBe(true);
+    expect((await wait.value)?.status).toBe("pending");
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("returns at once with waitMs 0", async () => {
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 0));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect((await wait.value)?.status).toBe("pending");
+  });
+
+  it("stops holding when the signal aborts", async () => {
+    const { id } = await create();
+    const controller = new AbortController();
+    const wait = watch(h.service.wait(id, 60_000, controller.signal));
+    await flush();
+    controller.abort();
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect((await wait.value)?.status).toBe("pending");
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("returns at once when the signal has already aborted", async () => {
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000, AbortSignal.abort()));
+    await flush();
+    expect(wait.settled).toBe(true);
+  });
+
+  it("never holds past the request's expiry: it returns the request expired", async () => {
+    const { id } = await create({ timeoutSeconds: 2 });
+    const wait = watch(h.service.wait(id, 60_000));
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(wait.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "expired", endedAt: T0 + 2_000 });
+  });
+
+  it("does not miss an answer that lands between its first read and parking", async () => {
+    const inner = createMemoryStore({ now: () => Date.now() });
+    let afterRead: (() => Promise<unknown>) | undefined;
+    const store: RequestStore = {
+      ...inner,
+      async get(id) {
+        const record = await inner.get(id);
+        const hook = afterRead;
+        afterRead = undefined;
+        await hook?.();
+        return record;
+      },
+    };
+    h.service.close();
+    h = createHarness({ store });
+    const { id } = await create();
+    afterRead = () => inner.transition(id, { status: "answered", decision: ALLOW, answeredBy: ALICE, at: Date.now() });
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW });
+  });
+});
+
+describe("close", () => {
+  it("releases every held wait at once with the request as it is, and the count drops to 0", async () => {
+    const a = await create();
+    const b = await create();
+    const waits = [h.service.wait(a.id, 60_000), h.service.wait(a.id, 60_000), h.service.wait(b.id, 60_000)].map(watch);
+    await flush();
+    expect(h.service.waiting).toBe(3);
+    h.service.close();
+    await flush();
+    expect(waits.map((w) => w.settled)).toEqual([true, true, true]);
+    expect((await waits[0]!.value)?.status).toBe("pending");
+    expect(h.service.waiting).toBe(0);
+    expect(h.service.isClosed).toBe(true);
+  });
+
+  it("makes a wait started after close return at once", async () => {
+    const { id } = await create();
+    h.service.close();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    expect(wait.settled).toBe(true);
+  });
+});
+
+describe("idle", () => {
+  it("resolves only once the background Slack post has finished", async () => {
+    const post = deferred<{ channel: string; ts: string }>();
+    h.messenger.postWith = () => post.promise;
+    const { id } = await create();
+    const idle = watch(h.service.idle());
+    await flush();
+    expect(idle.settled).toBe(false);
+    post.resolve({ channel: "C0DEFAULT01", ts: "1700000000.000500" });
+    await idle.value;
+    expect((await h.store.get(id))?.slack).toEqual({ channel: "C0DEFAULT01", ts: "1700000000.000500" });
+  });
+
+  it("also waits for message updates started by the post it waits for", async () => {
+    const post = deferred<{ channel: string; ts: string }>();
+    const update = deferred<void>();
+    h.messenger.postWith = () => post.promise;
+    h.messenger.showEndedWith = () => update.promise;
+    const { id } = await create();
+    await h.service.cancel(id, "agent");
+    post.resolve({ channel: "C0DEFAULT01", ts: "1700000000.000500" });
+    const idle = watch(h.service.idle());
+    await flush();
+    expect(h.messenger.ended).toHaveLength(1);
+    expect(idle.settled).toBe(false);
+    update.resolve();
+    await idle.value;
+  });
+
+  it("also waits for Slack work that starts while it is waiting", async () => {
+    const first = await create();
+    await h.service.idle();
+    const post = deferred<{ channel: string; ts: string }>();
+    const update = deferred<void>();
+    h.messenger.postWith = () => post.promise;
+    h.messenger.showEndedWith = () => update.promise;
+    await create();
+    const idle = watch(h.service.idle());
+    await h.service.answer(first.id, ALLOW, ALICE);
+    post.resolve({ channel: "C0DEFAULT01", ts: "1700000000.000500" });
+    await flush();
+    expect(h.messenger.ended.map((r) => r.id)).toEqual([first.id]);
+    expect(idle.settled).toBe(false);
+    update.resolve();
+    await idle.value;
+  });
+
+  it("resolves at once when nothing runs in the background", async () => {
+    const idle = watch(h.service.idle());
+    await flush();
+    expect(idle.settled).toBe(true);
+  });
+});
