@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/requests/schemas.js";
@@ -111,4 +112,27 @@ export async function startSlackRelay({ store = createMemoryStore() }: SlackRela
 /** true when no block or element of a message is interactive (buttons, selects, overflow menus). */
 export function hasNoButtons(blocks: unknown): boolean {
   return !/"type":"(actions|button|static_select|overflow|radio_buttons|checkboxes)"/.test(JSON.stringify(blocks));
+}
+
+/**
+ * Registers the hooks most Slack integration files share: no network but
+ * loopback, a fresh relay per test (handed to `use`), and after each test the
+ * relay closed, no unexpected Web API call, nock cleaned.
+ */
+export function useSlackRelay(use: (relay: SlackRelay) => void, options: SlackRelayOptions = {}): void {
+  let relay: SlackRelay | undefined;
+  beforeAll(() => {
+    nock.disableNetConnect();
+    nock.enableNetConnect("127.0.0.1");
+  });
+  afterAll(() => nock.enableNetConnect());
+  beforeEach(async () => {
+    relay = await startSlackRelay(options);
+    use(relay);
+  });
+  afterEach(async () => {
+    await relay?.close();
+    expect(relay?.unexpected).toEqual([]);
+    nock.cleanAll();
+  });
 }

@@ -2,28 +2,15 @@
  * Clicks and submissions that land on a request that has already ended:
  * nothing changes, and only the person who clicked is told why.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { ALICE, BOB, blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../helpers/slack.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" }, timeoutSeconds: 60 };
 
 let relay: SlackRelay;
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(async () => {
-  relay = await startSlackRelay();
-});
-afterEach(async () => {
-  await relay.close();
-  expect(relay.unexpected).toEqual([]);
-  nock.cleanAll();
-});
+useSlackRelay((started) => (relay = started));
 
 async function click(actionId: string, id: string, user = ALICE) {
   const response = await relay.post(blockAction({ actionId, value: encodeButton({ r: id }), user }));

@@ -3,11 +3,10 @@
  * modal, the exact PermissionResult the waiting agent gets, and the message
  * rewritten without buttons.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { endedMessage, inputModal } from "../../src/slack/blocks/index.js";
 import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { hasNoButtons, startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { ALICE, blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../helpers/slack.js";
 
 const input = { command: "rm -rf build", description: "clean the build" };
@@ -15,19 +14,7 @@ const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent
 const permission = (extra: Record<string, unknown> = {}) => ({ kind: "permission", toolName: "Bash", input, ...extra });
 
 let relay: SlackRelay;
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(async () => {
-  relay = await startSlackRelay();
-});
-afterEach(async () => {
-  await relay.close();
-  expect(relay.unexpected).toEqual([]);
-  nock.cleanAll();
-});
+useSlackRelay((started) => (relay = started));
 
 async function click(actionId: string, id: string, extra: Record<string, unknown> = {}) {
   const response = await relay.post(blockAction({ actionId, value: encodeButton({ r: id }), ...extra }));

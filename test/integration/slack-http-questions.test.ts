@@ -3,10 +3,9 @@
  * HTTP receiver: one-tap buttons, the Other… and Answer… modals (errors
  * next to the field, nothing recorded until valid), and free-text replies.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, OTHER_VALUE, View } from "../../src/slack/ids.js";
-import { hasNoButtons, startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../helpers/slack.js";
 
 const colour = { question: "Which colour?", header: "Colour", options: [{ label: "Red" }, { label: "Green" }, { label: "Blue" }] };
@@ -15,19 +14,7 @@ const ask = (...questions: unknown[]) => ({ kind: "ask_user_question", questions
 const interactive = (questions: unknown[], extra: Record<string, unknown> = {}) => ({ kind: "interactive_questions", questions, ...extra });
 
 let relay: SlackRelay;
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(async () => {
-  relay = await startSlackRelay();
-});
-afterEach(async () => {
-  await relay.close();
-  expect(relay.unexpected).toEqual([]);
-  nock.cleanAll();
-});
+useSlackRelay((started) => (relay = started));
 
 async function click(actionId: string, value: Record<string, unknown>) {
   const response = await relay.post(blockAction({ actionId, value: encodeButton(value as { r: string }) }));

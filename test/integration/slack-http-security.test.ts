@@ -3,28 +3,15 @@
  * (401, nothing happens), and signed interactions that cannot be tied to a
  * request's message (acked with 200, ignored, nobody told).
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, sign, state, viewSubmission } from "../helpers/slack.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 
 let relay: SlackRelay;
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(async () => {
-  relay = await startSlackRelay();
-});
-afterEach(async () => {
-  await relay.close();
-  expect(relay.unexpected).toEqual([]);
-  nock.cleanAll();
-});
+useSlackRelay((started) => (relay = started));
 
 async function expectStillPending(id: string) {
   await relay.settle();

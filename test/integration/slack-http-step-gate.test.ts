@@ -3,28 +3,15 @@
  * buttons and y / yes / n / no / q replies in the message's thread, with
  * chatter, bots, edits and replies elsewhere ignored.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../src/slack/ids.js";
-import { hasNoButtons, startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { ALICE, blockAction, CHANNEL, MESSAGE_TS, messageEvent, type MessageEventOptions } from "../helpers/slack.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } };
 
 let relay: SlackRelay;
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(async () => {
-  relay = await startSlackRelay();
-});
-afterEach(async () => {
-  await relay.close();
-  expect(relay.unexpected).toEqual([]);
-  nock.cleanAll();
-});
+useSlackRelay((started) => (relay = started));
 
 async function reply(options: MessageEventOptions) {
   const response = await relay.post(messageEvent({ threadTs: MESSAGE_TS, ...options }));
