@@ -1,9 +1,10 @@
 /**
  * Copies the files the compiled code reads at runtime, which tsc does not
  * emit: the Redis store's Lua scripts (src/store/lua → <outDir>/store/lua).
+ * The target folder is emptied first.
  * Usage: node scripts/copy-assets.mjs [outDir]   (outDir defaults to dist)
  */
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +15,8 @@ const assets = [{ from: "src/store/lua", to: "store/lua", ext: ".lua" }];
 let copied = 0;
 for (const { from, to, ext } of assets) {
   const source = join(root, from);
+  // Start from an empty folder so scripts renamed or removed in src do not linger.
+  rmSync(join(outDir, to), { recursive: true, force: true });
   for (const entry of readdirSync(source, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(ext)) continue;
     const file = join(entry.parentPath ?? entry.path, entry.name);

@@ -1,7 +1,8 @@
 /**
  * The domain service: create, answer, wait, cancel and expire requests. The
  * HTTP routes and Slack listeners call it; it alone talks to the store and
- * tells Slack (through a RequestMessenger) when a message must change.
+ * tells Slack (through a RequestMessenger, driven by ./delivery.ts) when a
+ * message must be posted or must change.
  */
 import { randomUUID } from "node:crypto";
 import { callbackHostAllowed, hostOf } from "../callbacks/allowlist.js";
@@ -10,24 +11,12 @@ import type { RequestStore, Transition, TransitionResult } from "../store/store.
 import { decisionMatchesKind, type Decision } from "./decisions.js";
 import { invalidRequest, RelayError } from "./errors.js";
 import { autonomousAnswers, questionsForPerson } from "./interactive.js";
+import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import type { Person, RequestRecord, SlackRef } from "./model.js";
 import type { CreateRequestBody } from "./schemas.js";
 import { Waiters } from "./waiters.js";
 
-/** The Slack side as the service sees it. */
-export interface RequestMessenger {
-  /** Posts the request; retries transient failures itself. Throws PermanentDeliveryError when Slack refuses for good. */
-  post(record: RequestRecord): Promise<SlackRef>;
-  /** Rewrites the posted message to show how the request ended. */
-  showEnded(record: RequestRecord): Promise<void>;
-}
-
-export class PermanentDeliveryError extends Error {
-  constructor(readonly reason: string) {
-    super(`Slack refused the message: ${reason}`);
-    this.name = "PermanentDeliveryError";
-  }
-}
+export { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "./delivery.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -41,6 +30,8 @@ export interface RequestServiceDeps {
   /** Unix time in milliseconds. */
   now?: () => number;
   newId?: () => string;
+  /** Milliseconds a poster holds a new request before another instance may post it (default 30 s). */
+  postLeaseMs?: number;
 }
 
 export interface CreateInput {
@@ -49,27 +40,36 @@ export interface CreateInput {
   idempotencyKey?: string;
 }
 
+/** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
+export const DEFAULT_POST_LEASE_MS = 30_000;
+
 /** The person the relay names when it answers by itself (autonomous mode). */
 export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
 
 export class RequestService {
   private readonly store: RequestStore;
-  private readonly messenger: RequestMessenger;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly waiters: Waiters;
-  private readonly background = new Set<Promise<unknown>>();
+  private readonly delivery: Delivery;
   private readonly unsubscribe: () => void;
   private closed = false;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
-    this.messenger = deps.messenger;
     this.logger = deps.logger ?? silentLogger;
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? randomUUID;
     this.waiters = new Waiters();
+    this.delivery = new Delivery({
+      store: deps.store,
+      messenger: deps.messenger,
+      logger: this.logger,
+      now: this.now,
+      postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
+      end: (id, change) => this.end(id, change),
+    });
     this.unsubscribe = this.store.onEnded((id) => this.waiters.wake(id));
   }
 
@@ -101,9 +101,11 @@ export class RequestService {
         endedAt: createdAt,
       });
     }
-    const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;
-    const result = await this.store.create(record, scopedKey);
-    if (result.created && result.record.status === "pending") this.track(this.deliver(result.record));
+    const result = await this.store.create(record, {
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
+      postLeaseUntil: this.delivery.leaseFrom(createdAt),
+    });
+    if (result.created && result.record.status === "pending") this.delivery.post(result.record);
     this.logger.info("request created", {
       id: result.record.id,
       kind: body.kind,
@@ -182,25 +184,26 @@ export class RequestService {
     return expired;
   }
 
-  /** Runs `expireDue` every `intervalMs`; returns a function that stops it. */
+  /**
+   * Posts the requests whose poster (on any instance) stopped before their
+   * message was recorded, once its lease ran out; safe to run on every
+   * instance. Returns how many posts it started.
+   */
+  recoverUnposted(limit = 100): Promise<number> {
+    return this.delivery.recover(limit);
+  }
+
+  /** Runs `expireDue`, then `recoverUnposted`, every `intervalMs`; returns a function that stops it. */
   startSweeper(intervalMs: number): () => void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      this.expireDue()
-        .catch((error: unknown) => this.logger.error("expiry sweep failed", { error }))
-        .finally(() => {
-          running = false;
-        });
-    }, intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return repeat(intervalMs, async () => {
+      await this.expireDue().catch((error: unknown) => this.logger.error("expiry sweep failed", { error }));
+      await this.recoverUnposted().catch((error: unknown) => this.logger.error("posting recovery failed", { error }));
+    });
   }
 
   /** Resolves when every background Slack call started so far has settled. */
-  async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  idle(): Promise<void> {
+    return this.delivery.idle();
   }
 
   /** Number of long-polls currently held open. */
@@ -224,36 +227,8 @@ export class RequestService {
     const result = await this.store.transition(id, change);
     if (result.outcome === "applied") {
       this.logger.info("request ended", { id, status: change.status });
-      if (result.record.slack) this.track(this.showEnded(result.record));
+      if (result.record.slack) this.delivery.showEnded(result.record);
     }
     return result;
-  }
-
-  private async deliver(record: RequestRecord): Promise<void> {
-    let slack: SlackRef;
-    try {
-      slack = await this.messenger.post(record);
-    } catch (error) {
-      const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
-      this.logger.warn("slack post failed", { id: record.id, reason });
-      await this.end(record.id, { status: "failed", at: this.now(), error: reason });
-      return;
-    }
-    const now = await this.store.setSlackMessage(record.id, slack);
-    if (now && now.status !== "pending") await this.showEnded(now);
-  }
-
-  private async showEnded(record: RequestRecord): Promise<void> {
-    try {
-      await this.messenger.showEnded(record);
-    } catch (error) {
-      this.logger.warn("slack update failed", { id: record.id, error });
-    }
-  }
-
-  private track(task: Promise<unknown>): void {
-    const tracked = task.catch((error: unknown) => this.logger.error("background task failed", { error }));
-    this.background.add(tracked);
-    void tracked.finally(() => this.background.delete(tracked));
   }
 }

@@ -2,14 +2,16 @@
  * The RequestMessenger the service uses to reach Slack: posts a request's
  * message and rewrites it once the request ends. Transient failures are
  * retried here (see retry.ts); a permanent refusal surfaces as
- * PermanentDeliveryError so the service marks the request `failed`.
+ * PermanentDeliveryError so the service marks the request `failed`. The
+ * service's `keepTrying` is asked before every attempt and wait of a post
+ * (it renews the post lease) and may stop it.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import type { RequestRecord, SlackRef } from "../requests/model.js";
-import { PermanentDeliveryError, type RequestMessenger } from "../requests/service.js";
+import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
 import { endedMessage, requestMessage } from "./blocks/index.js";
-import { defaultSleep, withSlackRetry } from "./retry.js";
+import { defaultSleep, RetryStoppedError, withSlackRetry } from "./retry.js";
 
 export interface SlackMessengerDeps {
   /** Built with `retryConfig: { retries: 0 }` and `rejectRateLimitedCalls: true` (see createSlackClient). */
@@ -34,19 +36,17 @@ export function createSlackMessenger({
 }: SlackMessengerDeps): RequestMessenger {
   const retry = { logger, now, sleep, random };
   return {
-    async post(record: RequestRecord): Promise<SlackRef> {
+    async post(record: RequestRecord, { keepTrying }: PostOptions = {}): Promise<SlackRef | undefined> {
       const { text, blocks } = requestMessage(record);
-      const response = await withSlackRetry(
-        () =>
-          client.chat.postMessage({
-            channel: record.channel,
-            text,
-            blocks,
-            unfurl_links: false,
-            unfurl_media: false,
-          }),
-        { ...retry, deadline: record.expiresAt, what: "chat.postMessage" },
-      );
+      const send = () => client.chat.postMessage({ channel: record.channel, text, blocks, unfurl_links: false, unfurl_media: false });
+      const options = { ...retry, deadline: record.expiresAt, what: "chat.postMessage", ...(keepTrying ? { keepTrying } : {}) };
+      let response: Awaited<ReturnType<typeof send>>;
+      try {
+        response = await withSlackRetry(send, options);
+      } catch (error) {
+        if (error instanceof RetryStoppedError) return undefined;
+        throw error;
+      }
       if (typeof response.channel !== "string" || typeof response.ts !== "string") {
         throw new PermanentDeliveryError("chat.postMessage returned no channel or ts");
       }

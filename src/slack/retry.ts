@@ -4,10 +4,12 @@
  * `rejectRateLimitedCalls: true` so every failure surfaces here: transient
  * ones (rate limits, network, 5xx, Slack's own outages) are retried with
  * exponential backoff and jitter until a deadline; anything else is Slack
- * refusing for good, and becomes a PermanentDeliveryError.
+ * refusing for good, and becomes a PermanentDeliveryError. A caller may also
+ * stop the loop between attempts (`keepTrying`), e.g. when another relay
+ * instance took the work over.
  */
 import type { Logger } from "../logger.js";
-import { PermanentDeliveryError } from "../requests/service.js";
+import { PermanentDeliveryError } from "../requests/delivery.js";
 
 /** Platform errors that mean "Slack had a problem, try again". */
 export const TRANSIENT_PLATFORM_ERRORS: ReadonlySet<string> = new Set([
@@ -81,17 +83,33 @@ export interface RetryOptions extends BackoffOptions {
   /** Unix time in milliseconds. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Asked before each attempt and before each wait for one, with the time
+   * (Unix ms) that attempt starts; resolving false stops the loop with a
+   * RetryStoppedError. Must not reject (a rejection escapes as it is).
+   */
+  keepTrying?: (attemptAt: number) => Promise<boolean>;
+}
+
+/** The caller's `keepTrying` said to stop: the work is no longer wanted here. */
+export class RetryStoppedError extends Error {
+  constructor(readonly what: string) {
+    super(`${what}: stopped before the next attempt`);
+    this.name = "RetryStoppedError";
+  }
 }
 
 export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `call` until it succeeds, fails permanently, or the next attempt would
- * start after `deadline`. Throws PermanentDeliveryError with Slack's error code.
+ * start after `deadline`. Throws PermanentDeliveryError with Slack's error
+ * code, or RetryStoppedError when `keepTrying` says so.
  */
 export async function withSlackRetry<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
-  const { deadline, what, logger, now = Date.now, sleep = defaultSleep } = options;
+  const { deadline, what, logger, now = Date.now, sleep = defaultSleep, keepTrying } = options;
   for (let attempt = 1; ; attempt += 1) {
+    if (keepTrying && !(await keepTrying(now()))) throw new RetryStoppedError(what);
     let failure: SlackFailure;
     try {
       return await call();
@@ -104,6 +122,7 @@ export async function withSlackRetry<T>(call: () => Promise<T>, options: RetryOp
       logger.warn("slack call gave up", { what, code: failure.code, attempts: attempt });
       throw new PermanentDeliveryError(`${failure.code} (gave up after ${attempt} attempts)`);
     }
+    if (keepTrying && !(await keepTrying(now() + delay))) throw new RetryStoppedError(what);
     logger.info("slack call failed, retrying", { what, code: failure.code, attempt, delayMs: delay });
     await sleep(delay);
   }

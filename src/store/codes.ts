@@ -1,8 +1,9 @@
 /**
  * The small codes the Lua scripts return (mirrored in lua/includes/common.lua)
  * and the functions that turn a script's raw reply into typed results.
- * A reply is `{code}`, `{code, id}`, `{code, field, value, …}` (the hash) or
- * `{code, id, attempts, …}` (claimed callbacks).
+ * A reply is `{code}`, `{code, id}`, `{code, field, value, …}` (the hash),
+ * `{code, id, attempts, …}` (claimed callbacks) or `{code, id, …}` (claimed
+ * unposted requests).
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
@@ -92,7 +93,14 @@ export function toClaimedCallbacks(raw: unknown): ClaimedCallback[] {
   return claimed;
 }
 
-/** retry-callback and complete-callback replies: true when a callback was queued. */
+/** claim-unposted reply: the claimed request ids. */
+export function toClaimedIds(raw: unknown): string[] {
+  const { code, rest } = parse("claim-unposted", raw);
+  if (code !== ScriptCode.Applied) throw new ScriptReplyError("claim-unposted", raw);
+  return rest;
+}
+
+/** retry-callback, complete-callback and renew-post-lease replies: true when the id was queued. */
 export function toQueuedResult(script: string, raw: unknown): boolean {
   const { code } = parse(script, raw);
   if (code === ScriptCode.Applied) return true;

@@ -4,9 +4,10 @@
  *
  * Per-request keys carry a hash tag (`<prefix>:{<id>}:…`) so one request's
  * keys share a Redis Cluster slot. The global keys (deadlines, idempotency,
- * message index, callback queue) live in other slots, so the scripts that touch them together
- * would need adjusting for Redis Cluster; the relay runs on one Redis server
- * (or a primary with replicas), not on Cluster.
+ * message index, callback queue, posting set) live in other slots, so the
+ * scripts that touch them together would need adjusting for Redis Cluster;
+ * the relay runs on one Redis server (or a primary with replicas), not on
+ * Cluster.
  */
 import type { SlackRef } from "../requests/model.js";
 
@@ -27,6 +28,8 @@ export interface StoreKeys {
   readonly callbacks: string;
   /** HASH: request id → callback delivery attempts made so far. */
   readonly callbackAttempts: string;
+  /** ZSET of pending request ids whose Slack message is not recorded yet, scored by the end of the poster's lease (Unix ms). */
+  readonly posting: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -42,5 +45,6 @@ export function storeKeys(prefix: string): StoreKeys {
     ended: `${prefix}:ended`,
     callbacks: `${prefix}:callbacks`,
     callbackAttempts: `${prefix}:callback-attempts`,
+    posting: `${prefix}:posting`,
   };
 }

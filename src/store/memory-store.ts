@@ -3,7 +3,7 @@
  * contract as the Redis store; state is lost when the process exits.
  */
 import type { RequestRecord, SlackRef } from "../requests/model.js";
-import type { ClaimedCallback, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { applyTransition } from "./transition.js";
 
 export interface MemoryStoreOptions {
@@ -22,6 +22,8 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
   const listeners = new Set<(id: string) => void>();
   /** Queued callbacks by request id: when each is due (Unix ms) and the attempts made. */
   const callbacks = new Map<string, { dueAt: number; attempts: number }>();
+  /** Pending requests whose Slack message is not recorded yet, by id: when their poster's lease ends (Unix ms). */
+  const posting = new Map<string, number>();
   /** Ended ids with the time they may be forgotten, oldest first. */
   const forget: Array<{ id: string; at: number }> = [];
 
@@ -55,7 +57,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
   }
 
   return {
-    async create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult> {
+    async create(record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> {
       prune();
       if (idempotencyKey !== undefined) {
         const existing = idempotency.get(idempotencyKey);
@@ -68,6 +70,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
         idempotencyKeyOf.set(record.id, idempotencyKey);
       }
       records.set(record.id, clone(record));
+      if (record.status === "pending" && !record.slack) posting.set(record.id, postLeaseUntil ?? now());
       if (record.status !== "pending") {
         forgetAt(record.id, (record.endedAt ?? now()) + retentionMs);
         queueCallback(record, now());
@@ -88,6 +91,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       if (!record) return undefined;
       record.slack = { ...slack };
       messages.set(messageKey(slack), id);
+      posting.delete(id);
       return clone(record);
     },
 
@@ -103,6 +107,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       const result = applyTransition(record, change);
       if (result.outcome !== "applied") return { outcome: result.outcome, record: clone(record) };
       records.set(id, result.record);
+      posting.delete(id);
       forgetAt(id, change.at + retentionMs);
       queueCallback(result.record, change.at);
       listeners.forEach((listener) => listener(id));
@@ -120,9 +125,9 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
     },
 
     async claimCallbacks(at, leaseMs, limit) {
-      const due = [...callbacks].filter(([, entry]) => entry.dueAt <= at);
-      due.sort(([idA, a], [idB, b]) => a.dueAt - b.dueAt || (idA < idB ? -1 : idA > idB ? 1 : 0));
-      return due.slice(0, Math.max(limit, 0)).map(([id, entry]): ClaimedCallback => {
+      const dueAt = new Map([...callbacks].map(([id, entry]) => [id, entry.dueAt]));
+      return earliestDue(dueAt, at, limit).map((id): ClaimedCallback => {
+        const entry = callbacks.get(id)!;
         entry.dueAt = at + leaseMs;
         return { id, attempts: entry.attempts };
       });
@@ -139,6 +144,23 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       return callbacks.delete(id);
     },
 
+    async claimUnposted(at, leaseMs, limit) {
+      return earliestDue(posting, at, limit).map((id) => {
+        posting.set(id, at + leaseMs);
+        return id;
+      });
+    },
+
+    async renewPostLease(id, until) {
+      if (!posting.has(id)) return false;
+      posting.set(id, until);
+      return true;
+    },
+
+    async forgetUnposted(id) {
+      return posting.delete(id);
+    },
+
     onEnded(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -152,4 +174,11 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       listeners.clear();
     },
   };
+}
+
+/** Up to `limit` ids due at or before `at`, earliest first and then by id, as a Redis ZRANGEBYSCORE lists them. */
+function earliestDue(dueAt: ReadonlyMap<string, number>, at: number, limit: number): string[] {
+  const due = [...dueAt].filter(([, when]) => when <= at);
+  due.sort(([idA, a], [idB, b]) => a - b || (idA < idB ? -1 : idA > idB ? 1 : 0));
+  return due.slice(0, Math.max(limit, 0)).map(([id]) => id);
 }

@@ -1,8 +1,9 @@
 /**
  * RequestStore on Redis, shared by every relay instance. Each state change is
- * one Lua script (./lua, loaded by scripts.ts) that also queues the callback
- * and publishes the id of every request that ends; each store instance holds one subscription to that
- * channel, so a waiter on one instance wakes when a request ends on another.
+ * one Lua script (./lua, loaded by scripts.ts) that also keeps the posting
+ * set and the callback queue, and publishes the id of every request that
+ * ends; each store instance holds one subscription to that channel, so a
+ * waiter on one instance wakes when a request ends on another.
  *
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
@@ -12,11 +13,11 @@
 import { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { RequestRecord, SlackRef } from "../requests/model.js";
-import { toClaimedCallbacks, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
+import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
 import { decodeRecord, encodeRecord } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
-import type { ClaimedCallback, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 
 export interface RedisStoreOptions {
   /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
@@ -120,13 +121,15 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
   }
 
   return {
-    async create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult> {
+    async create(record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> {
       const key = keys.data(record.id);
       const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
       const fields = encodeRecord(record);
+      const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting];
       let staleId = "";
       for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
-        const raw = await scripts.create([key, keys.deadlines, idemKey, keys.callbacks], [record.id, keys.ended, now(), retentionMs, staleId, ...fields]);
+        const at = now();
+        const raw = await scripts.create(createKeys, [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, ...fields]);
         const reply = toCreateReply(key, raw);
         if (reply.outcome === "created") return { record: reply.record, created: true };
         const existing = await get(reply.existingId);
@@ -140,7 +143,7 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     async setSlackMessage(id: string, slack: SlackRef) {
       const key = keys.data(id);
-      const raw = await scripts.setSlack([key, keys.message(slack)], [id, JSON.stringify({ channel: slack.channel, ts: slack.ts })]);
+      const raw = await scripts.setSlack([key, keys.message(slack), keys.posting], [id, JSON.stringify({ channel: slack.channel, ts: slack.ts })]);
       return toSlackResult(key, raw);
     },
 
@@ -152,7 +155,7 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       const key = keys.data(id);
       const script = SCRIPT_FOR[change.status];
       const args = [id, keys.ended, String(change.at), retentionMs, ...changeArgs(change)];
-      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks], args));
+      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting], args));
     },
 
     async dueForExpiry(at: number, limit: number) {
@@ -172,6 +175,19 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     async completeCallback(id: string) {
       return toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]));
+    },
+
+    async claimUnposted(at: number, leaseMs: number, limit: number): Promise<string[]> {
+      if (limit <= 0) return [];
+      return toClaimedIds(await scripts.claimUnposted([keys.posting], [at, leaseMs, limit]));
+    },
+
+    async renewPostLease(id: string, until: number) {
+      return toQueuedResult("renew-post-lease", await scripts.renewPostLease([keys.posting], [id, until]));
+    },
+
+    async forgetUnposted(id: string) {
+      return Number(await redis.zrem(keys.posting, id)) > 0;
     },
 
     onEnded(listener) {

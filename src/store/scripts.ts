@@ -12,15 +12,17 @@ import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 
 const FILES = {
-  create: "create-4.lua",
-  answer: "answer-3.lua",
-  expire: "expire-3.lua",
-  cancel: "cancel-3.lua",
-  fail: "fail-3.lua",
-  setSlack: "set-slack-2.lua",
+  create: "create-5.lua",
+  answer: "answer-4.lua",
+  expire: "expire-4.lua",
+  cancel: "cancel-4.lua",
+  fail: "fail-4.lua",
+  setSlack: "set-slack-3.lua",
   claimCallbacks: "claim-callbacks-2.lua",
   retryCallback: "retry-callback-2.lua",
   completeCallback: "complete-callback-2.lua",
+  claimUnposted: "claim-unposted-1.lua",
+  renewPostLease: "renew-post-lease-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

@@ -7,9 +7,26 @@
  * ends it (the applied transition, or a create of an already ended request),
  * so no crash can end a request and lose its callback. The delivery worker
  * (src/callbacks) claims, retries and completes queued callbacks.
+ *
+ * Likewise a pending request enters the posting set by the very step that
+ * creates it and leaves it by the step that records its Slack message or ends
+ * it, so no crash between storing a request and posting it can leave it
+ * unposted: once the poster's lease runs out, any instance claims it and
+ * posts it (src/requests/delivery.ts).
  */
 import type { Decision } from "../requests/decisions.js";
 import type { FinalStatus, Person, RequestRecord, SlackRef } from "../requests/model.js";
+
+export interface CreateOptions {
+  /** A second create with the same key returns the first request and `created: false`. */
+  idempotencyKey?: string;
+  /**
+   * Unix time in milliseconds until which the creator alone posts the new
+   * request: `claimUnposted` hands it out only after that. Default: the
+   * store's now (any instance may claim it at once).
+   */
+  postLeaseUntil?: number;
+}
 
 export interface CreateResult {
   record: RequestRecord;
@@ -42,16 +59,18 @@ export interface ClaimedCallback {
 
 export interface RequestStore {
   /**
-   * Stores a new pending request. With `idempotencyKey`, a second create with
-   * the same key returns the first request and `created: false`.
+   * Stores a new request. With `idempotencyKey`, a second create with the
+   * same key returns the first request and `created: false`. A pending
+   * request without a Slack message enters the posting set, leased to
+   * `postLeaseUntil`.
    */
-  create(record: RequestRecord, idempotencyKey?: string): Promise<CreateResult>;
+  create(record: RequestRecord, options?: CreateOptions): Promise<CreateResult>;
   get(id: string): Promise<RequestRecord | undefined>;
-  /** Records where the Slack message lives; returns the record as it now is. */
+  /** Records where the Slack message lives (and takes the request out of the posting set); returns the record as it now is. */
   setSlackMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
   /** Finds the request a Slack message (channel + ts) belongs to. */
   findBySlackMessage(slack: SlackRef): Promise<string | undefined>;
-  /** Moves a pending request to a final status; atomic, first one wins. */
+  /** Moves a pending request to a final status (and out of the posting set); atomic, first one wins. */
   transition(id: string, change: Transition): Promise<TransitionResult>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
@@ -67,6 +86,18 @@ export interface RequestStore {
   retryCallback(id: string, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued callback (delivered or given up); false when none was queued. */
   completeCallback(id: string): Promise<boolean>;
+  /**
+   * Hands out up to `limit` ids from the posting set whose lease ended at or
+   * before `now` (Unix ms), earliest first, and leases each to `now + leaseMs`:
+   * until then no other claim, on any instance, returns it. An id stays in the
+   * set until its message is recorded, its request ends, or `forgetUnposted`;
+   * its request may be gone by then (`get` returns undefined).
+   */
+  claimUnposted(now: number, leaseMs: number, limit: number): Promise<string[]>;
+  /** Extends the lease on an id in the posting set to `until` (Unix ms); false when the id is not in the set. */
+  renewPostLease(id: string, until: number): Promise<boolean>;
+  /** Takes an id out of the posting set (its request is gone or already posted); false when it was not there. */
+  forgetUnposted(id: string): Promise<boolean>;
   /**
    * Calls `listener` with the id of every request that ends, on any instance
    * sharing this store. Returns a function that removes the listener.

@@ -2,7 +2,7 @@
  * The RequestStore contract, run against every implementation (memory and
  * Redis) so they stay interchangeable: round trips, idempotency, every
  * transition, first answer wins, expiry, Slack message index, notifications,
- * the callback queue and retention.
+ * the callback queue, the posting set and retention.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -136,32 +136,32 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, record } = await open();
         const first = record();
         const second = record({ body: { kind: "step_gate", toolName: "Other", input: {} } });
-        expect(await store.create(first, "ci:deploy-1")).toStrictEqual({ record: first, created: true });
-        expect(await store.create(second, "ci:deploy-1")).toStrictEqual({ record: first, created: false });
+        expect(await store.create(first, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: true });
+        expect(await store.create(second, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: false });
         expect(await store.get(second.id)).toBeUndefined();
       });
 
       it("returns the first request as it is now, even after it ended", async () => {
         const { store, record, clock } = await open();
         const first = record();
-        await store.create(first, "ci:deploy-2");
+        await store.create(first, { idempotencyKey: "ci:deploy-2" });
         await store.transition(first.id, answer(clock.t, { reply: "n" }));
-        const again = await store.create(record(), "ci:deploy-2");
+        const again = await store.create(record(), { idempotencyKey: "ci:deploy-2" });
         expect(again.created).toBe(false);
         expect(again.record).toMatchObject({ id: first.id, status: "answered", decision: { reply: "n" } });
       });
 
       it("different keys create different requests", async () => {
         const { store, record } = await open();
-        const a = await store.create(record(), "ci:a");
-        const b = await store.create(record(), "ci:b");
+        const a = await store.create(record(), { idempotencyKey: "ci:a" });
+        const b = await store.create(record(), { idempotencyKey: "ci:b" });
         expect(a.created && b.created).toBe(true);
         expect(a.record.id).not.toBe(b.record.id);
       });
 
       it("when 10 creates race with one key, exactly one request is created and all return it", async () => {
         const { store, record } = await open();
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.create(record(), "ci:race")));
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.create(record(), { idempotencyKey: "ci:race" })));
         expect(results.filter((r) => r.created)).toHaveLength(1);
         expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
       });
@@ -465,13 +465,122 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe("posting set", () => {
+      const LEASE_MS = 30_000;
+      const FAR = 10 * 60_000;
+      const slack = { channel: "C0123456789", ts: "1712345678.000100" };
+
+      it("a pending request created with a lease is handed out only when the lease has run out", async () => {
+        const { store, record, clock } = await open();
+        const request = record();
+        await store.create(request, { postLeaseUntil: clock.t + 1000 });
+        expect(await store.claimUnposted(clock.t + 999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimUnposted(clock.t + 1000, LEASE_MS, 10)).toStrictEqual([request.id]);
+      });
+
+      it("a pending request created without a lease can be claimed at once", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
+      });
+
+      it("recording the Slack message takes the request out of the set", async () => {
+        const { store, created, clock } = await open();
+        const posted = await created();
+        const unposted = await created();
+        await store.setSlackMessage(posted.id, slack);
+        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([unposted.id]);
+        expect(await store.renewPostLease(posted.id, clock.t + FAR)).toBe(false);
+      });
+
+      it("each final transition takes the request out of the set, and a refused one changes nothing", async () => {
+        const { store, created, clock } = await open();
+        const [a, c, d, kept] = [await created(), await created(), await created(), await created({ expiresAt: clock.t + 1000 })];
+        const b = await created({ expiresAt: clock.t });
+        await store.transition(a.id, answer(clock.t));
+        await store.transition(b.id, { status: "expired", at: clock.t });
+        await store.transition(c.id, { status: "cancelled", at: clock.t, by: "agent" });
+        await store.transition(d.id, { status: "failed", at: clock.t, error: "channel_not_found" });
+        expect(await store.transition(kept.id, { status: "expired", at: clock.t })).toMatchObject({ outcome: "not_due" });
+        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([kept.id]);
+      });
+
+      it("never holds a request created already answered (autonomous mode) or created with its message", async () => {
+        const { store, record, clock } = await open();
+        await store.create(record({ status: "answered", decision: { answers: {} }, answeredBy: { id: "relay" }, endedAt: clock.t }));
+        await store.create(record({ slack }));
+        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      });
+
+      it("a repeated idempotency key adds nothing: the first request is handed out once", async () => {
+        const { store, record, clock } = await open();
+        const first = record();
+        await store.create(first, { idempotencyKey: "ci:post-once" });
+        await store.create(record(), { idempotencyKey: "ci:post-once" });
+        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([first.id]);
+      });
+
+      it("a renewed lease keeps claims off until its new end; renewing an id that is not in the set returns false", async () => {
+        const { store, record, created, clock } = await open();
+        const request = record();
+        await store.create(request, { postLeaseUntil: clock.t + 1000 });
+        expect(await store.renewPostLease(request.id, clock.t + 5000)).toBe(true);
+        expect(await store.claimUnposted(clock.t + 4999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimUnposted(clock.t + 5000, LEASE_MS, 10)).toStrictEqual([request.id]);
+        const ended = await created();
+        await store.transition(ended.id, { status: "cancelled", at: clock.t });
+        expect(await store.renewPostLease(ended.id, clock.t + FAR)).toBe(false);
+        const unknown = randomUUID();
+        expect(await store.renewPostLease(unknown, clock.t + FAR)).toBe(false);
+        expect(await store.claimUnposted(clock.t + FAR * 2, LEASE_MS, 10)).toStrictEqual([request.id]);
+      });
+
+      it("a claimed id is handed out again only when the claim's lease runs out", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await store.claimUnposted(clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimUnposted(clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([request.id]);
+      });
+
+      it("claims at most `limit`, earliest lease end first, and nothing for a limit of 0", async () => {
+        const { store, record, clock } = await open();
+        const ids: string[] = [];
+        for (const offset of [3, 1, 2]) {
+          const request = record();
+          await store.create(request, { postLeaseUntil: clock.t + offset });
+          ids[offset] = request.id;
+        }
+        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[1], ids[2]]);
+        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[3]]);
+      });
+
+      it("when 10 claims race, each unposted request is handed out once", async () => {
+        const { store, created, clock } = await open();
+        const requests = await Promise.all(Array.from({ length: 6 }, () => created()));
+        const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimUnposted(clock.t, LEASE_MS, 1)));
+        expect(claims.flat().sort()).toStrictEqual(requests.map((r) => r.id).sort());
+      });
+
+      it("a forgotten id is never handed out again; forgetting it twice returns false", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        expect(await store.forgetUnposted(request.id)).toBe(true);
+        expect(await store.forgetUnposted(request.id)).toBe(false);
+        expect(await store.renewPostLease(request.id, clock.t)).toBe(false);
+        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.get(request.id)).toStrictEqual(request);
+      });
+    });
+
     describe("retention", () => {
       const RETENTION_MS = 300;
 
       it("forgets an ended request, its idempotency key and its message after the retention", async () => {
         const { store, record, created, clock, advance } = await open(RETENTION_MS);
         const request = record();
-        await store.create(request, "ci:retained");
+        await store.create(request, { idempotencyKey: "ci:retained" });
         const slack = { channel: "C0123456789", ts: "5.5" };
         await store.setSlackMessage(request.id, slack);
         await store.transition(request.id, answer(clock.t));
@@ -481,7 +590,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await advance(RETENTION_MS);
         expect(await store.get(request.id)).toBeUndefined();
         expect(await store.findBySlackMessage(slack)).toBeUndefined();
-        expect((await store.create(record(), "ci:retained")).created).toBe(true);
+        expect((await store.create(record(), { idempotencyKey: "ci:retained" })).created).toBe(true);
         expect(await store.get(pending.id)).toStrictEqual(pending);
       });
 

@@ -1,7 +1,8 @@
 /**
  * Several relay instances sharing one Redis: each store has its own
  * connections, all use the same prefix. A waiter on one instance must wake
- * when a request ends on another, and racing sweeps expire each request once.
+ * when a request ends on another, racing sweeps expire each request once, and
+ * racing claims hand each unposted request to one instance.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -76,12 +77,27 @@ describe("relay instances sharing one Redis", () => {
     expect(await a.dueForExpiry(T0, 100)).toStrictEqual([]);
   });
 
+  it("when two instances claim unposted requests at once, each request goes to one of them only", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const requests = Array.from({ length: 40 }, () => pending());
+    await Promise.all(requests.map((request) => a.create(request, { postLeaseUntil: T0 })));
+    const claim = async (store: RequestStore) => {
+      const ids: string[] = [];
+      for (let round = 0; round < 10; round += 1) ids.push(...(await store.claimUnposted(T0, 30_000, 3)));
+      return ids;
+    };
+    const [fromA, fromB] = await Promise.all([claim(a), claim(b)]);
+    expect([...fromA, ...fromB].sort()).toStrictEqual(requests.map((r) => r.id).sort());
+    expect(fromA.length).toBeGreaterThan(0);
+    expect(fromB.length).toBeGreaterThan(0);
+  });
+
   it("a request created on one instance is read and answered on another, and the first answer wins across them", async () => {
     const [a, b, c] = [await instance(), await instance(), await instance()];
     const request = pending();
-    await a.create(request, "ci:deploy");
+    await a.create(request, { idempotencyKey: "ci:deploy" });
     expect(await b.get(request.id)).toStrictEqual(request);
-    expect(await c.create(pending(), "ci:deploy")).toStrictEqual({ record: request, created: false });
+    expect(await c.create(pending(), { idempotencyKey: "ci:deploy" })).toStrictEqual({ record: request, created: false });
     const results = await Promise.all(
       [b, c, b, c].map((store, i) =>
         store.transition(request.id, { status: "answered", decision: { behavior: "deny", message: `no ${i}` }, answeredBy: { id: `U${i}` }, at: T0 }),

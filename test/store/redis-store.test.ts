@@ -63,7 +63,7 @@ describe("redis store specifics", () => {
   it("keeps each request in a hash of opaque strings under its hash-tagged key, next to the global keys", async () => {
     const { store, prefix } = open();
     const request = pending();
-    await store.create(request, "ci:key-1");
+    await store.create(request, { idempotencyKey: "ci:key-1" });
     await store.setSlackMessage(request.id, slack);
     expect((await keysUnder(redis, prefix)).sort()).toStrictEqual(
       [`${prefix}:{${request.id}}:data`, `${prefix}:deadlines`, `${prefix}:idem:ci:key-1`, `${prefix}:msg:${slack.channel}:${slack.ts}`].sort(),
@@ -83,7 +83,7 @@ describe("redis store specifics", () => {
   it("keeps a pending request until its deadline plus the retention at most", async () => {
     const { store, prefix } = open();
     const request = pending();
-    await store.create(request, "ci:key-2");
+    await store.create(request, { idempotencyKey: "ci:key-2" });
     await store.setSlackMessage(request.id, slack);
     for (const key of [`${prefix}:{${request.id}}:data`, `${prefix}:idem:ci:key-2`, `${prefix}:msg:${slack.channel}:${slack.ts}`]) {
       const ttl = await redis.pttl(key);
@@ -95,7 +95,7 @@ describe("redis store specifics", () => {
   it("when a request ends, its deadline goes and all its keys keep only the retention", async () => {
     const { store, prefix } = open();
     const request = pending();
-    await store.create(request, "ci:key-3");
+    await store.create(request, { idempotencyKey: "ci:key-3" });
     await store.setSlackMessage(request.id, slack);
     await store.transition(request.id, { status: "cancelled", at: T0, by: "agent" });
     expect(await redis.zscore(`${prefix}:deadlines`, request.id)).toBeNull();
@@ -124,20 +124,52 @@ describe("redis store specifics", () => {
     expect(await keysUnder(redis, prefix)).toStrictEqual([`${prefix}:{${request.id}}:data`]);
   });
 
-  it("an expiry of a request whose keys are gone removes its stale deadline", async () => {
+  it("an expiry of a request whose keys are gone removes its stale deadline and posting entry", async () => {
     const { store, prefix } = open();
     const ghost = randomUUID();
     await redis.zadd(`${prefix}:deadlines`, T0 - 1, ghost);
+    await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
     expect(await store.dueForExpiry(T0, 10)).toStrictEqual([ghost]);
     expect(await store.transition(ghost, { status: "expired", at: T0 })).toStrictEqual({ outcome: "not_found" });
     expect(await store.dueForExpiry(T0, 10)).toStrictEqual([]);
+    expect(await redis.exists(`${prefix}:posting`)).toBe(0);
+  });
+
+  it("keeps an unposted request in the posting zset, scored by its lease end, until its message is recorded", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request, { postLeaseUntil: T0 + 30_000 });
+    expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 30_000));
+    await store.renewPostLease(request.id, T0 + 45_000);
+    expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 45_000));
+    expect(await store.claimUnposted(T0 + 45_000, 1000, 10)).toStrictEqual([request.id]);
+    expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 46_000));
+    await store.setSlackMessage(request.id, slack);
+    expect(await redis.exists(`${prefix}:posting`)).toBe(0);
+  });
+
+  it("a create without a lease scores the posting entry with the store's now", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request);
+    expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0));
+  });
+
+  it("a posting entry whose request is gone is handed out, so a recovery pass can forget it", async () => {
+    const { store, prefix } = open();
+    const ghost = randomUUID();
+    await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
+    expect(await store.claimUnposted(T0, 1000, 10)).toStrictEqual([ghost]);
+    expect(await store.get(ghost)).toBeUndefined();
+    expect(await store.forgetUnposted(ghost)).toBe(true);
+    expect(await redis.exists(`${prefix}:posting`)).toBe(0);
   });
 
   it("an idempotency key that names a request that is gone does not block a new create", async () => {
     const { store, prefix } = open();
     await redis.set(`${prefix}:idem:ci:key-4`, "vanished-id");
     const request = pending();
-    expect(await store.create(request, "ci:key-4")).toStrictEqual({ record: request, created: true });
+    expect(await store.create(request, { idempotencyKey: "ci:key-4" })).toStrictEqual({ record: request, created: true });
     expect(await redis.get(`${prefix}:idem:ci:key-4`)).toBe(request.id);
   });
 

@@ -6,7 +6,7 @@
 import { vi } from "vitest";
 import type { SlackRef, RequestRecord } from "../../../src/requests/model.js";
 import { CreateRequestBody } from "../../../src/requests/schemas.js";
-import { RequestService, type RequestMessenger, type RequestServiceDeps } from "../../../src/requests/service.js";
+import { RequestService, type PostOptions, type RequestMessenger, type RequestServiceDeps } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/store/store.js";
 
@@ -18,15 +18,15 @@ export const DEFAULT_CHANNEL = "C0DEFAULT01";
 export class FakeMessenger implements RequestMessenger {
   readonly posts: RequestRecord[] = [];
   readonly ended: RequestRecord[] = [];
-  postWith: (record: RequestRecord) => Promise<SlackRef> = async () => ({
+  postWith: (record: RequestRecord, options: PostOptions) => Promise<SlackRef | undefined> = async () => ({
     channel: DEFAULT_CHANNEL,
     ts: `1700000000.00010${this.posts.length}`,
   });
   showEndedWith: (record: RequestRecord) => Promise<void> = async () => {};
 
-  async post(record: RequestRecord): Promise<SlackRef> {
+  async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
     this.posts.push(record);
-    return this.postWith(record);
+    return this.postWith(record, options);
   }
 
   async showEnded(record: RequestRecord): Promise<void> {

@@ -17,20 +17,23 @@ local function reply(code, dataKey)
 end
 
 -- The request is gone (never existed, or its keys expired): drop any
--- deadline left behind so no sweep picks the id up again.
-local function gone(deadlinesKey, id)
+-- deadline or posting entry left behind so no sweep picks the id up again.
+local function gone(deadlinesKey, postingKey, id)
   redis.call("ZREM", deadlinesKey, id)
+  redis.call("ZREM", postingKey, id)
   return {NOT_FOUND}
 end
 
--- Bookkeeping for a request that just left `pending`: no more deadline,
--- every key of the request kept for `retentionMs` only, its callback (when
--- it has a callback URL) queued as due at `at`, and every instance told. The
+-- Bookkeeping for a request that just left `pending`: no more deadline, no
+-- more posting (an unposted request that ended is never posted), every key
+-- of the request kept for `retentionMs` only, its callback (when it has a
+-- callback URL) queued as due at `at`, and every instance told. The
 -- idempotency and message-index key names were built by keys.ts and stored in
--- the hash by create-4.lua and set-slack-2.lua. Queueing the callback here
+-- the hash by create-5.lua and set-slack-3.lua. Queueing the callback here
 -- makes it part of the transition: a request never ends without it.
-local function finish(dataKey, deadlinesKey, callbacksKey, id, channel, retentionMs, at)
+local function finish(dataKey, deadlinesKey, callbacksKey, postingKey, id, channel, retentionMs, at)
   redis.call("ZREM", deadlinesKey, id)
+  redis.call("ZREM", postingKey, id)
   redis.call("PEXPIRE", dataKey, retentionMs)
   local idemKey = redis.call("HGET", dataKey, "idemKey")
   if idemKey then redis.call("PEXPIRE", idemKey, retentionMs) end

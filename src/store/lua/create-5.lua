@@ -1,17 +1,20 @@
 --[[
-  Stores a new request, atomically with its idempotency key.
+  Stores a new request, atomically with its idempotency key and, while it
+  waits for its Slack message, its place in the posting set.
 
   KEYS[1] request hash         <prefix>:{<id>}:data
   KEYS[2] deadlines zset       <prefix>:deadlines
   KEYS[3] idempotency key      <prefix>:idem:<scoped key>, or "" for none
   KEYS[4] callbacks zset       <prefix>:callbacks
+  KEYS[5] posting zset         <prefix>:posting
   ARGV[1] request id
   ARGV[2] pub/sub channel for ended requests
   ARGV[3] now (Unix ms)
   ARGV[4] retention (ms)
   ARGV[5] stale id: KEYS[3] may be taken over while it still names this id
           (the caller saw that request gone), or ""
-  ARGV[6..] the record's hash fields as field/value pairs; they include
+  ARGV[6] end of the creator's post lease (Unix ms)
+  ARGV[7..] the record's hash fields as field/value pairs; they include
           `status` and `expiresAt` (Unix ms), and `callbackUrl` when the
           request has one
 
@@ -21,9 +24,11 @@
     {ID_TAKEN}                    a request with this id already exists
 
   A pending request enters the deadlines zset and lives until expiresAt +
-  retention at most; a request created already ended (autonomous answers)
-  lives for the retention only, is published at once and, when it has a
-  callback URL, has its callback queued as due now.
+  retention at most; unless it comes with its Slack message, it also enters
+  the posting zset, scored by ARGV[6], so that another instance posts it if
+  the creator dies first. A request created already ended (autonomous
+  answers) lives for the retention only, is published at once and, when it
+  has a callback URL, has its callback queued as due now.
 ]]
 --- @include "common"
 
@@ -33,13 +38,14 @@ if KEYS[3] ~= "" then
 end
 if redis.call("EXISTS", KEYS[1]) == 1 then return {ID_TAKEN} end
 
-redis.call("HSET", KEYS[1], unpack(ARGV, 6))
+redis.call("HSET", KEYS[1], unpack(ARGV, 7))
 local status = redis.call("HGET", KEYS[1], "status")
 local ttl = tonumber(ARGV[4])
 if status == "pending" then
   local expiresAt = redis.call("HGET", KEYS[1], "expiresAt")
   redis.call("ZADD", KEYS[2], expiresAt, ARGV[1])
   ttl = ttl + math.max(math.ceil(tonumber(expiresAt) - tonumber(ARGV[3])), 0)
+  if redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("ZADD", KEYS[5], ARGV[6], ARGV[1]) end
 end
 redis.call("PEXPIRE", KEYS[1], ttl)
 if KEYS[3] ~= "" then

@@ -1,9 +1,11 @@
 --[[
   Records where a request's Slack message lives, with the index that maps the
-  message back to the request. Works in any status; never creates a request.
+  message back to the request, and takes the request out of the posting set:
+  it is posted. Works in any status; never creates a request.
 
   KEYS[1] request hash         <prefix>:{<id>}:data
   KEYS[2] message index key    <prefix>:msg:<channel>:<ts>
+  KEYS[3] posting zset         <prefix>:posting
   ARGV[1] request id
   ARGV[2] {channel, ts} (JSON, opaque here)
 
@@ -15,6 +17,7 @@
 ]]
 --- @include "common"
 
+redis.call("ZREM", KEYS[3], ARGV[1])
 if redis.call("EXISTS", KEYS[1]) == 0 then return {NOT_FOUND} end
 
 redis.call("HSET", KEYS[1], "slack", ARGV[2], "msgKey", KEYS[2])

@@ -6,6 +6,7 @@
   KEYS[2] deadlines zset       <prefix>:deadlines
   KEYS[3] callbacks zset       <prefix>:callbacks (queued here when the request
                                has a callback URL)
+  KEYS[4] posting zset         <prefix>:posting (the request leaves it)
   ARGV[1] request id
   ARGV[2] pub/sub channel for ended requests
   ARGV[3] time of the answer (Unix ms), stored as endedAt
@@ -21,9 +22,9 @@
 --- @include "common"
 
 local status = redis.call("HGET", KEYS[1], "status")
-if not status then return gone(KEYS[2], ARGV[1]) end
+if not status then return gone(KEYS[2], KEYS[4], ARGV[1]) end
 if status ~= "pending" then return reply(ALREADY_ENDED, KEYS[1]) end
 
 redis.call("HSET", KEYS[1], "status", "answered", "endedAt", ARGV[3], "decision", ARGV[5], "answeredBy", ARGV[6])
-finish(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[4], ARGV[3])
+finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[3])
 return reply(APPLIED, KEYS[1])

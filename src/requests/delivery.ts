@@ -1,0 +1,174 @@
+/**
+ * Getting each request's message into Slack, crash-safe, and keeping it
+ * current once the request ends: the service's background Slack work.
+ *
+ * The store puts every new pending request in its posting set, leased to the
+ * instance that created it. That instance posts at once and renews the lease
+ * before every attempt and every wait (see `keepTrying`), so a slow post
+ * under rate limits is never taken over. Recording the message or ending the
+ * request takes it out of the set. If the instance dies first, the lease runs
+ * out and `recover` (run by every instance's sweeper) claims the request and
+ * posts it. Posting is at least once: a crash after Slack accepted the
+ * message but before the store recorded it leaves one extra message.
+ */
+import type { Logger } from "../logger.js";
+import type { RequestStore, Transition, TransitionResult } from "../store/store.js";
+import type { RequestRecord, SlackRef } from "./model.js";
+
+/** The Slack side as the service sees it. */
+export interface RequestMessenger {
+  /**
+   * Posts the request; retries transient failures itself. Throws
+   * PermanentDeliveryError when Slack refuses for good; resolves undefined
+   * when `options.keepTrying` stopped it.
+   */
+  post(record: RequestRecord, options?: PostOptions): Promise<SlackRef | undefined>;
+  /** Rewrites the posted message to show how the request ended. */
+  showEnded(record: RequestRecord): Promise<void>;
+}
+
+export interface PostOptions {
+  /**
+   * Asked before each attempt and before each wait for one, with the time
+   * (Unix ms) that attempt starts; resolving false stops the post (the
+   * request ended, or another instance posts it). Never rejects.
+   */
+  keepTrying?: (attemptAt: number) => Promise<boolean>;
+}
+
+export class PermanentDeliveryError extends Error {
+  constructor(readonly reason: string) {
+    super(`Slack refused the message: ${reason}`);
+    this.name = "PermanentDeliveryError";
+  }
+}
+
+export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;
+
+export interface DeliveryDeps {
+  store: DeliveryStore;
+  messenger: RequestMessenger;
+  logger: Logger;
+  /** Unix time in milliseconds. */
+  now: () => number;
+  /** Milliseconds a poster holds a request before another instance may post it; longer than one Slack call. */
+  postLeaseMs: number;
+  /** Ends a request as the service does (which also updates its message). */
+  end: (id: string, change: Transition) => Promise<TransitionResult>;
+}
+
+/** Runs `task` every `intervalMs`, skipping a tick while the last run is busy; returns a function that stops it. */
+export function repeat(intervalMs: number, task: () => Promise<void>): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void task().finally(() => {
+      running = false;
+    });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export class Delivery {
+  private readonly background = new Set<Promise<unknown>>();
+  /** Ids this instance is posting right now: its own recovery leaves them alone. */
+  private readonly posting = new Set<string>();
+
+  constructor(private readonly deps: DeliveryDeps) {
+    if (!Number.isSafeInteger(deps.postLeaseMs) || deps.postLeaseMs <= 0) throw new Error("postLeaseMs must be a positive integer");
+  }
+
+  /** When a post lease taken at `at` (Unix ms) runs out. */
+  leaseFrom(at: number): number {
+    return at + this.deps.postLeaseMs;
+  }
+
+  /** Posts a pending request in the background, unless this instance is posting it already. */
+  post(record: RequestRecord): void {
+    if (this.posting.has(record.id)) return;
+    this.posting.add(record.id);
+    this.track(this.deliver(record).finally(() => this.posting.delete(record.id)));
+  }
+
+  /** Rewrites an ended request's message in the background. */
+  showEnded(record: RequestRecord): void {
+    this.track(this.update(record));
+  }
+
+  /**
+   * Claims up to `limit` requests whose poster's lease ran out and posts the
+   * ones still pending without a message; forgets the rest (posted, ended or
+   * gone). Returns how many posts it started.
+   */
+  async recover(limit: number): Promise<number> {
+    const { store, now, logger } = this.deps;
+    let started = 0;
+    for (const id of await store.claimUnposted(now(), this.deps.postLeaseMs, limit)) {
+      if (this.posting.has(id)) continue;
+      try {
+        const record = await store.get(id);
+        if (record?.status !== "pending" || record.slack) {
+          await store.forgetUnposted(id);
+        } else if (record.expiresAt > now()) {
+          // Past its deadline it is left to the expiry sweep, which takes it out of the set.
+          logger.warn("posting a request whose poster stopped before it was posted", { id });
+          this.post(record);
+          started += 1;
+        }
+      } catch (error) {
+        logger.error("recovering an unposted request failed", { id, error });
+      }
+    }
+    return started;
+  }
+
+  /** Resolves when every background Slack call started so far has settled. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  private async deliver(record: RequestRecord): Promise<void> {
+    const { store, messenger, logger, now } = this.deps;
+    let slack: SlackRef | undefined;
+    try {
+      slack = await messenger.post(record, { keepTrying: (attemptAt) => this.renew(record.id, attemptAt) });
+    } catch (error) {
+      const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
+      logger.warn("slack post failed", { id: record.id, reason });
+      await this.deps.end(record.id, { status: "failed", at: now(), error: reason });
+      return;
+    }
+    if (!slack) {
+      logger.info("slack post stopped: the request ended or another instance posted it", { id: record.id });
+      return;
+    }
+    const stored = await store.setSlackMessage(record.id, slack);
+    if (stored && stored.status !== "pending") await this.update(stored);
+  }
+
+  /** Keeps the request for this instance until a lease after `attemptAt`; false once it is no longer unposted. */
+  private async renew(id: string, attemptAt: number): Promise<boolean> {
+    try {
+      return await this.deps.store.renewPostLease(id, this.leaseFrom(attemptAt));
+    } catch (error) {
+      this.deps.logger.warn("post lease renewal failed; posting anyway", { id, error });
+      return true;
+    }
+  }
+
+  private async update(record: RequestRecord): Promise<void> {
+    try {
+      await this.deps.messenger.showEnded(record);
+    } catch (error) {
+      this.deps.logger.warn("slack update failed", { id: record.id, error });
+    }
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) => this.deps.logger.error("background task failed", { error }));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+}
