@@ -15,6 +15,8 @@ export interface MemoryStoreOptions {
 
 export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now }: MemoryStoreOptions = {}): RequestStore {
   const records = new Map<string, RequestRecord>();
+  /** Ids of pending requests, so the expiry sweep never walks the ended ones kept for retention. */
+  const pendingIds = new Set<string>();
   const idempotency = new Map<string, string>();
   /** The idempotency key each request was created with, to forget it with the request. */
   const idempotencyKeyOf = new Map<string, string>();
@@ -70,6 +72,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
         idempotencyKeyOf.set(record.id, idempotencyKey);
       }
       records.set(record.id, clone(record));
+      if (record.status === "pending") pendingIds.add(record.id);
       if (record.status === "pending" && !record.slack) posting.set(record.id, postLeaseUntil ?? now());
       if (record.status !== "pending") {
         forgetAt(record.id, (record.endedAt ?? now()) + retentionMs);
@@ -107,6 +110,7 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
       const result = applyTransition(record, change);
       if (result.outcome !== "applied") return { outcome: result.outcome, record: clone(record) };
       records.set(id, result.record);
+      pendingIds.delete(id);
       posting.delete(id);
       forgetAt(id, change.at + retentionMs);
       queueCallback(result.record, change.at);
@@ -117,9 +121,10 @@ export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now 
     async dueForExpiry(at, limit) {
       prune();
       const due: string[] = [];
-      for (const record of records.values()) {
+      for (const id of pendingIds) {
         if (due.length >= limit) break;
-        if (record.status === "pending" && record.expiresAt <= at) due.push(record.id);
+        const record = records.get(id);
+        if (record && record.expiresAt <= at) due.push(id);
       }
       return due;
     },
