@@ -5,13 +5,12 @@
  * message must be posted or must change.
  */
 import { randomUUID } from "node:crypto";
-import { callbackHostAllowed, hostOf } from "../callbacks/allowlist.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { RequestStore, Transition, TransitionResult } from "../store/store.js";
 import { decisionMatchesKind, type Decision } from "./decisions.js";
-import { invalidRequest, RelayError } from "./errors.js";
-import { autonomousAnswers, questionsForPerson } from "./interactive.js";
+import { RelayError } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
+import { newRecord } from "./new-record.js";
 import type { Person, RequestRecord, SlackRef } from "./model.js";
 import type { CreateRequestBody } from "./schemas.js";
 import { Waiters } from "./waiters.js";
@@ -43,8 +42,7 @@ export interface CreateInput {
 /** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
 export const DEFAULT_POST_LEASE_MS = 30_000;
 
-/** The person the relay names when it answers by itself (autonomous mode). */
-export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
+export { RELAY_PERSON } from "./new-record.js";
 
 export class RequestService {
   private readonly store: RequestStore;
@@ -74,33 +72,17 @@ export class RequestService {
   }
 
   async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
-    const channel = body.channel ?? this.deps.defaultChannel;
-    if (!channel) {
-      throw invalidRequest([{ path: "channel", message: "no channel given and SLACK_DEFAULT_CHANNEL is not set" }]);
-    }
-    if (body.callbackUrl !== undefined && !callbackHostAllowed(body.callbackUrl, this.deps.callbackHosts)) {
-      const message = `host ${hostOf(body.callbackUrl) ?? "(none)"} is not allowed by RELAY_CALLBACK_HOSTS`;
-      throw invalidRequest([{ path: "callbackUrl", message }]);
-    }
     const createdAt = this.now();
-    const timeoutSeconds = body.timeoutSeconds ?? this.deps.defaultTimeoutSeconds;
-    const record: RequestRecord = {
+    const { defaultTimeoutSeconds, defaultChannel, callbackHosts } = this.deps;
+    const record = newRecord({
       id: this.newId(),
-      status: "pending",
       tokenName,
-      channel,
       body,
       createdAt,
-      expiresAt: createdAt + timeoutSeconds * 1000,
-    };
-    if (body.kind === "interactive_questions" && questionsForPerson(body).length === 0) {
-      Object.assign(record, {
-        status: "answered",
-        decision: { answers: autonomousAnswers(body) },
-        answeredBy: RELAY_PERSON,
-        endedAt: createdAt,
-      });
-    }
+      defaultTimeoutSeconds,
+      ...(defaultChannel === undefined ? {} : { defaultChannel }),
+      ...(callbackHosts === undefined ? {} : { callbackHosts }),
+    });
     const result = await this.store.create(record, {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
       postLeaseUntil: this.delivery.leaseFrom(createdAt),
