@@ -61,7 +61,7 @@ async function handleClick(deps: ListenerDeps, raw: unknown): Promise<void> {
     case "ignore":
       return deps.logger.debug("slack action ignored", { id: record.id, actionId: action.action_id, reason: outcome.reason });
     case "decision": {
-      const result = await deps.service.answer(record.id, outcome.decision, personOf(body.user));
+      const result = await deps.service.answer(record.id, outcome.decision, personOf(body.user), record);
       return reportOutcome(deps, result, target);
     }
     case "modal":

@@ -62,6 +62,6 @@ async function handleReply(deps: ListenerDeps, raw: unknown): Promise<void> {
   if (!record || record.status !== "pending") return;
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug("slack thread reply ignored", { id: record.id });
-  const result = await deps.service.answer(record.id, decision, { id: message.user });
+  const result = await deps.service.answer(record.id, decision, { id: message.user }, record);
   deps.logger.debug("slack thread reply recorded", { id: record.id, outcome: result.outcome });
 }

@@ -71,7 +71,7 @@ async function handleSubmission(deps: ListenerDeps, raw: unknown, ack: Ack): Pro
   if (!result) return deps.logger.debug("slack view ignored: does not apply", { id: record.id, callbackId: body.view.callback_id });
   if (!result.ok) return ack({ response_action: "errors", errors: result.errors });
   await ack();
-  const outcome = await deps.service.answer(record.id, result.decision, personOf(body.user));
+  const outcome = await deps.service.answer(record.id, result.decision, personOf(body.user), record);
   await reportOutcome(deps, outcome, target);
 }
 
