@@ -6,7 +6,7 @@
  * (step_gate, the same request kind) on the same relay, so noise hits both
  * alike, and reports their ratio.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Action } from "../src/slack/ids.js";
 import { beforeReply, newMarker, type BenchAgent } from "./agent.js";
@@ -35,31 +35,17 @@ export interface HookResult {
   /** Median over rounds of hook p50 / core p50, and of hook p99 / core p99. */
   ratioP50: number;
   ratioP99: number;
-  /** Where the PreToolUse body came from. */
-  source: string;
 }
-
-/** What Claude Code sends, as close as the bench knows it. */
-const BUILT_IN_INPUT = {
-  session_id: "",
-  transcript_path: "/home/dev/.claude/projects/bench/session.jsonl",
-  cwd: "/home/dev/bench",
-  permission_mode: "default",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "npm test", description: "Run the test suite" },
-  tool_use_id: "",
-};
 
 type HookInput = Record<string, unknown> & { tool_input: Record<string, unknown> };
 
-function loadInput(path: string): { input: HookInput; source: string } {
-  if (!existsSync(path)) return { input: BUILT_IN_INPUT, source: "built-in PreToolUse body" };
+/** The PreToolUse body Claude Code sends (the recorded fixture). */
+function loadInput(path: string): HookInput {
   const parsed = JSON.parse(readFileSync(path, "utf8")) as HookInput;
   if (parsed.hook_event_name !== "PreToolUse" || typeof parsed.tool_input !== "object") {
     throw new Error(`${path} is not a PreToolUse hook input`);
   }
-  return { input: parsed, source: path };
+  return parsed;
 }
 
 /** One hook call answered Yes; resolves with click → hook reply milliseconds. */
@@ -85,7 +71,7 @@ async function clickToHook(agent: BenchAgent, template: HookInput, sessionId: st
 }
 
 export async function runHook(agent: BenchAgent, options: HookOptions, progress: (line: string) => void): Promise<HookResult> {
-  const { input, source } = loadInput(options.fixturePath);
+  const input = loadInput(options.fixturePath);
   const sessionId = randomUUID();
   for (let i = 0; i < options.warmup; i += 1) {
     await clickToHook(agent, input, sessionId);
@@ -108,6 +94,5 @@ export async function runHook(agent: BenchAgent, options: HookOptions, progress:
     median: medianRound(rounds, (r) => r.hook.p50),
     ratioP50: median(rounds.map((r) => r.hook.p50 / r.core.p50)),
     ratioP99: median(rounds.map((r) => r.hook.p99 / r.core.p99)),
-    source,
   };
 }

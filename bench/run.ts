@@ -143,7 +143,6 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         if (scenario === "hook") {
           const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
           results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);
-          log(`hook input: ${results.hook.source}`);
         }
       });
       log("done");

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { MAX_TIMEOUT_SECONDS } from "./requests/schemas.js";
+import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./requests/schemas.js";
 
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */
@@ -79,7 +79,7 @@ const fields = {
   SLACK_APP_TOKEN: z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(),
   SLACK_SIGNING_SECRET: z.string().min(8).optional(),
   SLACK_API_URL: url(["http:", "https:"]).default("https://slack.com/api/"),
-  SLACK_DEFAULT_CHANNEL: z.string().regex(/^[A-Z0-9]{8,20}$/).optional(),
+  SLACK_DEFAULT_CHANNEL: SlackChannelId.optional(),
   RELAY_TOKENS: z.string().transform(parseTokens).pipe(
     z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1),
   ),

@@ -14,7 +14,7 @@ import {
   signCallback,
 } from "./signature.js";
 
-export const CALLBACK_USER_AGENT = "slack-approval-relay-callbacks/1";
+const CALLBACK_USER_AGENT = "slack-approval-relay-callbacks/1";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 

@@ -1,17 +1,10 @@
 /**
- * The hook JSON `approval-relay hook` prints: the relay's reply, checked to
- * be a decision Claude Code will act on for the event at hand, or the deny
- * the CLI writes itself when anything went wrong (fail closed).
+ * Checks the hook JSON `approval-relay hook` prints: the relay's reply must
+ * be a decision Claude Code will act on for the event at hand; otherwise the
+ * CLI prints the relay's own deny shape (src/hooks/reply.ts) — fail closed.
  */
 import { z } from "zod";
-
-/** The hook events the relay answers (DESIGN §3); any other gets exit 2. */
-export const HOOK_EVENTS = ["PreToolUse", "PermissionRequest"] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
-
-export function isHookEvent(value: unknown): value is HookEvent {
-  return (HOOK_EVENTS as readonly unknown[]).includes(value);
-}
+import type { HookEvent } from "../hooks/input.js";
 
 const PreToolUseReply = z.looseObject({
   continue: z.boolean().optional(),
@@ -40,12 +33,4 @@ const PermissionRequestReply = z.looseObject({
 /** True when `reply` is a decision for `event` that Claude Code can act on. */
 export function isDecisionFor(event: HookEvent, reply: unknown): boolean {
   return (event === "PreToolUse" ? PreToolUseReply : PermissionRequestReply).safeParse(reply).success;
-}
-
-/** The deny Claude Code reads from stdout when the relay gave no usable answer. */
-export function denyOutput(event: HookEvent, reason: string): Record<string, unknown> {
-  if (event === "PreToolUse") {
-    return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };
-  }
-  return { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: reason } } };
 }

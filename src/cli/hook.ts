@@ -16,7 +16,10 @@ import { parseArgs } from "node:util";
 import { failureReason, RelayClientError } from "../client/errors.js";
 import { Backoff, exchange } from "../client/transport.js";
 import { CONNECTION_OPTIONS, connection, parseSeconds, type Connection } from "./connection.js";
-import { denyOutput, HOOK_EVENTS, isDecisionFor, isHookEvent, type HookEvent } from "./hook-output.js";
+import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "../hooks/deadline.js";
+import { HOOK_EVENTS, isHookEvent, type HookEvent } from "../hooks/input.js";
+import { denyOutput } from "../hooks/reply.js";
+import { isDecisionFor } from "./hook-output.js";
 import type { CliIo } from "./io.js";
 import { USAGE } from "./usage.js";
 
@@ -58,10 +61,10 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
     io.stderr.write(USAGE);
     return deny(`approval-relay hook was given bad arguments (${argProblem}), so the tool call was denied.`);
   }
-  const parsed = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, 86_400);
-  // The relay needs a few seconds to answer before Claude Code gives up: it refuses hook timeouts under 3 s.
-  const timeoutSeconds = parsed !== undefined && parsed >= 3 ? parsed : undefined;
-  if (timeoutSeconds === undefined) return deny("approval-relay hook: --timeout must be a whole number of seconds from 3 to 86400, so the tool call was denied.");
+  const parsed = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, MAX_HOOK_TIMEOUT_SECONDS);
+  // The relay needs a few seconds to answer before Claude Code gives up: it refuses shorter hook timeouts.
+  const timeoutSeconds = parsed !== undefined && parsed >= MIN_HOOK_TIMEOUT_SECONDS ? parsed : undefined;
+  if (timeoutSeconds === undefined) return deny(`approval-relay hook: --timeout must be a whole number of seconds from ${MIN_HOOK_TIMEOUT_SECONDS} to ${MAX_HOOK_TIMEOUT_SECONDS}, so the tool call was denied.`);
   const conn = connection(values, io.env);
   if (typeof conn === "string") return deny(`approval-relay hook is not configured (${conn}), so the tool call was denied.`);
   try {

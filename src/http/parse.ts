@@ -29,6 +29,14 @@ export function parseCreateBody(value: unknown): CreateRequestBody {
   }
   const deep = fieldNestedDeeperThan(value, MAX_DEPTH);
   if (deep !== undefined) throw invalidRequest([{ path: deep, message: `nests deeper than ${MAX_DEPTH} levels` }]);
+  return parseCreateSchema(value);
+}
+
+/**
+ * The schema step alone, for a value already known to be an object within
+ * MAX_DEPTH (the Claude Code hook route builds it from a checked hook input).
+ */
+export function parseCreateSchema(value: object): CreateRequestBody {
   const result = CreateRequestBody.safeParse(value);
   if (result.success) return result.data;
   throw invalidRequest(fieldProblems(result.error.issues.flatMap(readable)));

@@ -13,7 +13,8 @@ export interface Reply {
   close?: boolean;
 }
 
-const COMMON_HEADERS = {
+/** Headers of every JSON response the relay writes. */
+export const COMMON_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
   "Cache-Control": "no-store",
   "X-Content-Type-Options": "nosniff",

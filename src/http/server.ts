@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { RequestService } from "../requests/service.js";
 import { createAuthenticator } from "./auth.js";
 import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./errors.js";
-import { send } from "./response.js";
+import { COMMON_HEADERS, send } from "./response.js";
 import type { Route } from "./route.js";
 import { Router } from "./router.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
@@ -123,7 +123,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     const payload = JSON.stringify(reply.body);
     socket.write(
       `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n` +
-        "Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n" +
+        Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
         `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
     );
   }

@@ -65,6 +65,13 @@ export function defaultDenyMessage(name: string): string {
   return `Denied by ${name} in Slack.`;
 }
 
+const DEFAULT_DENY = /^Denied by .+ in Slack\.$/s;
+
+/** True when `message` is one defaultDenyMessage wrote (no reason from the person). */
+export function isDefaultDenyMessage(message: string): boolean {
+  return DEFAULT_DENY.test(message);
+}
+
 /** Short human summary of a decision, for the updated Slack message and logs. */
 export function describeDecision(decision: Decision): { emoji: string; verb: string } {
   if ("behavior" in decision) {

@@ -50,8 +50,6 @@ export const RequestRecord = z.object({
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
-export type FinalStatus = Exclude<RequestStatus, "pending">;
-
 /** The request as the HTTP API shows it (DESIGN §3). */
 export interface RequestView {
   id: string;

@@ -35,11 +35,11 @@ const httpUrl = z
   }, "must be an http(s) URL");
 
 /** Fields every kind shares (DESIGN §3). */
+/** A Slack channel or user id (C…, G…, D…, U…): the body's `channel` and SLACK_DEFAULT_CHANNEL. */
+export const SlackChannelId = z.string().regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789");
+
 const common = {
-  channel: z
-    .string()
-    .regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789")
-    .optional(),
+  channel: SlackChannelId.optional(),
   title: text(500).optional(),
   context: text(20_000).optional(),
   agent: AgentInfo.optional(),
@@ -88,15 +88,7 @@ export const AskQuestion = z
     options: z.array(AskOption).min(2).max(4),
     multiSelect: z.boolean().default(false),
   })
-  .superRefine((q, ctx) => {
-    const seen = new Set<string>();
-    q.options.forEach((option, index) => {
-      if (seen.has(option.label)) {
-        ctx.addIssue({ code: "custom", path: ["options", index, "label"], message: "option labels must be unique" });
-      }
-      seen.add(option.label);
-    });
-  });
+  .superRefine((q, ctx) => uniqueBy(q.options, (o) => o.label, "options", "label", "option labels must be unique", ctx));
 export type AskQuestion = z.infer<typeof AskQuestion>;
 
 export const AskUserQuestionBody = z
@@ -105,21 +97,20 @@ export const AskUserQuestionBody = z
     ...common,
     questions: z.array(AskQuestion).min(1).max(4),
   })
-  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.question, "question", "question texts must be unique", ctx));
+  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.question, "questions", "question", "question texts must be unique", ctx));
 
 export const QuestionType = z.enum(["choice", "multiChoice", "text", "confirm"]);
 
-export const InteractiveQuestion = z
-  .object({
-    id: nonEmpty(200),
-    question: nonEmpty(5000),
-    type: QuestionType,
-    options: z.array(nonEmpty(1000)).min(1).max(100).optional(),
-    default: z.union([z.string().max(20_000), z.array(z.string().max(1000)), z.boolean()]).optional(),
-    required: z.boolean().default(true),
-    pattern: z.string().max(1000).optional(),
-  })
-  .superRefine(checkInteractiveQuestion);
+const InteractiveQuestionShape = z.object({
+  id: nonEmpty(200),
+  question: nonEmpty(5000),
+  type: QuestionType,
+  options: z.array(nonEmpty(1000)).min(1).max(100).optional(),
+  default: z.union([z.string().max(20_000), z.array(z.string().max(1000)), z.boolean()]).optional(),
+  required: z.boolean().default(true),
+  pattern: z.string().max(1000).optional(),
+});
+export const InteractiveQuestion = InteractiveQuestionShape.superRefine(checkInteractiveQuestion);
 export type InteractiveQuestion = z.infer<typeof InteractiveQuestion>;
 
 export const InteractiveQuestionsBody = z
@@ -129,7 +120,7 @@ export const InteractiveQuestionsBody = z
     questions: z.array(InteractiveQuestion).min(1).max(20),
     autonomous: z.boolean().optional(),
   })
-  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "id", "question ids must be unique", ctx));
+  .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
 export const CreateRequestBody = z.discriminatedUnion("kind", [
   PermissionBody,
@@ -144,16 +135,19 @@ export type AskUserQuestionBody = z.infer<typeof AskUserQuestionBody>;
 export type InteractiveQuestionsBody = z.infer<typeof InteractiveQuestionsBody>;
 export type RequestKind = CreateRequestBody["kind"];
 
-function uniqueBy<T>(items: T[], key: (item: T) => string, field: string, message: string, ctx: z.RefinementCtx): void {
+/** One issue at `<list>.<index>.<field>` for every item whose key an earlier item already has. */
+function uniqueBy<T>(items: T[], key: (item: T) => string, list: string, field: string, message: string, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   items.forEach((item, index) => {
     const value = key(item);
-    if (seen.has(value)) ctx.addIssue({ code: "custom", path: ["questions", index, field], message });
+    if (seen.has(value)) ctx.addIssue({ code: "custom", path: [list, index, field], message });
     seen.add(value);
   });
 }
 
-function checkInteractiveQuestion(q: z.infer<typeof InteractiveQuestionBase>, ctx: z.RefinementCtx): void {
+type QuestionShape = z.output<typeof InteractiveQuestionShape>;
+
+function checkInteractiveQuestion(q: QuestionShape, ctx: z.RefinementCtx): void {
   const hasOptions = q.type === "choice" || q.type === "multiChoice";
   if (hasOptions && !q.options) {
     ctx.addIssue({ code: "custom", path: ["options"], message: `options are required for type "${q.type}"` });
@@ -164,32 +158,25 @@ function checkInteractiveQuestion(q: z.infer<typeof InteractiveQuestionBase>, ct
   if (q.options && new Set(q.options).size !== q.options.length) {
     ctx.addIssue({ code: "custom", path: ["options"], message: "options must be unique" });
   }
+  const patternValid = q.pattern === undefined || isValidPattern(q.pattern);
   if (q.pattern !== undefined) {
     if (q.type !== "text") ctx.addIssue({ code: "custom", path: ["pattern"], message: 'pattern applies to type "text" only' });
-    else if (!isValidPattern(q.pattern)) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
+    else if (!patternValid) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
   }
   if (q.default !== undefined) {
-    const problem = defaultProblem(q);
+    const problem = defaultProblem(q, patternValid);
     if (problem) ctx.addIssue({ code: "custom", path: ["default"], message: problem });
   }
 }
 
-/** Used only for the refinement's parameter type. */
-const InteractiveQuestionBase = z.object({
-  type: QuestionType,
-  options: z.array(z.string()).optional(),
-  default: z.union([z.string(), z.array(z.string()), z.boolean()]).optional(),
-  pattern: z.string().optional(),
-});
-
-function defaultProblem(q: z.infer<typeof InteractiveQuestionBase>): string | undefined {
+function defaultProblem(q: QuestionShape, patternValid: boolean): string | undefined {
   const value = q.default;
   switch (q.type) {
     case "confirm":
       return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
     case "text":
       if (typeof value !== "string") return "default must be a string for a text question";
-      return q.pattern !== undefined && isValidPattern(q.pattern) && matchPattern(q.pattern, value) !== "match"
+      return q.pattern !== undefined && patternValid && matchPattern(q.pattern, value) !== "match"
         ? "default does not match pattern"
         : undefined;
     case "choice":

@@ -139,13 +139,13 @@ export class RequestService {
 
   /**
    * Records a person's answer; the first answer wins. `current` is the record
-   * the caller just read (a Slack listener checking the click): when it is
-   * still pending and in time, it spares a second read; the store's atomic
-   * transition still decides who wins.
+   * the caller just read (a Slack listener checking the click): when it has
+   * ended (final, so it cannot be stale) or is pending and in time, it spares
+   * a second read; the store's atomic transition still decides who wins.
    */
   async answer(id: string, decision: Decision, person: Person, current?: RequestRecord): Promise<TransitionResult> {
-    const fresh = current?.id === id && current.status === "pending" && current.expiresAt > this.now();
-    const record = fresh ? current : await this.get(id);
+    const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
+    const record = usable ? current : await this.get(id);
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
     if (!decisionMatchesKind(record.body.kind, decision)) {

@@ -110,7 +110,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app,
     client,
     mode: socket ? "socket" : "http",
-    ...(http ? { requestListener: mountable(http, logger) } : {}),
+    // Our router sends Bolt only POST /slack/events; a path Bolt refuses is mapped by src/http/routes/slack.ts.
+    ...(http ? { requestListener: http.requestListener } : {}),
     async start() {
       if (socket) await socket.start();
     },
@@ -121,18 +122,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
-  };
-}
-
-/** Bolt's listener throws for paths it does not serve; our router only sends it POST /slack/events. */
-function mountable(receiver: HTTPReceiver, logger: Logger) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    try {
-      receiver.requestListener(req, res);
-    } catch (error) {
-      logger.warn("slack request not handled", { path: req.url, error });
-      if (!res.headersSent) res.writeHead(404).end();
-    }
   };
 }
 

@@ -30,10 +30,7 @@ export const Action = {
   /** Page buttons inside the full-input modal. */
   viewPage: "relay_view_page",
 } as const;
-export type ActionId = (typeof Action)[keyof typeof Action];
 
-/** Matches every action the relay owns (for one Bolt listener). */
-export const ACTION_PATTERN = /^relay_/;
 
 /** Modal callback_ids. */
 export const View = {
@@ -76,13 +73,7 @@ export function encodeButton(value: ButtonValue): string {
 }
 
 export function decodeButton(raw: unknown): ButtonValue | undefined {
-  if (typeof raw !== "string") return undefined;
-  try {
-    const result = ButtonValue.safeParse(JSON.parse(raw));
-    return result.success ? result.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return decodeJson(ButtonValue, raw);
 }
 
 /** private_metadata of every relay modal. */
@@ -102,12 +93,14 @@ export function encodeMetadata(value: ModalMetadata): string {
 }
 
 export function decodeMetadata(raw: unknown): ModalMetadata | undefined {
-  return typeof raw === "string" ? parseMetadata(raw) : undefined;
+  return decodeJson(ModalMetadata, raw);
 }
 
-function parseMetadata(raw: string): ModalMetadata | undefined {
+/** `raw` as Slack sent it back, parsed as JSON and then with `schema`; undefined when either fails. */
+function decodeJson<T>(schema: z.ZodType<T>, raw: unknown): T | undefined {
+  if (typeof raw !== "string") return undefined;
   try {
-    const result = ModalMetadata.safeParse(JSON.parse(raw));
+    const result = schema.safeParse(JSON.parse(raw));
     return result.success ? result.data : undefined;
   } catch {
     return undefined;

@@ -10,6 +10,7 @@
  */
 import type { Logger } from "../logger.js";
 import { PermanentDeliveryError } from "../requests/delivery.js";
+import { retryDelayMs } from "../backoff.js";
 
 /** Platform errors that mean "Slack had a problem, try again". */
 export const TRANSIENT_PLATFORM_ERRORS: ReadonlySet<string> = new Set([
@@ -60,18 +61,13 @@ export function classifySlackError(error: unknown): SlackFailure {
 }
 
 export interface BackoffOptions {
-  /** First delay in milliseconds. */
-  initialMs?: number;
-  /** Longest delay in milliseconds. */
-  maxMs?: number;
   /** Returns a number in [0, 1); injectable for tests. */
   random?: () => number;
 }
 
-/** Delay before retry number `attempt` (1-based): doubling from initialMs, capped, with "equal jitter". */
-export function backoffDelay(attempt: number, { initialMs = 500, maxMs = 30_000, random = Math.random }: BackoffOptions = {}): number {
-  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+/** Delay before retry number `attempt` (1-based): 0.5 s doubling to 30 s, with jitter (src/backoff.ts). */
+export function backoffDelay(attempt: number, { random = Math.random }: BackoffOptions = {}): number {
+  return retryDelayMs(attempt, 500, 30_000, random);
 }
 
 export interface RetryOptions extends BackoffOptions {

@@ -26,7 +26,7 @@ export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];
 const Reply = z.tuple([z.coerce.number().int()], z.string());
 
 export type CreateReply =
-  | { outcome: "created"; record: RequestRecord }
+  | { outcome: "created" }
   | { outcome: "duplicate"; existingId: string };
 
 export class ScriptReplyError extends Error {
@@ -66,7 +66,7 @@ export function toTransitionResult(script: string, key: string, raw: unknown): T
 
 export function toCreateReply(key: string, raw: unknown): CreateReply {
   const { code, rest } = parse("create", raw);
-  if (code === ScriptCode.Applied) return { outcome: "created", record: record(key, rest) };
+  if (code === ScriptCode.Applied) return { outcome: "created" };
   if (code === ScriptCode.Duplicate && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0] };
   if (code === ScriptCode.IdTaken) throw new Error(`a request with the id in ${key} already exists`);
   throw new ScriptReplyError("create", raw);

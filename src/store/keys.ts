@@ -12,8 +12,6 @@
 import type { SlackRef } from "../requests/model.js";
 
 export interface StoreKeys {
-  /** The key prefix, e.g. "relay". */
-  readonly prefix: string;
   /** HASH of one request's fields (see redis-record.ts). */
   data(id: string): string;
   /** ZSET of pending request ids, scored by expiresAt (Unix ms). */
@@ -37,7 +35,6 @@ export function storeKeys(prefix: string): StoreKeys {
     throw new Error(`Redis key prefix "${prefix}" must be non-empty and contain no braces`);
   }
   return {
-    prefix,
     data: (id) => `${prefix}:{${id}}:data`,
     deadlines: `${prefix}:deadlines`,
     idempotency: (scopedKey) => `${prefix}:idem:${scopedKey}`,

@@ -3,7 +3,7 @@
  * contract as the Redis store; state is lost when the process exits.
  */
 import type { RequestRecord, SlackRef } from "../requests/model.js";
-import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import { DEFAULT_RETENTION_MS, type ClaimedCallback, type CreateOptions, type CreateResult, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 import { applyTransition } from "./transition.js";
 
 export interface MemoryStoreOptions {
@@ -13,7 +13,7 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
-export function createMemoryStore({ retentionMs = 24 * 3600_000, now = Date.now }: MemoryStoreOptions = {}): RequestStore {
+export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Date.now }: MemoryStoreOptions = {}): RequestStore {
   const records = new Map<string, RequestRecord>();
   /** Ids of pending requests, so the expiry sweep never walks the ended ones kept for retention. */
   const pendingIds = new Set<string>();

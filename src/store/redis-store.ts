@@ -17,7 +17,7 @@ import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlac
 import { storeKeys, type StoreKeys } from "./keys.js";
 import { decodeRecord, encodeRecord } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
-import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import { DEFAULT_RETENTION_MS, type ClaimedCallback, type CreateOptions, type CreateResult, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 export interface RedisStoreOptions {
   /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
@@ -85,7 +85,7 @@ interface Settings {
 }
 
 /** Checks the options before any connection is made. */
-function settle({ prefix = "relay", retentionMs = 24 * 3600_000, now = Date.now, logger = silentLogger }: ConnectRedisStoreOptions): Settings {
+function settle({ prefix = "relay", retentionMs = DEFAULT_RETENTION_MS, now = Date.now, logger = silentLogger }: ConnectRedisStoreOptions): Settings {
   if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new Error("retentionMs must be a positive integer");
   return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger };
 }
@@ -131,7 +131,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const at = now();
         const raw = await scripts.create(createKeys, [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, ...fields]);
         const reply = toCreateReply(key, raw);
-        if (reply.outcome === "created") return { record: reply.record, created: true };
+        // The stored hash is exactly encodeRecord(record): no need to read it back and parse it again.
+        if (reply.outcome === "created") return { record, created: true };
         const existing = await get(reply.existingId);
         if (existing) return { record: existing, created: false };
         staleId = reply.existingId;

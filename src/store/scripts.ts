@@ -32,28 +32,30 @@ export type RunScript = (keys: readonly string[], args: readonly ScriptArg[]) =>
 export type Scripts = Record<ScriptName, RunScript>;
 
 const INCLUDE = /^--- @include "([\w-]+)"$/gm;
+/** Where the .lua files sit next to this module (src/store/lua, or dist/store/lua once built). */
+const LUA_DIR = new URL("./lua/", import.meta.url);
 
 /** The script's text with its includes spliced in, and its key count. */
-export function loadScript(name: ScriptName, dir: URL = new URL("./lua/", import.meta.url)): { lua: string; numberOfKeys: number } {
+function loadScript(name: ScriptName): { lua: string; numberOfKeys: number } {
   const file = FILES[name];
   const count = /-(\d+)\.lua$/.exec(file)?.[1];
   if (count === undefined) throw new Error(`Lua script ${file} must be named with its key count`);
-  const source = readFileSync(new URL(file, dir), "utf8");
-  const lua = source.replace(INCLUDE, (_line, include: string) => readFileSync(new URL(`includes/${include}.lua`, dir), "utf8"));
+  const source = readFileSync(new URL(file, LUA_DIR), "utf8");
+  const lua = source.replace(INCLUDE, (_line, include: string) => readFileSync(new URL(`includes/${include}.lua`, LUA_DIR), "utf8"));
   return { lua, numberOfKeys: Number(count) };
 }
 
 export type ScriptSources = Record<ScriptName, { lua: string; numberOfKeys: number }>;
 
 /** Reads every script; throws when a file is missing (e.g. not copied to dist). */
-export function loadScripts(dir?: URL): ScriptSources {
+export function loadScripts(): ScriptSources {
   const sources = {} as ScriptSources;
-  for (const name of Object.keys(FILES) as ScriptName[]) sources[name] = loadScript(name, dir);
+  for (const name of Object.keys(FILES) as ScriptName[]) sources[name] = loadScript(name);
   return sources;
 }
 
 /** Defines every script on `redis` (as `relay<Name>`) and returns callers for them. */
-export function registerScripts(redis: Pick<Redis, "defineCommand">, sources: ScriptSources = loadScripts()): Scripts {
+export function registerScripts(redis: Pick<Redis, "defineCommand">, sources: ScriptSources): Scripts {
   const scripts = {} as Scripts;
   const commands = redis as unknown as Record<string, (...args: ScriptArg[]) => Promise<unknown>>;
   for (const name of Object.keys(FILES) as ScriptName[]) {

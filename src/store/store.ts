@@ -15,7 +15,7 @@
  * posts it (src/requests/delivery.ts).
  */
 import type { Decision } from "../requests/decisions.js";
-import type { FinalStatus, Person, RequestRecord, SlackRef } from "../requests/model.js";
+import type { Person, RequestRecord, SlackRef } from "../requests/model.js";
 
 export interface CreateOptions {
   /** A second create with the same key returns the first request and `created: false`. */
@@ -27,6 +27,9 @@ export interface CreateOptions {
    */
   postLeaseUntil?: number;
 }
+
+/** How long an ended request stays readable by default (ms): a day. */
+export const DEFAULT_RETENTION_MS = 24 * 3600_000;
 
 export interface CreateResult {
   record: RequestRecord;
@@ -110,4 +113,3 @@ export interface RequestStore {
   close(): Promise<void>;
 }
 
-export type { FinalStatus };

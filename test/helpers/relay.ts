@@ -147,28 +147,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<TestRelay>
   };
 }
 
-/** The store, with every record that reaches `create` appended to `stored`. */
+/** The store, with every record that reaches `create` appended to `stored` (both stores are plain objects of closures). */
 function counting(store: RequestStore, stored: RequestRecord[]): RequestStore {
   return {
-    create: (record, key) => {
+    ...store,
+    create: (record, options) => {
       stored.push(record);
-      return store.create(record, key);
+      return store.create(record, options);
     },
-    get: (id) => store.get(id),
-    setSlackMessage: (id, slack) => store.setSlackMessage(id, slack),
-    findBySlackMessage: (slack) => store.findBySlackMessage(slack),
-    transition: (id, change) => store.transition(id, change),
-    dueForExpiry: (now, limit) => store.dueForExpiry(now, limit),
-    claimCallbacks: (now, leaseMs, limit) => store.claimCallbacks(now, leaseMs, limit),
-    retryCallback: (id, nextAt, attempts) => store.retryCallback(id, nextAt, attempts),
-    completeCallback: (id) => store.completeCallback(id),
-    claimUnposted: (now, leaseMs, limit) => store.claimUnposted(now, leaseMs, limit),
-    renewPostLease: (id, until) => store.renewPostLease(id, until),
-    forgetUnposted: (id) => store.forgetUnposted(id),
-    onEnded: (listener) => store.onEnded(listener),
-    ready: () => store.ready(),
-    ping: () => store.ping(),
-    close: () => store.close(),
   };
 }
 

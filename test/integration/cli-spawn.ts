@@ -1,7 +1,7 @@
 /**
  * Runs the real `approval-relay` executable as a child process, as a shell
  * script or Claude Code would, and collects its exit code and output. The
- * CLI's sources are compiled once per test file (TypeScript's transpiler,
+ * CLI's sources are compiled once per test file, on first use (TypeScript's transpiler,
  * into node_modules/.cache so `zod` resolves) because starting through tsx
  * costs a second per spawn.
  */
@@ -45,8 +45,11 @@ function compileCli(): { entry: string; dir: string } {
   return { entry: join(dir, "src/cli/main.js"), dir };
 }
 
-const compiled = compileCli();
-afterAll(() => rmSync(compiled.dir, { recursive: true, force: true }));
+/** Compiled on first use: a file that only spawns through tsx (serve) never pays for it. */
+let compiled: { entry: string; dir: string } | undefined;
+afterAll(() => {
+  if (compiled) rmSync(compiled.dir, { recursive: true, force: true });
+});
 
 export interface CliResult {
   code: number | null;
@@ -67,7 +70,7 @@ export interface CliOptions {
 }
 
 export function startCli(args: string[], options: CliOptions = {}): CliRun {
-  const entry = options.tsx ? ["--import", "tsx", "src/cli/main.ts"] : [compiled.entry];
+  const entry = options.tsx ? ["--import", "tsx", "src/cli/main.ts"] : [(compiled ??= compileCli()).entry];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...options.env },

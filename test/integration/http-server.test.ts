@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
@@ -6,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SERVER_TIMEOUTS } from "../../src/http/server.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { bodies, startRelay, type RelayOptions, type TestRelay } from "../helpers/relay.js";
+import { sign } from "../helpers/slack.js";
 
 let relay: TestRelay | undefined;
 afterEach(async () => {
@@ -149,9 +149,8 @@ describe("connections", () => {
 describe("Slack events in HTTP mode", () => {
   const signingSecret = "8f742231b10e8888abcd99yyyzzz85a5";
   function signed(body: string) {
-    const timestamp = Math.floor(Date.now() / 1000).toString();
-    const signature = `v0=${createHmac("sha256", signingSecret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
-    return { "x-slack-request-timestamp": timestamp, "x-slack-signature": signature };
+    const timestamp = Math.floor(Date.now() / 1000);
+    return { "x-slack-request-timestamp": String(timestamp), "x-slack-signature": sign(body, signingSecret, timestamp) };
   }
   function bolt() {
     const receiver = new HTTPReceiver({ signingSecret, endpoints: "/slack/events", logLevel: LogLevel.ERROR });

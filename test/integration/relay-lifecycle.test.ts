@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import { startRelay } from "../../src/main.js";
 import { Action, encodeButton } from "../../src/slack/ids.js";
-import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../helpers/full-relay.js";
+import { AGENT_TOKEN, startFullRelay } from "../helpers/full-relay.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL } from "../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../helpers/slack-web-api.js";

@@ -30,7 +30,7 @@ import { denyOutput, hookOutput } from "../../hooks/reply.js";
 import { hookRequestBody, hookRequestKey, keyForAttempt } from "../../hooks/request.js";
 import { readJson } from "../body.js";
 import { errorReply, type ErrorBody } from "../errors.js";
-import { parseCreateBody } from "../parse.js";
+import { parseCreateSchema } from "../parse.js";
 import { clientGone, type Reply } from "../response.js";
 import type { RouteTable } from "../route.js";
 
@@ -65,7 +65,8 @@ export function registerClaudeCodeHookRoutes(router: RouteTable, deps: ClaudeCod
       const startedAt = now();
       const { timeoutSeconds, channel } = parseHookQuery(query, hookTimeoutSeconds);
       const input = parseHookInput(await readJson(req, bodyLimitBytes));
-      const body = parseCreateBody(hookRequestBody(input, { timeoutSeconds: replyDeadlineSeconds(timeoutSeconds), ...(channel ? { channel } : {}) }));
+      // parseHookInput already checked the object and its depth; only the schema step is left.
+      const body = parseCreateSchema(hookRequestBody(input, { timeoutSeconds: replyDeadlineSeconds(timeoutSeconds), ...(channel ? { channel } : {}) }));
       const gone = clientGone(res);
       const event = input.hook_event_name;
       let record: RequestRecord | undefined;

@@ -5,6 +5,7 @@
  */
 import type { KnownBlock } from "@slack/types";
 import type { Person, RequestRecord } from "../../requests/model.js";
+import { RELAY_PERSON } from "../../requests/new-record.js";
 import type { CreateRequestBody } from "../../requests/schemas.js";
 import type { Fitter, Leaf } from "./budget.js";
 import { context, header, section } from "./elements.js";
@@ -72,7 +73,7 @@ const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
 /** "by <@U123>", or "automatically (autonomous mode)" when the relay answered itself. */
 export function byWhom(person: Person | undefined): string {
   if (!person) return "";
-  if (person.id === "relay") return "automatically (autonomous mode)";
+  if (person.id === RELAY_PERSON.id) return "automatically (autonomous mode)";
   if (USER_ID.test(person.id)) return `by <@${person.id}>`;
   return `by ${cutShort(person.name ?? "someone", 80) || "someone"}`;
 }

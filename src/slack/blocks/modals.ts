@@ -8,7 +8,7 @@ import type { RequestRecord } from "../../requests/model.js";
 import { encodeMetadata, Field, View, type ModalMetadata } from "../ids.js";
 import { plain, section } from "./elements.js";
 import { LIMITS } from "./limit-values.js";
-import { canEditInput } from "./permission.js";
+import { editableJson } from "./permission.js";
 import { cutShort } from "./text.js";
 
 export interface ModalParts {
@@ -58,13 +58,14 @@ function toolName(record: RequestRecord): string {
 }
 
 export function editModal(record: RequestRecord, meta: ModalMetadata): ModalView {
-  if (record.body.kind !== "permission" || !canEditInput(record)) {
+  const json = editableJson(record);
+  if (json === undefined) {
     return noticeModal(View.edit, "Edit tool input", "This input is too large to edit in Slack. Allow or deny it as it is.", meta);
   }
   const input = textInput(Field.editJson, "Tool input (JSON)", {
     multiline: true,
     optional: false,
-    initialValue: JSON.stringify(record.body.input, null, 2),
+    initialValue: json,
   });
   return modal({
     callbackId: View.edit,

@@ -3,7 +3,7 @@
  * what and when ("✅ Allowed by @alice · 12:03"), the deny reason or the
  * answers given, or why the request expired, was cancelled or failed.
  */
-import { describeDecision, type Decision } from "../../requests/decisions.js";
+import { describeDecision, isDefaultDenyMessage, type Decision } from "../../requests/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { allocate, Fitter, type Leaf } from "./budget.js";
 import { byWhom, slackDate } from "./common.js";
@@ -14,9 +14,6 @@ import { cutShort, fit } from "./text.js";
 export const OUTCOME_MAX = 2000;
 const REASON_MAX = 1500;
 const ANSWERS_MAX = 1700;
-
-/** The deny message the relay writes when the person gave no reason. */
-const DEFAULT_DENY = /^Denied by .+ in Slack\.$/s;
 
 /** First line of the outcome, e.g. "✅ Allowed by <@U123>" (no time). */
 export function outcomeHeadline(record: RequestRecord): string {
@@ -47,7 +44,7 @@ export function outcomeText(record: RequestRecord): string {
 
 function decisionDetails(record: RequestRecord, decision: Decision): string {
   if ("behavior" in decision) {
-    if (decision.behavior !== "deny" || DEFAULT_DENY.test(decision.message)) return "";
+    if (decision.behavior !== "deny" || isDefaultDenyMessage(decision.message)) return "";
     return `\nReason: ${fit(decision.message, "text", REASON_MAX, REASON_MAX).parts[0] ?? ""}`;
   }
   if ("answers" in decision) return answerLines(record, decision);

@@ -19,11 +19,17 @@ function bodyOf(record: RequestRecord): PermissionBody {
   return record.body;
 }
 
-/** True when the input can be edited in a plain_text_input: its pretty JSON fits Slack's 3000 characters. */
+/** The input's pretty JSON when it can be edited in a plain_text_input (it fits Slack's 3000 characters), else undefined. */
+export function editableJson(record: RequestRecord): string | undefined {
+  if (record.body.kind !== "permission") return undefined;
+  if (jsonDepth(record.body.input, MAX_PRETTY_DEPTH + 1) > MAX_PRETTY_DEPTH) return undefined;
+  const json = JSON.stringify(record.body.input, null, 2);
+  return json.length <= LIMITS.initialValue ? json : undefined;
+}
+
+/** True when the input can be edited in a plain_text_input. */
 export function canEditInput(record: RequestRecord): boolean {
-  if (record.body.kind !== "permission") return false;
-  if (jsonDepth(record.body.input, MAX_PRETTY_DEPTH + 1) > MAX_PRETTY_DEPTH) return false;
-  return JSON.stringify(record.body.input, null, 2).length <= LIMITS.initialValue;
+  return editableJson(record) !== undefined;
 }
 
 export function offersAlwaysAllow(body: PermissionBody): boolean {
@@ -44,6 +50,8 @@ const META = [
 export const permissionView: KindViewOf = (record) => {
   const body = bodyOf(record);
   const shape = toolShape(body.toolName, body.input, true);
+  // Once per view: the message is rendered twice (measure, then build) and the input may be 1 MB.
+  const editable = canEditInput(record);
   const leaves: Leaf[] = toolLeaves(shape);
   for (const meta of META) {
     const raw = body[meta.key];
@@ -56,12 +64,12 @@ export const permissionView: KindViewOf = (record) => {
       const blocks: KnownBlock[] = lines.length > 0 ? [section("meta", lines.join("\n"))] : [];
       return [...blocks, ...toolBlocks(shape, toolLabel(body), fit)];
     },
-    controls: () => permissionControls(record, body),
+    controls: () => permissionControls(record, body, editable),
     summary: shape.label === "Input" || shape.code === "" ? body.toolName : `${body.toolName}: ${firstLine(shape.code)}`,
   };
 };
 
-function permissionControls(record: RequestRecord, body: PermissionBody): KnownBlock[] {
+function permissionControls(record: RequestRecord, body: PermissionBody, editable: boolean): KnownBlock[] {
   const value = encodeButton({ r: record.id });
   const tool = cutShort(body.toolName, 100);
   const risky = body.defaultToNo
@@ -69,7 +77,7 @@ function permissionControls(record: RequestRecord, body: PermissionBody): KnownB
     : undefined;
   const buttons = [button("Allow", Action.allow, value, { style: "primary", confirm: risky?.("Allow") })];
   if (offersAlwaysAllow(body)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
-  if (canEditInput(record)) buttons.push(button("Edit…", Action.edit, value));
+  if (editable) buttons.push(button("Edit…", Action.edit, value));
   buttons.push(
     button("Deny", Action.deny, value, { style: "danger" }),
     button("Deny with reason…", Action.denyWithReason, value),

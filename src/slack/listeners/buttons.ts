@@ -9,6 +9,7 @@ import { questionsForPerson, resolveInteractiveAnswers } from "../../requests/in
 import type { RequestRecord } from "../../requests/model.js";
 import type { InteractiveQuestionsBody } from "../../requests/schemas.js";
 import { isOneTap } from "../blocks/index.js";
+import { offersAlwaysAllow } from "../blocks/permission.js";
 import { Action, type ButtonValue } from "../ids.js";
 
 export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input";
@@ -30,7 +31,7 @@ export function interpretButton(record: RequestRecord, actionId: string, value: 
         case Action.allow:
           return decide({ behavior: "allow", updatedInput: body.input });
         case Action.alwaysAllow:
-          if (!body.suggestions?.length || body.suppressAlwaysAllowRule) return ignore("no always-allow rule to offer");
+          if (!offersAlwaysAllow(body)) return ignore("no always-allow rule to offer");
           return decide({ behavior: "allow", updatedInput: body.input, updatedPermissions: body.suggestions });
         case Action.edit:
           return modal("edit");

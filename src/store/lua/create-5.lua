@@ -19,7 +19,7 @@
           request has one
 
   Returns
-    {APPLIED, field, value, ...}  created; the stored hash
+    {APPLIED}                     created (the caller holds the record it sent)
     {DUPLICATE, id}               KEYS[3] already names request `id`
     {ID_TAKEN}                    a request with this id already exists
 
@@ -56,4 +56,4 @@ if status ~= "pending" then
   if redis.call("HEXISTS", KEYS[1], "callbackUrl") == 1 then redis.call("ZADD", KEYS[4], ARGV[3], ARGV[1]) end
   redis.call("PUBLISH", ARGV[2], ARGV[1])
 end
-return reply(APPLIED, KEYS[1])
+return {APPLIED}
