@@ -1,60 +1,94 @@
 /**
- * A small structured logger (one JSON line per entry) passed to every module
- * that logs. Callers never pass secrets; `redact` guards the obvious ones.
+ * The relay's logger is pino: one JSON line per entry, `time` (ISO 8601),
+ * `level` (its name), `msg`, then the fields. This module only fixes how the
+ * relay configures it: level names instead of numbers, errors without stack
+ * traces (they may quote request data), Authorization headers and token
+ * fields censored by path, and Slack tokens redacted wherever else they
+ * appear in a line (pino's path redaction cannot see inside strings, so the
+ * finished line is scrubbed once more before it is written).
  */
+import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const SECRET = /(xox[a-z]-|xapp-)[A-Za-z0-9-]+/g;
+/** The logger every module is given: pino's, called as `logger.info({ id }, "request created")`. */
+export type Logger = PinoLogger;
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** Receives each finished line (without the newline); default: stdout. */
   write?: (line: string) => void;
+  /** Unix time in milliseconds. */
   now?: () => number;
 }
 
-export function createLogger({ level = "info", write = (line) => process.stdout.write(line + "\n"), now = Date.now }: LoggerOptions = {}): Logger {
-  const emit = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
-    if (order[at] < order[level]) return;
-    const head = { time: new Date(now()).toISOString(), level: at, msg: message };
-    // head twice: it comes first in the line, and no field can overwrite it.
-    write(redact(serialise({ ...head, ...fields, ...head }, head)));
-  };
-  return {
-    debug: (m, f) => emit("debug", m, f),
-    info: (m, f) => emit("info", m, f),
-    warn: (m, f) => emit("warn", m, f),
-    error: (m, f) => emit("error", m, f),
-  };
+const SECRET = /(xox[a-z]-|xapp-)[A-Za-z0-9-]+/g;
+
+/** Field paths that hold secrets wherever they appear in an entry. */
+export const REDACTED_PATHS = [
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "token",
+  "*.token",
+  "botToken",
+  "appToken",
+  "signingSecret",
+];
+
+export function createLogger({ level = "info", write, now = Date.now }: LoggerOptions = {}): Logger {
+  const destination: DestinationStream = write
+    ? { write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) }
+    : pino.destination({ dest: 1, sync: true });
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }), log: cleanFields },
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      hooks: { streamWrite: redact },
+    },
+    destination,
+  );
 }
 
 /** A logger that drops everything (tests, benchmarks). */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = pino({ enabled: false });
 
 export function redact(text: string): string {
   return text.replace(SECRET, "$1[redacted]");
 }
 
-/** A logger must never throw: fields JSON cannot hold (cycles, BigInt) are dropped, the message kept. */
-function serialise(entry: Record<string, unknown>, head: { time: string; level: LogLevel; msg: string }): string {
-  try {
-    return JSON.stringify(entry, errorReplacer);
-  } catch {
-    return JSON.stringify({ ...head, logError: "fields could not be serialised" });
+const RESERVED = new Set(["time", "level", "msg"]);
+
+/**
+ * An entry's fields as written: errors (at the top or one level down) become
+ * name, message and code, without the stack (it may quote request data); a
+ * field named time, level or msg is dropped so it cannot pass for the entry's own.
+ */
+function cleanFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (RESERVED.has(key)) continue;
+    out[key] = value instanceof Error ? describeError(value) : isPlainObject(value) ? errorsOneDeep(value) : value;
   }
+  return out;
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code;
-    return { name: value.name, message: value.message, ...(code !== undefined ? { code } : {}) };
-  }
-  return value;
+function errorsOneDeep(value: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.values(value).some((v) => v instanceof Error)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, v instanceof Error ? describeError(v) : v]));
+}
+
+function describeError(error: Error): Record<string, unknown> {
+  const code = (error as { code?: unknown }).code;
+  return { name: error.name, message: error.message, ...(code !== undefined ? { code } : {}) };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }

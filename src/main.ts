@@ -99,18 +99,18 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
-  logger.info("relay started", {
+  logger.info({
     url,
     slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
     store: config.redisUrl ? "redis" : "memory",
     tokens: config.tokens.map((t) => t.name),
-  });
+  }, "relay started");
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       stopSweeper();
-      await slack.stop().catch((error: unknown) => logger.warn("slack stop failed", { error }));
+      await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
       service.close();
       await new Promise<void>((resolve) => {
         // Held calls answer as the service closes; their sockets turn idle just after.
@@ -144,12 +144,12 @@ function openStore(config: Config, logger: Logger): RequestStore {
 async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<void> {
   try {
     const result = await client.auth.test();
-    logger.info("slack bot token accepted", { team: result.team, bot: result.user });
+    logger.info({ team: result.team, bot: result.user }, "slack bot token accepted");
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;
     if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
       throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
     }
-    logger.warn("could not verify the Slack bot token at start; /readyz will report Slack as down until it answers", { error });
+    logger.warn({ error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
   }
 }

@@ -140,7 +140,7 @@ export class CallbackWorker {
         const round = await this.runOnce(signal);
         busy = round.delivered + round.retried + round.dropped >= this.deps.batchSize;
       } catch (error) {
-        this.deps.logger.error("callback round failed", { error });
+        this.deps.logger.error({ error }, "callback round failed");
       }
       if (busy || this.kicked || signal.aborted) continue;
       this.nap = new AbortController();
@@ -165,7 +165,7 @@ export class CallbackWorker {
       );
       if (outcome.delivered) {
         await this.deps.store.completeCallback(claim.id);
-        this.deps.logger.info("callback delivered", { ...fields, status: outcome.status });
+        this.deps.logger.info({ ...fields, status: outcome.status }, "callback delivered");
         return "delivered";
       }
       if (outcome.stopped) {
@@ -178,10 +178,10 @@ export class CallbackWorker {
         return await this.drop(claim, `not delivered within ${this.deps.giveUpAfterMs} ms of the end`, failure);
       }
       await this.deps.store.retryCallback(claim.id, nextAt, attempts);
-      this.deps.logger.info("callback failed, will retry", { ...failure, retryInMs: nextAt - this.deps.now() });
+      this.deps.logger.info({ ...failure, retryInMs: nextAt - this.deps.now() }, "callback failed, will retry");
       return "retried";
     } catch (error) {
-      this.deps.logger.error("callback attempt failed", { id: claim.id, error });
+      this.deps.logger.error({ id: claim.id, error }, "callback attempt failed");
       return undefined;
     }
   }
@@ -198,7 +198,7 @@ export class CallbackWorker {
 
   private async drop(claim: ClaimedCallback, why: string, fields: Record<string, unknown> = { id: claim.id }): Promise<Fate> {
     await this.deps.store.completeCallback(claim.id);
-    this.deps.logger.warn("callback given up", { ...fields, why });
+    this.deps.logger.warn({ ...fields, why }, "callback given up");
     return "dropped";
   }
 }

@@ -24,17 +24,17 @@ export interface ErrorScene {
 export function errorReply(error: unknown, logger: Logger, scene: ErrorScene): Reply {
   if (error instanceof RelayError) return relayErrorReply(error);
   if (error instanceof ClientGoneError) {
-    logger.debug("client closed the connection mid-request", { method: scene.method, path: scene.path });
+    logger.debug({ method: scene.method, path: scene.path }, "client closed the connection mid-request");
     return { status: 400, body: errorBody("relay_invalid_request", error.message), close: true };
   }
   const requestId = randomUUID();
-  logger.error("unexpected error while handling an HTTP request", {
+  logger.error({
     requestId,
     method: scene.method,
     path: scene.path,
     error,
     stack: error instanceof Error ? error.stack : undefined,
-  });
+  }, "unexpected error while handling an HTTP request");
   return {
     status: 500,
     body: errorBody("relay_internal_error", `The relay failed to handle this request (reference ${requestId}).`, { requestId }),

@@ -113,12 +113,12 @@ export class Delivery {
           await store.forgetUnposted(id);
         } else if (record.expiresAt > now()) {
           // Past its deadline it is left to the expiry sweep, which takes it out of the set.
-          logger.warn("posting a request whose poster stopped before it was posted", { id });
+          logger.warn({ id }, "posting a request whose poster stopped before it was posted");
           this.post(record);
           started += 1;
         }
       } catch (error) {
-        logger.error("recovering an unposted request failed", { id, error });
+        logger.error({ id, error }, "recovering an unposted request failed");
       }
     }
     return started;
@@ -136,12 +136,12 @@ export class Delivery {
       slack = await messenger.post(record, { keepTrying: (attemptAt) => this.renew(record.id, attemptAt) });
     } catch (error) {
       const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
-      logger.warn("slack post failed", { id: record.id, reason });
+      logger.warn({ id: record.id, reason }, "slack post failed");
       await this.deps.end(record.id, { status: "failed", at: now(), error: reason });
       return;
     }
     if (!slack) {
-      logger.info("slack post stopped: the request ended or another instance posted it", { id: record.id });
+      logger.info({ id: record.id }, "slack post stopped: the request ended or another instance posted it");
       return;
     }
     const stored = await store.setSlackMessage(record.id, slack);
@@ -153,7 +153,7 @@ export class Delivery {
     try {
       return await this.deps.store.renewPostLease(id, this.leaseFrom(attemptAt));
     } catch (error) {
-      this.deps.logger.warn("post lease renewal failed; posting anyway", { id, error });
+      this.deps.logger.warn({ id, error }, "post lease renewal failed; posting anyway");
       return true;
     }
   }
@@ -162,12 +162,12 @@ export class Delivery {
     try {
       await this.deps.messenger.showEnded(record);
     } catch (error) {
-      this.deps.logger.warn("slack update failed", { id: record.id, error });
+      this.deps.logger.warn({ id: record.id, error }, "slack update failed");
     }
   }
 
   private track(task: Promise<unknown>): void {
-    const tracked = task.catch((error: unknown) => this.deps.logger.error("background task failed", { error }));
+    const tracked = task.catch((error: unknown) => this.deps.logger.error({ error }, "background task failed"));
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }

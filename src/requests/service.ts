@@ -88,13 +88,13 @@ export class RequestService {
       postLeaseUntil: this.delivery.leaseFrom(createdAt),
     });
     if (result.created && result.record.status === "pending") this.delivery.post(result.record);
-    this.logger.info("request created", {
+    this.logger.info({
       id: result.record.id,
       kind: body.kind,
       token: tokenName,
       created: result.created,
       status: result.record.status,
-    });
+    }, "request created");
     return result;
   }
 
@@ -184,8 +184,8 @@ export class RequestService {
   /** Runs `expireDue`, then `recoverUnposted`, every `intervalMs`; returns a function that stops it. */
   startSweeper(intervalMs: number): () => void {
     return repeat(intervalMs, async () => {
-      await this.expireDue().catch((error: unknown) => this.logger.error("expiry sweep failed", { error }));
-      await this.recoverUnposted().catch((error: unknown) => this.logger.error("posting recovery failed", { error }));
+      await this.expireDue().catch((error: unknown) => this.logger.error({ error }, "expiry sweep failed"));
+      await this.recoverUnposted().catch((error: unknown) => this.logger.error({ error }, "posting recovery failed"));
     });
   }
 
@@ -214,7 +214,7 @@ export class RequestService {
   private async end(id: string, change: Transition): Promise<TransitionResult> {
     const result = await this.store.transition(id, change);
     if (result.outcome === "applied") {
-      this.logger.info("request ended", { id, status: change.status });
+      this.logger.info({ id, status: change.status }, "request ended");
       if (result.record.slack) this.delivery.showEnded(result.record);
     }
     return result;

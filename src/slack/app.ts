@@ -100,7 +100,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       inFlight.delete(task);
     }
   });
-  app.error(async (error) => logger.error("slack listener error", { error }));
+  app.error(async (error) => logger.error({ error }, "slack listener error"));
   const deps = { service, client, logger };
   actions.register(app, deps);
   views.register(app, deps);
@@ -147,11 +147,11 @@ export function boltLogger(logger: Logger, initial: LogLevel = LogLevel.INFO): B
   let name = "slack";
   return {
     debug: (...msg: unknown[]) => {
-      if (level === LogLevel.DEBUG) logger.debug(text(msg), { source: name });
+      if (level === LogLevel.DEBUG) logger.debug({ source: name }, text(msg));
     },
-    info: (...msg: unknown[]) => logger.info(text(msg), { source: name }),
-    warn: (...msg: unknown[]) => logger.warn(text(msg), { source: name }),
-    error: (...msg: unknown[]) => logger.error(text(msg), { source: name }),
+    info: (...msg: unknown[]) => logger.info({ source: name }, text(msg)),
+    warn: (...msg: unknown[]) => logger.warn({ source: name }, text(msg)),
+    error: (...msg: unknown[]) => logger.error({ source: name }, text(msg)),
     setLevel: (next: LogLevel) => {
       level = next;
     },

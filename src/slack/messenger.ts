@@ -50,7 +50,7 @@ export function createSlackMessenger({
       if (typeof response.channel !== "string" || typeof response.ts !== "string") {
         throw new PermanentDeliveryError("chat.postMessage returned no channel or ts");
       }
-      logger.debug("slack message posted", { id: record.id, channel: response.channel, ts: response.ts });
+      logger.debug({ id: record.id, channel: response.channel, ts: response.ts }, "slack message posted");
       return { channel: response.channel, ts: response.ts };
     },
 

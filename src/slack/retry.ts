@@ -115,11 +115,11 @@ export async function withSlackRetry<T>(call: () => Promise<T>, options: RetryOp
     }
     const delay = Math.max(failure.retryAfterMs ?? 0, backoffDelay(attempt, options));
     if (now() + delay > deadline) {
-      logger.warn("slack call gave up", { what, code: failure.code, attempts: attempt });
+      logger.warn({ what, code: failure.code, attempts: attempt }, "slack call gave up");
       throw new PermanentDeliveryError(`${failure.code} (gave up after ${attempt} attempts)`);
     }
     if (keepTrying && !(await keepTrying(now() + delay))) throw new RetryStoppedError(what);
-    logger.info("slack call failed, retrying", { what, code: failure.code, attempt, delayMs: delay });
+    logger.info({ what, code: failure.code, attempt, delayMs: delay }, "slack call failed, retrying");
     await sleep(delay);
   }
 }

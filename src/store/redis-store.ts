@@ -96,7 +96,7 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
   const listeners = new Set<(id: string) => void>();
   let closed = false;
 
-  const logErrors = (connection: string) => (error: unknown) => logger.warn("redis connection error", { connection, error });
+  const logErrors = (connection: string) => (error: unknown) => logger.warn({ connection, error }, "redis connection error");
   if (owned.redis) redis.on("error", logErrors("commands"));
   if (owned.subscriber) subscriber.on("error", logErrors("subscriber"));
 
@@ -106,13 +106,13 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       try {
         listener(id);
       } catch (error) {
-        logger.error("ended listener failed", { id, error });
+        logger.error({ id, error }, "ended listener failed");
       }
     }
   };
   subscriber.on("message", onMessage);
   const subscribed = subscriber.subscribe(keys.ended).then(() => undefined);
-  subscribed.catch((error: unknown) => logger.error("redis subscribe failed", { channel: keys.ended, error }));
+  subscribed.catch((error: unknown) => logger.error({ channel: keys.ended, error }, "redis subscribe failed"));
 
   async function get(id: string): Promise<RequestRecord | undefined> {
     const key = keys.data(id);

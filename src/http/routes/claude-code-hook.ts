@@ -119,7 +119,7 @@ export function registerClaudeCodeHookRoutes(router: RouteTable, deps: ClaudeCod
     }
     if (gone.aborted && last && ended?.status === "pending") {
       const result = await service.cancel(id, "claude-code", DISCONNECT_REASON);
-      logger.info("claude code hook call left before the answer", { id, outcome: result.outcome });
+      logger.info({ id, outcome: result.outcome }, "claude code hook call left before the answer");
     }
     return ended;
   }

@@ -42,7 +42,7 @@ async function checkWithin(readiness: () => Promise<Readiness>, ms: number, logg
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Readiness>((resolve) => {
     timer = setTimeout(() => {
-      logger.warn("readiness check timed out", { ms });
+      logger.warn({ ms }, "readiness check timed out");
       resolve(NOT_CHECKED);
     }, ms);
   });
@@ -50,7 +50,7 @@ async function checkWithin(readiness: () => Promise<Readiness>, ms: number, logg
     const checks = await Promise.race([readiness(), timeout]);
     return { store: checks.store === true, slack: checks.slack === true };
   } catch (error) {
-    logger.warn("readiness check failed", { error });
+    logger.warn({ error }, "readiness check failed");
     return NOT_CHECKED;
   } finally {
     clearTimeout(timer);

@@ -33,7 +33,7 @@ export function register(app: App, deps: ListenerDeps): void {
     try {
       await handleClick(deps, body);
     } catch (error) {
-      deps.logger.error("slack action failed", { error });
+      deps.logger.error({ error }, "slack action failed");
     }
   });
 }
@@ -44,7 +44,7 @@ async function handleClick(deps: ListenerDeps, raw: unknown): Promise<void> {
   const body = parsed.data;
   const action = body.actions[0]!;
   const value = decodeButton(action.value);
-  if (!value) return deps.logger.debug("slack action ignored: undecodable value", { actionId: action.action_id });
+  if (!value) return deps.logger.debug({ actionId: action.action_id }, "slack action ignored: undecodable value");
   if (action.action_id === Action.viewPage) return turnPage(deps, body, value);
 
   const record = await deps.service.get(value.r);
@@ -53,13 +53,13 @@ async function handleClick(deps: ListenerDeps, raw: unknown): Promise<void> {
     ts: body.message?.ts ?? body.container?.message_ts,
   };
   if (!record || !isRequestMessage(record, where)) {
-    return deps.logger.debug("slack action ignored: no such request on this message", { id: value.r, ...where });
+    return deps.logger.debug({ id: value.r, ...where }, "slack action ignored: no such request on this message");
   }
   const target: NoticeTarget = { channel: record.slack!.channel, user: body.user.id };
   const outcome = interpretButton(record, action.action_id, value, displayName(body.user));
   switch (outcome.type) {
     case "ignore":
-      return deps.logger.debug("slack action ignored", { id: record.id, actionId: action.action_id, reason: outcome.reason });
+      return deps.logger.debug({ id: record.id, actionId: action.action_id, reason: outcome.reason }, "slack action ignored");
     case "decision": {
       const result = await deps.service.answer(record.id, outcome.decision, personOf(body.user), record);
       return reportOutcome(deps, result, target);
@@ -72,13 +72,13 @@ async function handleClick(deps: ListenerDeps, raw: unknown): Promise<void> {
 }
 
 async function openModal(deps: ListenerDeps, body: BlockActions, record: RequestRecord, name: ModalName, q?: number): Promise<void> {
-  if (!body.trigger_id) return deps.logger.debug("slack modal not opened: no trigger_id", { id: record.id });
+  if (!body.trigger_id) return deps.logger.debug({ id: record.id }, "slack modal not opened: no trigger_id");
   const meta: ModalMetadata = { r: record.id, c: record.slack!.channel, ts: record.slack!.ts };
   const view = buildModal(record, name, q === undefined ? meta : { ...meta, q });
   try {
     await deps.client.views.open({ trigger_id: body.trigger_id, view });
   } catch (error) {
-    deps.logger.warn("slack views.open failed", { id: record.id, modal: name, error });
+    deps.logger.warn({ id: record.id, modal: name, error }, "slack views.open failed");
   }
 }
 
@@ -102,11 +102,11 @@ async function turnPage(deps: ListenerDeps, body: BlockActions, value: ButtonVal
   const meta = decodeMetadata(body.view?.private_metadata);
   if (!body.view || meta?.r !== value.r) return deps.logger.debug("slack page ignored: not inside this request's modal");
   const record = await deps.service.get(value.r);
-  if (!record) return deps.logger.debug("slack page ignored: unknown request", { id: value.r });
+  if (!record) return deps.logger.debug({ id: value.r }, "slack page ignored: unknown request");
   const update = { view_id: body.view.id, view: inputModal(record, value.p ?? 0) };
   try {
     await deps.client.views.update(body.view.hash ? { ...update, hash: body.view.hash } : update);
   } catch (error) {
-    deps.logger.warn("slack views.update failed", { id: record.id, error });
+    deps.logger.warn({ id: record.id, error }, "slack views.update failed");
   }
 }

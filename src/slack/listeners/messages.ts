@@ -49,7 +49,7 @@ export function register(app: App, deps: ListenerDeps): void {
     try {
       await handleReply(deps, event);
     } catch (error) {
-      deps.logger.error("slack thread reply failed", { error });
+      deps.logger.error({ error }, "slack thread reply failed");
     }
   });
 }
@@ -61,7 +61,7 @@ async function handleReply(deps: ListenerDeps, raw: unknown): Promise<void> {
   const record = await deps.service.findBySlackMessage({ channel: message.channel, ts: message.thread_ts });
   if (!record || record.status !== "pending") return;
   const decision = parseThreadReply(record, message.text);
-  if (!decision) return deps.logger.debug("slack thread reply ignored", { id: record.id });
+  if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
   const result = await deps.service.answer(record.id, decision, { id: message.user }, record);
-  deps.logger.debug("slack thread reply recorded", { id: record.id, outcome: result.outcome });
+  deps.logger.debug({ id: record.id, outcome: result.outcome }, "slack thread reply recorded");
 }

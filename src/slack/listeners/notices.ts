@@ -43,7 +43,7 @@ export async function tellPerson(deps: ListenerDeps, target: NoticeTarget, text:
   try {
     await deps.client.chat.postEphemeral({ channel: target.channel, user: target.user, text });
   } catch (error) {
-    deps.logger.warn("slack ephemeral notice failed", { channel: target.channel, error });
+    deps.logger.warn({ channel: target.channel, error }, "slack ephemeral notice failed");
   }
 }
 

@@ -45,7 +45,7 @@ export function register(app: App, deps: ListenerDeps): void {
     try {
       await handleSubmission(deps, body, once);
     } catch (error) {
-      deps.logger.error("slack view submission failed", { error });
+      deps.logger.error({ error }, "slack view submission failed");
     } finally {
       await once();
     }
@@ -57,10 +57,10 @@ async function handleSubmission(deps: ListenerDeps, raw: unknown, ack: Ack): Pro
   if (!parsed.success) return deps.logger.debug("slack view ignored: not a view_submission payload");
   const body = parsed.data;
   const meta = decodeMetadata(body.view.private_metadata);
-  if (!meta) return deps.logger.debug("slack view ignored: undecodable metadata", { callbackId: body.view.callback_id });
+  if (!meta) return deps.logger.debug({ callbackId: body.view.callback_id }, "slack view ignored: undecodable metadata");
   const record = await deps.service.get(meta.r);
   if (!record || !comesFromRequestMessage(record, meta)) {
-    return deps.logger.debug("slack view ignored: no such request on this message", { id: meta.r });
+    return deps.logger.debug({ id: meta.r }, "slack view ignored: no such request on this message");
   }
   const target = { channel: record.slack!.channel, user: body.user.id };
   if (record.status !== "pending") {
@@ -68,7 +68,7 @@ async function handleSubmission(deps: ListenerDeps, raw: unknown, ack: Ack): Pro
     return tellPerson(deps, target, endedNotice(record));
   }
   const result = parseSubmission(record, body, meta);
-  if (!result) return deps.logger.debug("slack view ignored: does not apply", { id: record.id, callbackId: body.view.callback_id });
+  if (!result) return deps.logger.debug({ id: record.id, callbackId: body.view.callback_id }, "slack view ignored: does not apply");
   if (!result.ok) return ack({ response_action: "errors", errors: result.errors });
   await ack();
   const outcome = await deps.service.answer(record.id, result.decision, personOf(body.user), record);
