@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./requests/schemas.js";
+import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */

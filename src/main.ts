@@ -13,7 +13,7 @@ import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import { connectRedisStore } from "./store/redis-store.js";
-import type { RequestStore } from "./store/store.js";
+import type { RequestStore } from "./requests/store.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */

@@ -12,7 +12,7 @@ import {
   CALLBACK_SIGNATURE_HEADER,
   CALLBACK_TIMESTAMP_HEADER,
   signCallback,
-} from "./signature.js";
+} from "../protocol/callback-signature.js";
 
 const CALLBACK_USER_AGENT = "slack-approval-relay-callbacks/1";
 

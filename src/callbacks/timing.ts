@@ -1,10 +1,7 @@
 /**
- * The callback worker's sense of time: how long to wait before the next
- * attempt (exponential backoff with jitter, so receivers that failed together
- * are not retried together) and an idle wait that ends early on demand.
+ * The callback worker's idle wait, which ends early on demand. (Its retry
+ * delays are the shared backoff, src/protocol/timing.ts.)
  */
-
-export { retryDelayMs } from "../backoff.js";
 
 /** Waits `ms`, or less when `signal` aborts; never rejects and never keeps the process alive. */
 export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {

@@ -4,6 +4,7 @@
  * which one is missing.
  */
 import { RelayClient } from "../client/relay-client.js";
+import type { RelayClientOptions } from "../client/types.js";
 import type { CliIo } from "./io.js";
 
 export interface Connection {
@@ -30,8 +31,8 @@ export function connection(values: { url?: string | undefined; token?: string | 
   return { url, token, retries: Number(retries) };
 }
 
-export function clientFor(connection: Connection, io: CliIo): RelayClient {
-  return new RelayClient({ url: connection.url, token: connection.token, retries: connection.retries, ...(io.fetch ? { fetch: io.fetch } : {}) });
+export function clientFor(connection: Connection, io: CliIo, options: Partial<RelayClientOptions> = {}): RelayClient {
+  return new RelayClient({ url: connection.url, token: connection.token, retries: connection.retries, ...(io.fetch ? { fetch: io.fetch } : {}), ...options });
 }
 
 /** A whole number of seconds from 1 to `max`, or undefined. */

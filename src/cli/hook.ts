@@ -11,22 +11,23 @@
  *   denies a PermissionRequest whatever the event turns out to be (any other
  *   exit code would let the tool run).
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { failureReason, RelayClientError } from "../client/errors.js";
-import { Backoff, exchange } from "../client/transport.js";
-import { CONNECTION_OPTIONS, connection, parseSeconds, type Connection } from "./connection.js";
-import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "../hooks/deadline.js";
-import { HOOK_EVENTS, isHookEvent, type HookEvent } from "../hooks/input.js";
-import { denyOutput } from "../hooks/reply.js";
-import { isDecisionFor } from "./hook-output.js";
+import { failureReason } from "../client/errors.js";
+import type { ClaudeCodeHookCall } from "../client/relay-client.js";
+import {
+  DEFAULT_HOOK_TIMEOUT_SECONDS,
+  denyOutput,
+  HOOK_EVENTS,
+  isHookEvent,
+  MAX_HOOK_TIMEOUT_SECONDS,
+  MIN_HOOK_TIMEOUT_SECONDS,
+} from "../protocol/claude-code-hook.js";
+import { clientFor, CONNECTION_OPTIONS, connection, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { USAGE } from "./usage.js";
 
-/** Claude Code's default timeout for command hooks (seconds). */
-export const DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
-/** The CLI gives up on the relay this long before Claude Code gives up on the hook. */
-const GIVE_UP_MARGIN_MS = 1000;
+/** Longest wait between retries of an unreachable relay (ms): a hook's time is short. */
+const MAX_RETRY_DELAY_MS = 5000;
 /** Larger hook input is refused (the relay itself takes at most 1 MB). */
 const STDIN_LIMIT_BYTES = 10 * 1024 * 1024;
 /** Exit code Claude Code treats as a blocking error. */
@@ -51,7 +52,7 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
     io.stderr.write(`approval-relay hook: ${input}; blocked to be safe.\n`);
     return BLOCK;
   }
-  const { event, body } = input;
+  const event = input.hook_event_name;
   const deny = (reason: string): number => {
     io.stdout.write(`${JSON.stringify(denyOutput(event, reason))}\n`);
     io.stderr.write(`${reason}\n`);
@@ -68,7 +69,8 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
   const conn = connection(values, io.env);
   if (typeof conn === "string") return deny(`approval-relay hook is not configured (${conn}), so the tool call was denied.`);
   try {
-    const reply = await forward(conn, body, event, timeoutSeconds, io);
+    const client = clientFor(conn, io, { maxRetryDelayMs: MAX_RETRY_DELAY_MS });
+    const reply = await client.claudeCodeHook(input, { timeoutSeconds, signal: io.signal });
     io.stdout.write(`${JSON.stringify(reply)}\n`);
     return 0;
   } catch (error) {
@@ -76,36 +78,8 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** POSTs the hook input, retrying an unreachable relay while the hook's time allows. */
-async function forward(conn: Connection, body: unknown, event: HookEvent, timeoutSeconds: number, io: CliIo): Promise<unknown> {
-  const deadline = Date.now() + Math.max(1000, timeoutSeconds * 1000 - GIVE_UP_MARGIN_MS);
-  const backoff = new Backoff(250, 5000, Math.random);
-  const fetch = io.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init));
-  for (let attempt = 0; ; attempt += 1) {
-    const result = await exchange(
-      fetch,
-      {
-        method: "POST",
-        base: conn.url.replace(/\/+$/, ""),
-        path: `/v1/hooks/claude-code?timeout=${timeoutSeconds}`,
-        token: conn.token,
-        body,
-        timeoutMs: Math.max(1, deadline - Date.now()),
-        signal: io.signal,
-      },
-      (json) => (isDecisionFor(event, json) ? json : undefined),
-    );
-    if (result.ok) return result.value;
-    const wait = backoff.next(result.retryAfterMs);
-    if (attempt >= conn.retries || Date.now() + wait >= deadline) throw new RelayClientError(result.code, result.reason);
-    await delay(wait, undefined, { signal: io.signal });
-  }
-}
-
-type HookInput = { event: HookEvent; body: Record<string, unknown> };
-
-/** The hook input and its event, or why it cannot be handled. */
-async function readInput(stdin: CliIo["stdin"]): Promise<HookInput | string> {
+/** The hook input, or why it cannot be handled. */
+async function readInput(stdin: CliIo["stdin"]): Promise<ClaudeCodeHookCall | string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
@@ -121,9 +95,10 @@ async function readInput(stdin: CliIo["stdin"]): Promise<HookInput | string> {
     return "the hook input on stdin is not JSON";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the hook input on stdin is not a JSON object";
-  const event = (parsed as Record<string, unknown>).hook_event_name;
+  const input = parsed as Record<string, unknown>;
+  const event = input.hook_event_name;
   if (!isHookEvent(event)) {
     return `only ${HOOK_EVENTS.join(" and ")} hooks are answered, and this input's hook_event_name is ${JSON.stringify(event) ?? "missing"}`;
   }
-  return { event, body: parsed as Record<string, unknown> };
+  return { ...input, hook_event_name: event };
 }

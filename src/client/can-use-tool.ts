@@ -7,10 +7,12 @@
  * says why, and no exception ever escapes.
  */
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
-import { AskUserQuestionDecision, PermissionDecision } from "../requests/decisions.js";
+import { AskUserQuestionDecision, PermissionDecision } from "../protocol/decisions.js";
 import { endedReason, failureReason } from "./errors.js";
-import { clip, commonFields, definedOnly, LIMITS, report, type AdapterOptions } from "./fields.js";
-import type { Asker, RequestBody, RequestView } from "./types.js";
+import { LIMITS, MAX_SUGGESTIONS } from "../protocol/request-body.js";
+import { clip, commonFields, definedOnly, report, type AdapterOptions } from "./fields.js";
+import type { Asker, RequestBody } from "./types.js";
+import type { RequestView } from "../protocol/request-view.js";
 
 export type { AdapterOptions };
 export type CanUseToolOptions = AdapterOptions;
@@ -43,7 +45,7 @@ function permissionBody(toolName: string, input: Record<string, unknown>, contex
     toolName,
     input,
     ...definedOnly({
-      suggestions: context.suggestions?.length ? context.suggestions.slice(0, 50) : undefined,
+      suggestions: context.suggestions?.length ? context.suggestions.slice(0, MAX_SUGGESTIONS) : undefined,
       title: clip(context.title, LIMITS.title),
       displayName: clip(context.displayName, LIMITS.displayName),
       description: clip(context.description, LIMITS.description),

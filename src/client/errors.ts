@@ -3,7 +3,8 @@
  * own (`relay_unauthorized`), and the plain-English reasons agents are given
  * when a request ends without an answer.
  */
-import type { EndedStatus, RequestView } from "./types.js";
+import type { EndedStatus, RequestView } from "../protocol/request-view.js";
+import { notAnsweredText } from "../protocol/texts.js";
 
 /**
  * The relay refused a call (a 4xx: code and status from its error reply), or
@@ -47,11 +48,11 @@ export function isAbortError(error: unknown): boolean {
 export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "expiresAt" | "error">): string {
   switch (view.status) {
     case "expired":
-      return `No one answered in Slack within ${describeDuration(Date.parse(view.expiresAt) - Date.parse(view.createdAt))}.`;
+      return notAnsweredText({ status: "expired", seconds: (Date.parse(view.expiresAt) - Date.parse(view.createdAt)) / 1000 });
     case "cancelled":
-      return "The request was cancelled before anyone answered in Slack.";
+      return notAnsweredText({ status: "cancelled", reason: view.error });
     case "failed":
-      return `The request could not be posted to Slack${view.error ? `: ${view.error}` : ""}.`;
+      return notAnsweredText({ status: "failed", error: view.error });
     default:
       return `The request ended with status "${view.status}".`;
   }
@@ -68,20 +69,4 @@ export function failureReason(error: unknown): string {
     return `The approval relay refused the request (${error.message}), so nothing was approved.`;
   }
   return `Asking for approval failed (${error instanceof Error ? error.message : String(error)}), so nothing was approved.`;
-}
-
-/** "10 minutes", "90 seconds", "2 hours", "1 hour 30 minutes". */
-export function describeDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (!Number.isFinite(seconds)) return "the time allowed";
-  if (seconds < 600 && seconds % 60 !== 0) return plural(seconds, "second");
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 120 && minutes % 60 !== 0) return plural(minutes, "minute");
-  const hours = Math.floor(minutes / 60);
-  const rest = minutes % 60;
-  return rest === 0 ? plural(hours, "hour") : `${plural(hours, "hour")} ${plural(rest, "minute")}`;
-}
-
-function plural(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }

@@ -1,10 +1,12 @@
 /**
  * The request fields every adapter fills the same way (channel, who asks,
  * timeout, context), and the small helpers that keep SDK-supplied text within
- * the relay's limits, so a long title is cut instead of refused.
+ * the relay's limits (src/protocol/request-body.ts), so a long title is cut
+ * instead of refused.
  */
 import { hostname } from "node:os";
-import type { AgentInfo, PermissionRequestBody } from "./types.js";
+import { LIMITS, type AgentInfo } from "../protocol/request-body.js";
+import type { PermissionRequestBody } from "./types.js";
 
 export interface AdapterOptions {
   /** Slack channel or user id; default from the relay's configuration. */
@@ -18,9 +20,6 @@ export interface AdapterOptions {
   /** Told about every failure that was turned into a deny (for logs). */
   onError?: (error: unknown) => void;
 }
-
-/** Limits of the relay's schema (src/requests/schemas.ts). */
-export const LIMITS = { title: 500, displayName: 500, description: 5000, decisionReason: 5000, blockedPath: 5000, toolUseId: 500, context: 20_000 };
 
 type CommonFields = Pick<PermissionRequestBody, "channel" | "agent" | "timeoutSeconds" | "context">;
 

@@ -1,33 +1,31 @@
 /**
  * `slack-approval-relay/client`: what an agent needs to ask people in Slack
- * through the relay. Light on purpose: zod and the relay's pure schemas, no
- * Slack or Redis code; the Claude Agent SDK is needed only for its types.
+ * through the relay. Light on purpose: zod and the wire contract
+ * (src/protocol), no Slack or Redis code; the Claude Agent SDK is needed only
+ * for its types.
  */
-export { RelayClient, type WaitOptions } from "./relay-client.js";
+export { RelayClient, type ClaudeCodeHookCall, type ClaudeCodeHookOptions, type WaitOptions } from "./relay-client.js";
 export { createCanUseTool, type CanUseToolOptions } from "./can-use-tool.js";
 export { createStepGate, DEFAULT_SKIP_TOOLS, STEP_GATE_REJECTED, STEP_GATE_STOPPED, type StepGateOptions } from "./step-gate.js";
 export { askInteractive, type AskInteractiveOptions, type InteractiveAnswer, type InteractiveAnswers } from "./interactive.js";
 export { RelayClientError, RequestEndedError, endedReason, isAbortError } from "./errors.js";
 export type { AdapterOptions } from "./fields.js";
 export type {
-  AgentInfo,
   AskUserQuestionRequestBody,
   Asker,
   CallOptions,
   CreateOptions,
-  CreatedRequest,
-  EndedStatus,
   FetchLike,
   InteractiveQuestionInput,
   InteractiveQuestionsRequestBody,
   PermissionRequestBody,
   RelayClientOptions,
   RequestBody,
-  RequestStatus,
-  RequestView,
   Sleep,
   StepGateRequestBody,
 } from "./types.js";
+export type { AgentInfo } from "../protocol/request-body.js";
+export type { CreatedRequest, EndedStatus, RequestStatus, RequestView } from "../protocol/request-view.js";
 export type {
   AskUserQuestionDecision,
   Decision,
@@ -35,7 +33,8 @@ export type {
   PermissionDecision,
   StepGateDecision,
   StepReply,
-} from "../requests/decisions.js";
+} from "../protocol/decisions.js";
+export type { HookEvent, HookOutput } from "../protocol/claude-code-hook.js";
 export {
   verifyCallbackSignature,
   signCallback,
@@ -44,4 +43,4 @@ export {
   CALLBACK_REQUEST_ID_HEADER,
   DEFAULT_CALLBACK_TOLERANCE_SECONDS,
   type VerifyCallbackInput,
-} from "../callbacks/signature.js";
+} from "../protocol/callback-signature.js";

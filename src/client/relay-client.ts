@@ -1,26 +1,19 @@
 /**
  * The agent's side of the HTTP API (DESIGN §3): create a request, long-poll
- * it until it ends, cancel it. Built to outlive the relay's restarts and the
- * network's blips: every call retries with backoff, and `wait` keeps polling
- * until the request has ended, so an agent never mistakes an outage for an
- * answer.
+ * it until it ends, cancel it, and forward a Claude Code hook call. Built to
+ * outlive the relay's restarts and the network's blips: every call retries
+ * with backoff, and `wait` keeps polling until the request has ended, so an
+ * agent never mistakes an outage for an answer.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
+import { HOOK_PATH, HookOutputOf, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
+import { CreatedRequest, RequestView } from "../protocol/request-view.js";
+import { Backoff, settleBefore } from "../protocol/timing.js";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
 import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
-import { Backoff, exchange, parseWith, untilAborted, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
-import {
-  CreatedRequest,
-  RequestView,
-  type CallOptions,
-  type CreateOptions,
-  type FetchLike,
-  type InteractiveQuestionInput,
-  type RelayClientOptions,
-  type RequestBody,
-  type Sleep,
-} from "./types.js";
+import { exchange, parseWith, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
+import type { CallOptions, CreateOptions, FetchLike, InteractiveQuestionInput, RelayClientOptions, RequestBody, Sleep } from "./types.js";
 
 /** The relay holds a long-poll at most this long (seconds). */
 const RELAY_MAX_WAIT_SECONDS = 60;
@@ -30,10 +23,27 @@ const CALL_TIMEOUT_MS = 30_000;
 const MIN_POLL_INTERVAL_MS = 250;
 /** A best-effort cancel after an abort: one retry, a short timeout, so the caller is not held up. */
 const BEST_EFFORT_CANCEL = { retries: 1, timeoutMs: 5000 };
+/** A hook call gives up on the relay this long before Claude Code gives up on the hook. */
+const HOOK_GIVE_UP_MARGIN_MS = 1000;
 
 export interface WaitOptions extends CallOptions {
   /** The request's deadline (ISO 8601) when already known, for giving up on a relay that stays unreachable past it. */
   expiresAt?: string;
+}
+
+export interface ClaudeCodeHookOptions extends CallOptions {
+  /** The hook's own timeout in seconds: the relay answers before it, and the call gives up a second before it. */
+  timeoutSeconds: number;
+}
+
+/** A Claude Code hook input as Claude Code wrote it; the relay validates it. */
+export type ClaudeCodeHookCall = Record<string, unknown> & { hook_event_name: HookEvent };
+
+/** How far one call may go: its retries, the timeout of each attempt, and a deadline (Unix ms) no retry starts past. */
+interface CallLimits {
+  retries?: number;
+  timeoutMs?: number;
+  deadline?: number;
 }
 
 export class RelayClient {
@@ -117,8 +127,23 @@ export class RelayClient {
       const view = RequestView.safeParse(json);
       return view.success ? view.data : null;
     };
-    const view = await this.call({ method: "DELETE", path: requestPath(id), signal: options.signal }, lenient, options.retries, options.timeoutMs);
+    const { retries, timeoutMs } = options;
+    const view = await this.call({ method: "DELETE", path: requestPath(id), signal: options.signal }, lenient, { retries, timeoutMs });
     return view ?? undefined;
+  }
+
+  /**
+   * Forwards a Claude Code hook call to the relay (POST /v1/hooks/claude-code)
+   * and returns the hook JSON it answered, checked to be a decision for the
+   * input's event. Retries an unreachable relay while the hook's time allows;
+   * throws RelayClientError when no usable answer came (the caller denies:
+   * fail closed).
+   */
+  async claudeCodeHook(input: ClaudeCodeHookCall, options: ClaudeCodeHookOptions): Promise<HookOutput> {
+    const { timeoutSeconds, signal } = options;
+    const deadline = this.now() + Math.max(1000, timeoutSeconds * 1000 - HOOK_GIVE_UP_MARGIN_MS);
+    const parse = parseWith<HookOutput>(HookOutputOf[input.hook_event_name]);
+    return this.call({ method: "POST", path: `${HOOK_PATH}?timeout=${timeoutSeconds}`, body: input, signal }, parse, { deadline });
   }
 
   /**
@@ -132,8 +157,9 @@ export class RelayClient {
     const idempotencyKey = body.idempotencyKey ?? this.newKey();
     // An abort during the POST rejects at once; the POST goes on, and the request it creates is cancelled.
     const creating = this.request(body, { idempotencyKey });
-    const created = await untilAborted(creating, signal, () => {
+    const created = await settleBefore(creating, { signal }, () => {
       creating.then((request) => this.cancel(request.id, BEST_EFFORT_CANCEL)).catch(() => undefined);
+      throw abortError(signal!);
     });
     try {
       const view = RequestView.safeParse(created);
@@ -150,19 +176,21 @@ export class RelayClient {
     return askInteractive(this, questions, options);
   }
 
-  /** One call with bounded retries; throws the last failure as a RelayClientError. */
-  private async call<T>(
-    request: Omit<Exchange, "base" | "token" | "timeoutMs">,
-    parse: ReplyParser<T>,
-    retries = this.retries,
-    timeoutMs = CALL_TIMEOUT_MS,
-  ): Promise<T> {
+  /**
+   * One call with bounded retries; throws the last failure as a
+   * RelayClientError. With a deadline, each attempt may last until it and no
+   * retry starts that would wait past it.
+   */
+  private async call<T>(request: Omit<Exchange, "base" | "token" | "timeoutMs">, parse: ReplyParser<T>, limits: CallLimits = {}): Promise<T> {
+    const { retries = this.retries, timeoutMs = CALL_TIMEOUT_MS, deadline } = limits;
     const backoff = this.backoff();
     for (let attempt = 0; ; attempt += 1) {
-      const result = await this.attempt({ ...request, timeoutMs }, parse);
+      const attemptMs = deadline === undefined ? timeoutMs : Math.max(1, deadline - this.now());
+      const result = await this.attempt({ ...request, timeoutMs: attemptMs }, parse);
       if (result.ok) return result.value;
-      if (attempt >= retries) throw new RelayClientError(result.code, result.reason);
-      await this.pause(backoff.next(result.retryAfterMs), request.signal);
+      const wait = backoff.next(result.retryAfterMs);
+      if (attempt >= retries || (deadline !== undefined && this.now() + wait >= deadline)) throw new RelayClientError(result.code, result.reason);
+      await this.pause(wait, request.signal);
     }
   }
 

@@ -6,10 +6,14 @@
  * `onFailure: 'block'` and that same timeout.
  */
 import type { HookCallback, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
-import { StepGateDecision, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../requests/decisions.js";
-import { describeDuration, endedReason, failureReason, isAbortError } from "./errors.js";
-import { clip, commonFields, LIMITS, report, type AdapterOptions } from "./fields.js";
-import type { Asker, RequestView } from "./types.js";
+import { denyOutput, stepGateOutput } from "../protocol/claude-code-hook.js";
+import { StepGateDecision, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../protocol/decisions.js";
+import { LIMITS } from "../protocol/request-body.js";
+import type { RequestView } from "../protocol/request-view.js";
+import { notAnsweredText } from "../protocol/texts.js";
+import { endedReason, failureReason, isAbortError } from "./errors.js";
+import { clip, commonFields, report, type AdapterOptions } from "./fields.js";
+import type { Asker } from "./types.js";
 
 export { STEP_GATE_REJECTED, STEP_GATE_STOPPED };
 
@@ -48,7 +52,7 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
           ...commonFields(
             { ...options, timeoutSeconds: relayTimeoutSeconds },
             [input.agent_id ? `Subagent: ${input.agent_id}` : undefined],
-            { sessionId: clip(input.session_id, 200), cwd: clip(input.cwd, 2000) },
+            { sessionId: clip(input.session_id, LIMITS.agentField), cwd: clip(input.cwd, LIMITS.cwd) },
           ),
           toolName: input.tool_name,
           input: asObject(input.tool_input),
@@ -58,7 +62,7 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
         return gateOutput(view);
       } catch (error) {
         if (deadline.signal.aborted && !signal.aborted && isAbortError(error)) {
-          return deny(`No one answered in Slack within ${describeDuration(answerWithinMs)}, so the step was not run.`);
+          return deny(notAnsweredText({ status: "expired", seconds: answerWithinMs / 1000 }, STEP_NOT_RUN));
         }
         throw error;
       } finally {
@@ -71,22 +75,18 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
   };
 }
 
+/** What the agent is told happened instead of an answer. */
+const STEP_NOT_RUN = "so the step was not run";
+
 function gateOutput(view: RequestView): HookJSONOutput {
   if (view.status !== "answered") return deny(endedReason(view));
   const decision = StepGateDecision.safeParse(view.decision);
   if (!decision.success) return deny("The approval relay's answer is not y, n or q, so the step was not run.");
-  switch (decision.data.reply) {
-    case "y":
-      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
-    case "n":
-      return deny(STEP_GATE_REJECTED);
-    case "q":
-      return { ...deny(STEP_GATE_STOPPED), continue: false, stopReason: STEP_GATE_STOPPED };
-  }
+  return stepGateOutput(decision.data.reply);
 }
 
-function deny(reason: string): HookJSONOutput & { hookSpecificOutput: { hookEventName: "PreToolUse" } } {
-  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } };
+function deny(reason: string): HookJSONOutput {
+  return denyOutput("PreToolUse", reason);
 }
 
 /** A step gate shows the tool's input as an object; anything else is wrapped so it still shows. */

@@ -3,11 +3,11 @@
  * it: a reply to use; a failure worth retrying (the relay is down or
  * restarting, a 408/429/5xx, a reply that is not what the API promises); or a
  * refusal no retry can fix (any other 4xx), thrown at once as a
- * RelayClientError. Also the capped, jittered exponential backoff and the
- * small helpers every call shares.
+ * RelayClientError.
  */
+import { ErrorReply } from "../protocol/request-view.js";
 import { abortError, RelayClientError } from "./errors.js";
-import { ErrorReply, type FetchLike } from "./types.js";
+import type { FetchLike } from "./types.js";
 
 export interface Failure {
   ok: false;
@@ -76,46 +76,12 @@ export async function exchange<T>(fetch: FetchLike, request: Exchange, parse: Re
   throw refusal(status, json?.value);
 }
 
-/** Delays between retries: doubling from `initialMs` up to `maxMs`, each drawn from its upper half. */
-export class Backoff {
-  private failures = 0;
-  constructor(
-    private readonly initialMs: number,
-    private readonly maxMs: number,
-    private readonly random: () => number,
-  ) {}
-
-  /** The delay before the next retry; at least `floorMs` (a Retry-After), never above a minute. */
-  next(floorMs = 0): number {
-    const cap = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(this.failures, 30));
-    this.failures += 1;
-    return Math.min(60_000, Math.max(floorMs, cap / 2 + (this.random() * cap) / 2));
-  }
-
-  reset(): void {
-    this.failures = 0;
-  }
-}
-
 /** A ReplyParser from a zod schema. */
 export function parseWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): ReplyParser<T> {
   return (json) => {
     const result = schema.safeParse(json);
     return result.success ? result.data : undefined;
   };
-}
-
-/** `promise`, or an AbortError as soon as `signal` aborts (then `onAbort` runs). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => void): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort();
-      reject(abortError(signal));
-    };
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-  });
 }
 
 function unreachable(reason: string): Failure {

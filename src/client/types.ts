@@ -1,14 +1,12 @@
 /**
- * What the client library sends and what it reads back from the relay. The
- * relay's replies are a trust boundary for the agent, so every reply is
- * parsed with these schemas; the request bodies reuse the relay's own schema
- * types (type-only imports: nothing of the server lands in the import graph).
+ * The client library's own types: the request bodies as an agent writes them
+ * (inputs of the relay's schemas, so fields with defaults may be left out)
+ * and the options of RelayClient. The wire shapes themselves live in
+ * src/protocol, shared with the relay.
  */
-import { z } from "zod";
-import { Decision } from "../requests/decisions.js";
-import type { AgentInfo, CreateRequestBody } from "../requests/schemas.js";
-
-export type { AgentInfo };
+import type { z } from "zod";
+import type { CreateRequestBody } from "../protocol/request-body.js";
+import type { RequestView } from "../protocol/request-view.js";
 
 /** A request body as an agent writes it: fields with defaults may be left out. */
 export type RequestBody = z.input<typeof CreateRequestBody>;
@@ -18,38 +16,6 @@ export type AskUserQuestionRequestBody = Extract<RequestBody, { kind: "ask_user_
 export type InteractiveQuestionsRequestBody = Extract<RequestBody, { kind: "interactive_questions" }>;
 /** One InteractiveQuestion as a tool returns it (`required` defaults to true). */
 export type InteractiveQuestionInput = InteractiveQuestionsRequestBody["questions"][number];
-
-export const RequestStatus = z.enum(["pending", "answered", "expired", "cancelled", "failed"]);
-export type RequestStatus = z.infer<typeof RequestStatus>;
-export type EndedStatus = Exclude<RequestStatus, "pending">;
-
-/** A request as `GET /v1/requests/:id` shows it (DESIGN §3). */
-export const RequestView = z.object({
-  id: z.string().min(1),
-  kind: z.enum(["permission", "step_gate", "ask_user_question", "interactive_questions"]),
-  status: RequestStatus,
-  /** ISO 8601 time. */
-  createdAt: z.string(),
-  /** ISO 8601 time after which the request expires. */
-  expiresAt: z.string(),
-  decision: Decision.optional(),
-  answeredBy: z.object({ id: z.string(), name: z.string().optional() }).optional(),
-  /** ISO 8601 time of the answer. */
-  answeredAt: z.string().optional(),
-  slack: z.object({ channel: z.string(), ts: z.string() }).optional(),
-  /** Why the request failed. */
-  error: z.string().optional(),
-});
-export type RequestView = z.infer<typeof RequestView>;
-
-/** The reply to `POST /v1/requests`: at least `{id, status, expiresAt}`, the whole view when the relay gives it. */
-export const CreatedRequest = RequestView.partial().required({ id: true, status: true, expiresAt: true });
-export type CreatedRequest = z.infer<typeof CreatedRequest>;
-
-/** The relay's error shape: `{ error: { code, message, details? } }`. */
-export const ErrorReply = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
-});
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 /** Waits `ms` milliseconds; rejects when `signal` aborts. */

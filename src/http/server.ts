@@ -14,7 +14,8 @@ import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./erro
 import { COMMON_HEADERS, send } from "./response.js";
 import type { Route } from "./route.js";
 import { Router } from "./router.js";
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
+import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";

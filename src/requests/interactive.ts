@@ -2,9 +2,9 @@
  * InteractiveQuestion rules: which questions go to a person (autonomous
  * mode), and how submitted values become a valid `answers` object.
  */
-import type { InteractiveAnswer, InteractiveQuestionsDecision } from "./decisions.js";
-import { matchPattern } from "./pattern.js";
-import type { InteractiveQuestion, InteractiveQuestionsBody } from "./schemas.js";
+import type { InteractiveAnswer, InteractiveQuestionsDecision } from "../protocol/decisions.js";
+import { matchPattern } from "../protocol/pattern.js";
+import type { InteractiveQuestion, InteractiveQuestionsBody } from "../protocol/request-body.js";
 
 /** The questions a person must see; in autonomous mode only those with no default that are required. */
 export function questionsForPerson(body: InteractiveQuestionsBody): InteractiveQuestion[] {

@@ -3,27 +3,9 @@
  * ended. Parsed with zod on every read from a store (a trust boundary).
  */
 import { z } from "zod";
-import { Decision } from "./decisions.js";
-import { CreateRequestBody } from "./schemas.js";
-
-export const RequestStatus = z.enum(["pending", "answered", "expired", "cancelled", "failed"]);
-export type RequestStatus = z.infer<typeof RequestStatus>;
-
-export const SlackRef = z.object({
-  /** Channel id the message lives in (C…, D…, G…). */
-  channel: z.string(),
-  /** Message timestamp, Slack's id of the message. */
-  ts: z.string(),
-});
-export type SlackRef = z.infer<typeof SlackRef>;
-
-export const Person = z.object({
-  /** Slack user id, or "relay" when the relay answered itself (autonomous mode). */
-  id: z.string(),
-  /** Display name at the time of the answer, when known. */
-  name: z.string().optional(),
-});
-export type Person = z.infer<typeof Person>;
+import { Decision } from "../protocol/decisions.js";
+import { CreateRequestBody } from "../protocol/request-body.js";
+import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
 
 export const RequestRecord = z.object({
   id: z.string(),
@@ -50,20 +32,7 @@ export const RequestRecord = z.object({
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
-/** The request as the HTTP API shows it (DESIGN §3). */
-export interface RequestView {
-  id: string;
-  kind: RequestRecord["body"]["kind"];
-  status: RequestStatus;
-  createdAt: string;
-  expiresAt: string;
-  decision?: Decision;
-  answeredBy?: Person;
-  answeredAt?: string;
-  slack?: SlackRef;
-  error?: string;
-}
-
+/** The request as the HTTP API shows it (src/protocol/request-view.ts). */
 export function toView(record: RequestRecord): RequestView {
   const view: RequestView = {
     id: record.id,

@@ -6,13 +6,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../logger.js";
-import type { RequestStore, Transition, TransitionResult } from "../store/store.js";
-import { decisionMatchesKind, type Decision } from "./decisions.js";
+import type { RequestStore, Transition, TransitionResult } from "./store.js";
+import { decisionMatchesKind } from "./decisions.js";
+import { type Decision } from "../protocol/decisions.js";
 import { RelayError } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import { newRecord } from "./new-record.js";
-import type { Person, RequestRecord, SlackRef } from "./model.js";
-import type { CreateRequestBody } from "./schemas.js";
+import type { Person, SlackRef } from "../protocol/request-view.js";
+import type { RequestRecord } from "./model.js";
+import type { CreateRequestBody } from "../protocol/request-body.js";
 import { Waiters } from "./waiters.js";
 
 export { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "./delivery.js";

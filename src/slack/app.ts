@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type Logger as BoltLogger } from "@slack/bolt";
 import type { Logger } from "../logger.js";
+import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
 import * as actions from "./listeners/actions.js";
 import * as messages from "./listeners/messages.js";
@@ -125,20 +126,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
 }
 
-async function pingSlack(client: webApi.WebClient, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
+function pingSlack(client: webApi.WebClient, timeoutMs: number): Promise<boolean> {
   const check = client.auth.test().then(
     (result) => result.ok === true,
     () => false,
   );
-  try {
-    return await Promise.race([check, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return settleBefore(check, { ms: timeoutMs }, () => false);
 }
 
 /** Adapts our Logger to the interface Bolt and the Slack SDKs log through. */

@@ -8,7 +8,8 @@
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
-import type { RequestRecord, SlackRef } from "../requests/model.js";
+import type { RequestRecord } from "../requests/model.js";
+import type { SlackRef } from "../protocol/request-view.js";
 import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
 import { endedMessage, requestMessage } from "./blocks/index.js";
 import { defaultSleep, RetryStoppedError, withSlackRetry } from "./retry.js";

@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../logger.js";
 import { PermanentDeliveryError } from "../requests/delivery.js";
-import { retryDelayMs } from "../backoff.js";
+import { retryDelayMs } from "../protocol/timing.js";
 
 /** Platform errors that mean "Slack had a problem, try again". */
 export const TRANSIENT_PLATFORM_ERRORS: ReadonlySet<string> = new Set([
@@ -65,7 +65,7 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-/** Delay before retry number `attempt` (1-based): 0.5 s doubling to 30 s, with jitter (src/backoff.ts). */
+/** Delay before retry number `attempt` (1-based): 0.5 s doubling to 30 s, with jitter (src/protocol/timing.ts). */
 export function backoffDelay(attempt: number, { random = Math.random }: BackoffOptions = {}): number {
   return retryDelayMs(attempt, 500, 30_000, random);
 }

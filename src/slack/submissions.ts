@@ -5,9 +5,10 @@
  * acks, and nothing is recorded until the answer is valid.
  */
 import { z } from "zod";
-import { defaultDenyMessage, type Decision } from "../requests/decisions.js";
+import { defaultDenyMessage } from "../requests/decisions.js";
+import { type Decision } from "../protocol/decisions.js";
 import { resolveInteractiveAnswers, type SubmittedValues } from "../requests/interactive.js";
-import type { AskQuestion, AskUserQuestionBody, InteractiveQuestion, InteractiveQuestionsBody } from "../requests/schemas.js";
+import type { AskQuestion, AskUserQuestionBody, InteractiveQuestion, InteractiveQuestionsBody } from "../protocol/request-body.js";
 import { Field, OTHER_VALUE } from "./ids.js";
 
 const Option = z.looseObject({ value: z.string() });

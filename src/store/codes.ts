@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
 import { decodeRecord, pairsToHash } from "./redis-record.js";
-import type { ClaimedCallback, TransitionResult } from "./store.js";
+import type { ClaimedCallback, TransitionResult } from "../requests/store.js";
 
 export const ScriptCode = {
   Applied: 1,

@@ -9,7 +9,7 @@
  * the relay runs on one Redis server (or a primary with replicas), not on
  * Cluster.
  */
-import type { SlackRef } from "../requests/model.js";
+import type { SlackRef } from "../protocol/request-view.js";
 
 export interface StoreKeys {
   /** HASH of one request's fields (see redis-record.ts). */

@@ -12,12 +12,22 @@
  */
 import { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
-import type { RequestRecord, SlackRef } from "../requests/model.js";
+import type { SlackRef } from "../protocol/request-view.js";
+import { settleBefore } from "../protocol/timing.js";
+import type { RequestRecord } from "../requests/model.js";
+import type {
+  ClaimedCallback,
+  CreateOptions,
+  CreateResult,
+  RequestStore,
+  Transition,
+  TransitionResult,
+} from "../requests/store.js";
+import { DEFAULT_RETENTION_MS } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
 import { decodeRecord, encodeRecord } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
-import { DEFAULT_RETENTION_MS, type ClaimedCallback, type CreateOptions, type CreateResult, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 export interface RedisStoreOptions {
   /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
@@ -224,14 +234,6 @@ async function shutdown(connection: Redis): Promise<void> {
 }
 
 /** `task`'s value, or undefined when it fails or takes longer than `ms`. */
-async function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([task.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
+  return settleBefore(task.catch(() => undefined), { ms }, () => undefined);
 }

@@ -3,7 +3,7 @@
  * TypeScript (the Redis store does the same inside its Lua scripts).
  */
 import type { RequestRecord } from "../requests/model.js";
-import type { Transition } from "./store.js";
+import type { Transition } from "../requests/store.js";
 
 export type PureTransitionResult =
   | { outcome: "applied"; record: RequestRecord }

@@ -7,11 +7,11 @@
 import type { Redis } from "ioredis";
 import { CallbackWorker, type CallbackWorkerOptions } from "../../src/callbacks/worker.js";
 import { createLogger } from "../../src/logger.js";
-import { CreateRequestBody } from "../../src/requests/schemas.js";
+import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createRedisStore } from "../../src/store/redis-store.js";
-import type { RequestStore } from "../../src/store/store.js";
+import type { RequestStore } from "../../src/requests/store.js";
 import { DEFAULT_CHANNEL, FakeMessenger, TOKENS } from "./relay.js";
 
 export { TOKENS };

@@ -11,10 +11,11 @@ import type { Server } from "node:http";
 import type { AgentToken } from "../../src/config.js";
 import { createHttpServer, type HttpDeps } from "../../src/http/server.js";
 import { createLogger } from "../../src/logger.js";
-import type { RequestRecord, SlackRef } from "../../src/requests/model.js";
+import type { RequestRecord } from "../../src/requests/model.js";
+import type { SlackRef } from "../../src/protocol/request-view.js";
 import { PermanentDeliveryError, RequestService, type RequestMessenger } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
-import type { RequestStore } from "../../src/store/store.js";
+import type { RequestStore } from "../../src/requests/store.js";
 
 export const TOKENS: AgentToken[] = [
   { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },

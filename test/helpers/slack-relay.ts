@@ -11,12 +11,12 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import type { RequestRecord } from "../../src/requests/model.js";
-import { CreateRequestBody } from "../../src/requests/schemas.js";
+import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
 import { createSlackMessenger } from "../../src/slack/messenger.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
-import type { RequestStore } from "../../src/store/store.js";
+import type { RequestStore } from "../../src/requests/store.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, type PostOptions } from "./slack.js";
 
 export interface SlackRelayOptions {

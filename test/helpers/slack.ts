@@ -7,7 +7,7 @@
 import { createHmac } from "node:crypto";
 import nock from "nock";
 import type { RequestRecord } from "../../src/requests/model.js";
-import { CreateRequestBody } from "../../src/requests/schemas.js";
+import { CreateRequestBody } from "../../src/protocol/request-body.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";
 export const BOT_TOKEN = "xoxb-test-bot-token";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Settings } from "@anthropic-ai/claude-agent-sdk";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { STEP_GATE_REJECTED } from "../../src/requests/decisions.js";
+import { STEP_GATE_REJECTED } from "../../src/protocol/decisions.js";
 import { Action } from "../../src/slack/ids.js";
 import { runAgent } from "../helpers/agent-sdk.js";
 import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../helpers/fake-anthropic.js";

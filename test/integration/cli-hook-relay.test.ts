@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Decision } from "../../src/requests/decisions.js";
+import type { Decision } from "../../src/protocol/decisions.js";
 import { startRelay, type TestRelay } from "../helpers/relay.js";
 import { until } from "../unit/client/stand-in.js";
 import { runCli, startCli } from "./cli-spawn.js";

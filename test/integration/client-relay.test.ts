@@ -14,7 +14,7 @@ import {
   STEP_GATE_REJECTED,
   STEP_GATE_STOPPED,
 } from "../../src/client/index.js";
-import type { Decision } from "../../src/requests/decisions.js";
+import type { Decision } from "../../src/protocol/decisions.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { startRelay, type TestRelay } from "../helpers/relay.js";
 import { until } from "../unit/client/stand-in.js";

@@ -13,13 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { query, type SDKMessage, type Settings } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseHookInput } from "../../src/hooks/input.js";
-import { hookRequestBody } from "../../src/hooks/request.js";
+import { parseHookInput } from "../../src/requests/hooks/input.js";
+import { hookRequestBody } from "../../src/requests/hooks/request.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { offlineEnv } from "../helpers/agent-sdk.js";
 import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../helpers/fake-anthropic.js";
 import { startRelay, type TestRelay } from "../helpers/relay.js";
-import { hookFixture, type HookFixture } from "../unit/hooks/fixtures.js";
+import { hookFixture, type HookFixture } from "../unit/requests/hooks/fixtures.js";
 
 let relay: TestRelay;
 let model: FakeAnthropic;
@@ -158,7 +158,7 @@ describe("Claude Code with the relay as its PreToolUse http hook", () => {
       {
         toolUseId: "toolu_01Deploy",
         isError: true,
-        text: "PreToolUse:Bash hook error: No one answered the approval request in Slack within 2 seconds, so the tool call was denied.",
+        text: "PreToolUse:Bash hook error: No one answered in Slack within 2 seconds, so the tool call was denied.",
       },
     ]);
     expect(relay.messenger.ended.map((r) => r.status)).toEqual(["expired"]);

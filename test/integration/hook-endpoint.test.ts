@@ -5,10 +5,10 @@
  * Slack listeners do) and the held response carries the hook JSON.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Decision } from "../../src/requests/decisions.js";
+import type { Decision } from "../../src/protocol/decisions.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { DEFAULT_CHANNEL, startRelay, type TestRelay } from "../helpers/relay.js";
-import { hookFixture, type HookFixture } from "../unit/hooks/fixtures.js";
+import { hookFixture, type HookFixture } from "../unit/requests/hooks/fixtures.js";
 
 let relay: TestRelay;
 beforeEach(async () => {
@@ -149,14 +149,14 @@ describe("when no one answers", () => {
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(2000);
     expect(status).toBe(200);
-    expect(body).toEqual(preToolUse("deny", "No one answered the approval request in Slack within 1 second, so the tool call was denied."));
+    expect(body).toEqual(preToolUse("deny", "No one answered in Slack within 1 second, so the tool call was denied."));
     await relay.service.idle();
     expect(relay.messenger.ended.map((r) => r.status)).toEqual(["expired"]);
   });
 
   it("a PermissionRequest gets a deny whose message says no one answered", async () => {
     const { body } = await hook(hookFixture("permission-request"), "?timeout=4");
-    expect(body).toEqual(permission({ behavior: "deny", message: "No one answered the approval request in Slack within 2 seconds, so the tool call was denied." }));
+    expect(body).toEqual(permission({ behavior: "deny", message: "No one answered in Slack within 2 seconds, so the tool call was denied." }));
   });
 
   it("without ?timeout= the configured hook timeout sets the deadline", async () => {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { connectRedisStore } from "../../src/store/redis-store.js";
 import { startRelay, type TestRelay } from "../helpers/relay.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
-import { hookFixture } from "../unit/hooks/fixtures.js";
+import { hookFixture } from "../unit/requests/hooks/fixtures.js";
 
 let relay: TestRelay;
 let prefix: string;

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startRelay, type CallInit, type TestRelay } from "../helpers/relay.js";
-import { hookFixture } from "../unit/hooks/fixtures.js";
+import { hookFixture } from "../unit/requests/hooks/fixtures.js";
 
 let relay: TestRelay;
 beforeEach(async () => {

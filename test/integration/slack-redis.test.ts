@@ -9,7 +9,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../src/slack/ids.js";
 import { createRedisStore } from "../../src/store/redis-store.js";
-import type { RequestStore } from "../../src/store/store.js";
+import type { RequestStore } from "../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../helpers/redis.js";
 import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
 import { ALICE, BOB, blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../helpers/slack.js";

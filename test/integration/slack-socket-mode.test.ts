@@ -7,7 +7,7 @@
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.js";
-import { CreateRequestBody } from "../../src/requests/schemas.js";
+import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createSlackApp, createSlackClient, type SlackApp } from "../../src/slack/app.js";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";

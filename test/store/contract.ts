@@ -6,9 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Decision } from "../../src/requests/decisions.js";
-import { RequestRecord, type Person } from "../../src/requests/model.js";
-import type { RequestStore, Transition } from "../../src/store/store.js";
+import type { Decision } from "../../src/protocol/decisions.js";
+import { RequestRecord } from "../../src/requests/model.js";
+import { type Person } from "../../src/protocol/request-view.js";
+import type { RequestStore, Transition } from "../../src/requests/store.js";
 import { until } from "../helpers/redis.js";
 
 export interface ContractStoreOptions {

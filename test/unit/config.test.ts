@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { MAX_TIMEOUT_SECONDS } from "../../src/requests/schemas.js";
+import { MAX_TIMEOUT_SECONDS } from "../../src/protocol/request-body.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789";

@@ -2,13 +2,13 @@
  * POST /v1/hooks/claude-code (DESIGN §3): a Claude Code `http` hook. Takes
  * the hook input, opens (or joins) the request it stands for, holds the
  * connection until a person answers in Slack and replies 200 with the hook
- * JSON. Transport only: src/hooks maps input and outcome, the RequestService
+ * JSON. Transport only: src/requests/hooks maps input and outcome, the RequestService
  * does the work.
  *
  * - Input that is not a PreToolUse / PermissionRequest hook, or a bad
  *   `?timeout=` / `&channel=`, is a 4xx before anything is created.
  * - No answer before the reply deadline (a few seconds before the hook's own
- *   timeout, see src/hooks/deadline.ts) → a deny saying so: Claude Code would
+ *   timeout, see src/requests/hooks/deadline.ts) → a deny saying so: Claude Code would
  *   otherwise let the tool run when its timeout passes.
  * - Once the request exists, every outcome is a 200 with hook JSON, a deny
  *   unless a person allowed (an internal error too, logged with a reference):
@@ -21,22 +21,20 @@
 import type { Logger } from "../../logger.js";
 import { RelayError } from "../../requests/errors.js";
 import type { RequestRecord } from "../../requests/model.js";
-import type { CreateRequestBody } from "../../requests/schemas.js";
+import { HOOK_PATH } from "../../protocol/claude-code-hook.js";
+import type { CreateRequestBody } from "../../protocol/request-body.js";
 import type { RequestService } from "../../requests/service.js";
-import { holdUntil, replyDeadlineSeconds } from "../../hooks/deadline.js";
-import { parseHookInput, type ClaudeCodeHookInput } from "../../hooks/input.js";
-import { parseHookQuery } from "../../hooks/query.js";
-import { denyOutput, hookOutput } from "../../hooks/reply.js";
-import { hookRequestBody, hookRequestKey, keyForAttempt } from "../../hooks/request.js";
+import { holdUntil, replyDeadlineSeconds } from "../../requests/hooks/deadline.js";
+import { parseHookInput, type ClaudeCodeHookInput } from "../../requests/hooks/input.js";
+import { parseHookQuery } from "../../requests/hooks/query.js";
+import { denyOutput, hookOutput } from "../../requests/hooks/reply.js";
+import { hookRequestBody, hookRequestKey, keyForAttempt } from "../../requests/hooks/request.js";
 import { readJson } from "../body.js";
 import { errorReply, type ErrorBody } from "../errors.js";
 import { parseCreateSchema } from "../parse.js";
 import { clientGone, type Reply } from "../response.js";
 import type { RouteTable } from "../route.js";
 
-export const HOOK_PATH = "/v1/hooks/claude-code";
-/** Claude Code's default hook timeout (seconds), when neither the URL nor the configuration says. */
-export const DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 /** Requests tried per hook call before giving up on idempotency (each ended one is asked again under the next key). */
 const MAX_KEY_ATTEMPTS = 20;
 export const DISCONNECT_REASON = "Claude Code closed the connection";

@@ -4,6 +4,7 @@
  * answers 503 when either is down, or when the check itself fails or hangs.
  */
 import type { Logger } from "../../logger.js";
+import { settleBefore } from "../../protocol/timing.js";
 import type { RouteTable } from "../route.js";
 
 export interface Readiness {
@@ -39,20 +40,14 @@ export function registerHealthRoutes(router: RouteTable, { readiness, logger }: 
 }
 
 async function checkWithin(readiness: () => Promise<Readiness>, ms: number, logger: Logger): Promise<Readiness> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Readiness>((resolve) => {
-    timer = setTimeout(() => {
-      logger.warn({ ms }, "readiness check timed out");
-      resolve(NOT_CHECKED);
-    }, ms);
-  });
   try {
-    const checks = await Promise.race([readiness(), timeout]);
+    const checks = await settleBefore(readiness(), { ms }, () => {
+      logger.warn({ ms }, "readiness check timed out");
+      return NOT_CHECKED;
+    });
     return { store: checks.store === true, slack: checks.slack === true };
   } catch (error) {
     logger.warn({ error }, "readiness check failed");
     return NOT_CHECKED;
-  } finally {
-    clearTimeout(timer);
   }
 }

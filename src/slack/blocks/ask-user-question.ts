@@ -5,7 +5,7 @@
  * answer modal from an Answer… button.
  */
 import type { RequestRecord } from "../../requests/model.js";
-import type { AskUserQuestionBody } from "../../requests/schemas.js";
+import type { AskUserQuestionBody } from "../../protocol/request-body.js";
 import { Action, encodeButton } from "../ids.js";
 import type { Leaf } from "./budget.js";
 import { actions, button, section } from "./elements.js";

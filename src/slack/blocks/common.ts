@@ -4,9 +4,10 @@
  * agent's context, plus how people and times are written.
  */
 import type { KnownBlock } from "@slack/types";
-import type { Person, RequestRecord } from "../../requests/model.js";
+import type { Person } from "../../protocol/request-view.js";
+import type { RequestRecord } from "../../requests/model.js";
 import { RELAY_PERSON } from "../../requests/new-record.js";
-import type { CreateRequestBody } from "../../requests/schemas.js";
+import type { CreateRequestBody } from "../../protocol/request-body.js";
 import type { Fitter, Leaf } from "./budget.js";
 import { context, header, section } from "./elements.js";
 import { cutShort } from "./text.js";

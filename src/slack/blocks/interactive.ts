@@ -7,7 +7,7 @@
 import type { KnownBlock } from "@slack/types";
 import { questionsForPerson } from "../../requests/interactive.js";
 import type { RequestRecord } from "../../requests/model.js";
-import type { InteractiveQuestion, InteractiveQuestionsBody } from "../../requests/schemas.js";
+import type { InteractiveQuestion, InteractiveQuestionsBody } from "../../protocol/request-body.js";
 import { Action, encodeButton } from "../ids.js";
 import type { Leaf } from "./budget.js";
 import { actions, button, section } from "./elements.js";

@@ -4,28 +4,14 @@
  * allows, and indenting it would blow it up quadratically, so deeply nested
  * input is shown compact, written without recursion.
  */
+import { MAX_DEPTH, nestsDeeperThan } from "../../protocol/json-depth.js";
 
 /** Deeper than this, input is shown compact (and cannot be edited in Slack). */
-export const MAX_PRETTY_DEPTH = 64;
-
-/** Nesting depth of a JSON value, counted up to `stop` (then `stop` is returned). */
-export function jsonDepth(value: unknown, stop: number): number {
-  let deepest = 0;
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value !== "object" || item.value === null) continue;
-    const depth = item.depth + 1;
-    if (depth >= stop) return stop;
-    deepest = Math.max(deepest, depth);
-    for (const child of Object.values(item.value)) stack.push({ value: child, depth });
-  }
-  return deepest;
-}
+export const MAX_PRETTY_DEPTH = MAX_DEPTH;
 
 /** JSON.stringify(value, null, 2), or compact JSON when the value nests deeper than MAX_PRETTY_DEPTH. */
 export function prettyJson(value: unknown): string {
-  return jsonDepth(value, MAX_PRETTY_DEPTH + 1) <= MAX_PRETTY_DEPTH ? JSON.stringify(value, null, 2) ?? "null" : compactJson(value);
+  return nestsDeeperThan(value, MAX_PRETTY_DEPTH) ? compactJson(value) : (JSON.stringify(value, null, 2) ?? "null");
 }
 
 type Frame =

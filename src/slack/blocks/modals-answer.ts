@@ -7,7 +7,7 @@
  */
 import type { InputBlock, InputBlockElement, KnownBlock, ModalView, PlainTextOption } from "@slack/types";
 import type { RequestRecord } from "../../requests/model.js";
-import type { AskQuestion, InteractiveQuestion } from "../../requests/schemas.js";
+import type { AskQuestion, InteractiveQuestion } from "../../protocol/request-body.js";
 import { Field, OTHER_VALUE, View, type ModalMetadata } from "../ids.js";
 import { plain, section } from "./elements.js";
 import { escapeMrkdwn } from "./escape.js";

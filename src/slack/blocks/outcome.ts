@@ -3,7 +3,8 @@
  * what and when ("✅ Allowed by @alice · 12:03"), the deny reason or the
  * answers given, or why the request expired, was cancelled or failed.
  */
-import { describeDecision, isDefaultDenyMessage, type Decision } from "../../requests/decisions.js";
+import { describeDecision, isDefaultDenyMessage } from "../../requests/decisions.js";
+import { type Decision } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { allocate, Fitter, type Leaf } from "./budget.js";
 import { byWhom, slackDate } from "./common.js";

@@ -4,11 +4,12 @@
  */
 import type { KnownBlock } from "@slack/types";
 import type { RequestRecord } from "../../requests/model.js";
-import type { PermissionBody, PermissionUpdate } from "../../requests/schemas.js";
+import type { PermissionBody, PermissionUpdate } from "../../protocol/request-body.js";
 import { Action, encodeButton } from "../ids.js";
 import type { Leaf } from "./budget.js";
 import { actions, button, confirmDialog, context, section } from "./elements.js";
-import { jsonDepth, MAX_PRETTY_DEPTH } from "./json.js";
+import { nestsDeeperThan } from "../../protocol/json-depth.js";
+import { MAX_PRETTY_DEPTH } from "./json.js";
 import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
 import { cutShort, firstLine } from "./text.js";
@@ -22,7 +23,7 @@ function bodyOf(record: RequestRecord): PermissionBody {
 /** The input's pretty JSON when it can be edited in a plain_text_input (it fits Slack's 3000 characters), else undefined. */
 export function editableJson(record: RequestRecord): string | undefined {
   if (record.body.kind !== "permission") return undefined;
-  if (jsonDepth(record.body.input, MAX_PRETTY_DEPTH + 1) > MAX_PRETTY_DEPTH) return undefined;
+  if (nestsDeeperThan(record.body.input, MAX_PRETTY_DEPTH)) return undefined;
   const json = JSON.stringify(record.body.input, null, 2);
   return json.length <= LIMITS.initialValue ? json : undefined;
 }

@@ -3,7 +3,7 @@
  * Yes / No / Stop buttons (a thread reply of y, n or q answers too).
  */
 import type { RequestRecord } from "../../requests/model.js";
-import type { StepGateBody } from "../../requests/schemas.js";
+import type { StepGateBody } from "../../protocol/request-body.js";
 import { Action, encodeButton } from "../ids.js";
 import { actions, button, context } from "./elements.js";
 import type { KindViewOf } from "./kind.js";

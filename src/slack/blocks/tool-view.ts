@@ -5,7 +5,7 @@
  * changes what the tool does (`replace_all`, a sandbox flag) is hidden.
  */
 import type { KnownBlock } from "@slack/types";
-import type { JsonObject } from "../../requests/schemas.js";
+import type { JsonObject } from "../../protocol/request-body.js";
 import type { Fitter, Leaf } from "./budget.js";
 import { section } from "./elements.js";
 import { prettyJson } from "./json.js";

@@ -4,10 +4,11 @@
  * belong to this kind of request). Kept apart from the Bolt wiring so every
  * rule is testable on plain data.
  */
-import { defaultDenyMessage, type Decision } from "../../requests/decisions.js";
+import { defaultDenyMessage } from "../../requests/decisions.js";
+import { type Decision } from "../../protocol/decisions.js";
 import { questionsForPerson, resolveInteractiveAnswers } from "../../requests/interactive.js";
 import type { RequestRecord } from "../../requests/model.js";
-import type { InteractiveQuestionsBody } from "../../requests/schemas.js";
+import type { InteractiveQuestionsBody } from "../../protocol/request-body.js";
 import { isOneTap } from "../blocks/index.js";
 import { offersAlwaysAllow } from "../blocks/permission.js";
 import { Action, type ButtonValue } from "../ids.js";

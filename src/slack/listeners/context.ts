@@ -6,7 +6,8 @@
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import type { Person, RequestRecord, SlackRef } from "../../requests/model.js";
+import type { Person, SlackRef } from "../../protocol/request-view.js";
+import type { RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
 
 export interface ListenerDeps {

@@ -6,7 +6,7 @@
  */
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import type { Decision, StepReply } from "../../requests/decisions.js";
+import type { Decision, StepReply } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import type { ListenerDeps } from "./context.js";
 

@@ -7,7 +7,7 @@
 import { describeDecision } from "../../requests/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { RELAY_PERSON } from "../../requests/service.js";
-import type { TransitionResult } from "../../store/store.js";
+import type { TransitionResult } from "../../requests/store.js";
 import type { ListenerDeps } from "./context.js";
 
 export interface NoticeTarget {

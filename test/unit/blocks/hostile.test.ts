@@ -4,8 +4,9 @@
  * accept, in every state a request can end in.
  */
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../../../src/requests/decisions.js";
-import type { Person, RequestRecord } from "../../../src/requests/model.js";
+import type { Decision } from "../../../src/protocol/decisions.js";
+import type { Person } from "../../../src/protocol/request-view.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
 import {
   answerModal,
   checkMessageLimits,

@@ -44,7 +44,7 @@ describe("RelayClient.askInteractive", () => {
   for (const [status, pattern] of [
     ["expired", /No one answered in Slack within 10 minutes/],
     ["cancelled", /cancelled/],
-    ["failed", /could not be posted to Slack: not_in_channel/],
+    ["failed", /could not be posted to Slack \(not_in_channel\)/],
   ] as const) {
     it(`when the request ends ${status}, it rejects with a RequestEndedError that says so`, async () => {
       const next = relay.nextRequest();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fieldNestedDeeperThan, MAX_DEPTH, parseCreateBody, pickIdempotencyKey } from "../../../src/http/parse.js";
+import { MAX_DEPTH } from "../../../src/protocol/json-depth.js";
+import { parseCreateBody, pickIdempotencyKey } from "../../../src/http/parse.js";
 import { RelayError } from "../../../src/requests/errors.js";
 
 const bash = { kind: "permission", toolName: "Bash", input: { command: "ls" } };
@@ -38,19 +39,6 @@ describe("parseCreateBody", () => {
     let deep: unknown = {};
     for (let i = 0; i < MAX_DEPTH; i += 1) deep = [deep];
     expect(paths({ ...bash, input: { deep } })).toEqual(["input"]);
-  });
-});
-
-describe("fieldNestedDeeperThan", () => {
-  it("counts the body itself as level 1", () => {
-    expect(fieldNestedDeeperThan({ a: { b: {} } }, 3)).toBeUndefined();
-    expect(fieldNestedDeeperThan({ a: { b: {} } }, 2)).toBe("a");
-  });
-
-  it("does not overflow the stack on very deep values", () => {
-    let deep: unknown = [];
-    for (let i = 0; i < 200_000; i += 1) deep = [deep];
-    expect(fieldNestedDeeperThan({ x: 1, input: deep }, 64)).toBe("input");
   });
 });
 

@@ -3,14 +3,8 @@
  * default deny message, and the short summary shown after the answer.
  */
 import { describe, expect, it } from "vitest";
-import {
-  decisionMatchesKind,
-  defaultDenyMessage,
-  describeDecision,
-  STEP_GATE_REJECTED,
-  STEP_GATE_STOPPED,
-} from "../../../src/requests/decisions.js";
-import type { RequestKind } from "../../../src/requests/schemas.js";
+import { decisionMatchesKind, defaultDenyMessage, describeDecision } from "../../../src/requests/decisions.js";
+import type { RequestKind } from "../../../src/protocol/request-body.js";
 
 const allow = { behavior: "allow", updatedInput: { command: "ls" } };
 const alwaysAllow = { ...allow, updatedPermissions: [{ type: "addRules", rules: [{ toolName: "Bash" }], destination: "session" }] };
@@ -62,13 +56,6 @@ describe("decisionMatchesKind", () => {
 describe("defaultDenyMessage", () => {
   it("names who denied, in Slack, and is never empty", () => {
     expect(defaultDenyMessage("alice")).toBe("Denied by alice in Slack.");
-  });
-});
-
-describe("step gate texts", () => {
-  it("are the fixed English texts agents expect", () => {
-    expect(STEP_GATE_REJECTED).toBe("Action rejected by the user in step-by-step mode.");
-    expect(STEP_GATE_STOPPED).toBe("Execution stopped manually by the user.");
   });
 });
 

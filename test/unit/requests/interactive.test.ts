@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { autonomousAnswers, questionsForPerson, resolveInteractiveAnswers } from "../../../src/requests/interactive.js";
-import { InteractiveQuestionsBody } from "../../../src/requests/schemas.js";
+import { InteractiveQuestionsBody } from "../../../src/protocol/request-body.js";
 
 type QuestionInput = z.input<typeof InteractiveQuestionsBody>["questions"][number];
 

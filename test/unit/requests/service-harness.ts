@@ -4,11 +4,12 @@
  * clock reads the faked Date, and timers move with it.
  */
 import { vi } from "vitest";
-import type { SlackRef, RequestRecord } from "../../../src/requests/model.js";
-import { CreateRequestBody } from "../../../src/requests/schemas.js";
+import type { SlackRef } from "../../../src/protocol/request-view.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
+import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import { RequestService, type PostOptions, type RequestMessenger, type RequestServiceDeps } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import type { RequestStore } from "../../../src/store/store.js";
+import type { RequestStore } from "../../../src/requests/store.js";
 
 /** Unix time in milliseconds at which every test starts. */
 export const T0 = 1_700_000_000_000;

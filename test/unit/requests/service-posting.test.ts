@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_POST_LEASE_MS, PermanentDeliveryError, RequestService } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import type { RequestStore } from "../../../src/store/store.js";
+import type { RequestStore } from "../../../src/requests/store.js";
 import {
   ALICE,
   ALLOW,

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import type { RequestStore } from "../../../src/store/store.js";
+import type { RequestStore } from "../../../src/requests/store.js";
 import {
   ALICE,
   ALLOW,

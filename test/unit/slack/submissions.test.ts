@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AskUserQuestionBody, InteractiveQuestionsBody } from "../../../src/requests/schemas.js";
+import type { AskUserQuestionBody, InteractiveQuestionsBody } from "../../../src/protocol/request-body.js";
 import { Field, OTHER_VALUE } from "../../../src/slack/ids.js";
 import {
   MESSAGES,

@@ -4,7 +4,7 @@
  * lengths are lenient where DESIGN §2 says so.
  */
 import { describe, expect, it } from "vitest";
-import { CreateRequestBody, MAX_TIMEOUT_SECONDS } from "../../../src/requests/schemas.js";
+import { CreateRequestBody, MAX_TIMEOUT_SECONDS } from "../../../src/protocol/request-body.js";
 
 const bash = { kind: "permission", toolName: "Bash", input: { command: "npm test", description: "Run the tests" } };
 const gate = { kind: "step_gate", toolName: "Write", input: { file_path: "/tmp/a.txt", content: "hi" } };

@@ -3,7 +3,7 @@
  * ignored; no suffix, prefix or port tricks get through.
  */
 import { describe, expect, it } from "vitest";
-import { callbackHostAllowed } from "../../../src/callbacks/allowlist.js";
+import { callbackHostAllowed } from "../../../src/requests/callback-hosts.js";
 
 const HOSTS = ["hooks.example.com", "CI.Internal", "::1"];
 

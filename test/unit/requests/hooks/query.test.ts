@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseHookQuery } from "../../../src/hooks/query.js";
-import { RelayError } from "../../../src/requests/errors.js";
+import { parseHookQuery } from "../../../../src/requests/hooks/query.js";
+import { RelayError } from "../../../../src/requests/errors.js";
 
 function problem(query: string): { path: string; message: string } {
   try {

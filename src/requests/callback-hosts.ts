@@ -1,5 +1,7 @@
 /**
- * RELAY_CALLBACK_HOSTS: when set, the only hosts callbacks may go to. A URL
+ * RELAY_CALLBACK_HOSTS: when set, the only hosts callbacks may go to. The
+ * domain checks a request's callbackUrl when it is created, and the callback
+ * worker checks again before each delivery (the list may have changed). A URL
  * is allowed when its host name equals one of the listed names, ignoring case
  * and a trailing dot. There is no suffix or wildcard matching: list every
  * host. An empty list allows none; no list at all allows every host.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseHookInput } from "../../../src/hooks/input.js";
-import { MAX_DEPTH } from "../../../src/http/parse.js";
-import { RelayError } from "../../../src/requests/errors.js";
+import { parseHookInput } from "../../../../src/requests/hooks/input.js";
+import { MAX_DEPTH } from "../../../../src/protocol/json-depth.js";
+import { RelayError } from "../../../../src/requests/errors.js";
 import { hookFixture } from "./fixtures.js";
 
 /** The field paths of the 400 the input gets. */

@@ -4,7 +4,7 @@
  * instead of stalling the relay.
  */
 import { describe, expect, it } from "vitest";
-import { isValidPattern, matchPattern, PATTERN_TIMEOUT_MS } from "../../../src/requests/pattern.js";
+import { isValidPattern, matchPattern, PATTERN_TIMEOUT_MS } from "../../../src/protocol/pattern.js";
 
 describe("isValidPattern", () => {
   it.each(["[A-Z]+-[0-9]+", "\\d{3}", "", "a|b", "(?<year>\\d{4})", "\\p{L}+"])("accepts %j", (pattern) => {

@@ -7,5 +7,5 @@ import { readFileSync } from "node:fs";
 export type HookFixture = "pre-tool-use" | "permission-request";
 
 export function hookFixture(name: HookFixture): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../../fixtures/claude-code/${name}.json`, import.meta.url), "utf8")) as Record<string, unknown>;
+  return JSON.parse(readFileSync(new URL(`../../../fixtures/claude-code/${name}.json`, import.meta.url), "utf8")) as Record<string, unknown>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { holdUntil, replyDeadlineSeconds } from "../../../src/hooks/deadline.js";
+import { holdUntil, replyDeadlineSeconds } from "../../../../src/requests/hooks/deadline.js";
 
 describe("replyDeadlineSeconds", () => {
   it("answers S − max(2, min(5, S × 0.1)) seconds into the hook, in whole seconds", () => {

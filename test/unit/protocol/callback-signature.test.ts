@@ -5,7 +5,7 @@
  */
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signCallback, verifyCallbackSignature } from "../../../src/callbacks/signature.js";
+import { signCallback, verifyCallbackSignature } from "../../../src/protocol/callback-signature.js";
 
 const TOKEN = "tok_ci_0123456789abcdef0123";
 const NOW_MS = 1_800_000_123_456;

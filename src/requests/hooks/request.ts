@@ -5,7 +5,7 @@
  * first call made instead of posting twice.
  */
 import { createHash } from "node:crypto";
-import type { CreateRequestBody } from "../requests/schemas.js";
+import type { CreateRequestBody } from "../../protocol/request-body.js";
 import type { ClaudeCodeHookInput } from "./input.js";
 
 /** How the agent is named in Slack. */

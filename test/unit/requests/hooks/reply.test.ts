@@ -1,7 +1,6 @@
-import type { PreToolUseHookSpecificOutput, SyncHookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
-import { denyOutput, formatDuration, hookOutput, stepGateOutput } from "../../../src/hooks/reply.js";
-import { ALICE, answered, cancelled, CREATED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
+import { hookOutput } from "../../../../src/requests/hooks/reply.js";
+import { ALICE, answered, cancelled, CREATED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 
 const input = { command: "npm run deploy -- --env production", description: "Deploy" };
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run deploy:*" }], behavior: "allow", destination: "localSettings" }];
@@ -42,7 +41,7 @@ describe("PermissionRequest replies", () => {
 
   it("an expired request is a deny that says no one answered within the request's time", () => {
     expect(hookOutput("PermissionRequest", expired(permission))).toEqual(
-      permissionDecision({ behavior: "deny", message: "No one answered the approval request in Slack within 9 minutes 55 seconds, so the tool call was denied." }),
+      permissionDecision({ behavior: "deny", message: "No one answered in Slack within 9 minutes 55 seconds, so the tool call was denied." }),
     );
   });
 
@@ -52,15 +51,15 @@ describe("PermissionRequest replies", () => {
 
   it("a cancelled request is a deny that gives the reason", () => {
     const out = hookOutput("PermissionRequest", cancelled(permission, "Claude Code closed the connection", "claude-code"));
-    expect(out).toEqual(permissionDecision({ behavior: "deny", message: "The approval request was cancelled (Claude Code closed the connection), so the tool call was denied." }));
+    expect(out).toEqual(permissionDecision({ behavior: "deny", message: "The request was cancelled (Claude Code closed the connection), so the tool call was denied." }));
     expect(hookOutput("PermissionRequest", cancelled(permission, undefined, "agent:ci-bot"))).toMatchObject(
-      permissionDecision({ behavior: "deny", message: "The approval request was cancelled (by agent:ci-bot), so the tool call was denied." }),
+      permissionDecision({ behavior: "deny", message: "The request was cancelled (by agent:ci-bot), so the tool call was denied." }),
     );
   });
 
   it("a request Slack refused is a deny that gives Slack's error", () => {
     expect(hookOutput("PermissionRequest", failed(permission, "channel_not_found"))).toEqual(
-      permissionDecision({ behavior: "deny", message: "The approval request could not be posted to Slack (channel_not_found), so the tool call was denied." }),
+      permissionDecision({ behavior: "deny", message: "The request could not be posted to Slack (channel_not_found), so the tool call was denied." }),
     );
   });
 
@@ -88,40 +87,17 @@ describe("PreToolUse replies", () => {
 
   it("expired, cancelled and failed requests deny with the reason and never stop the turn", () => {
     expect(hookOutput("PreToolUse", expired(gate))).toEqual(
-      preToolUse("deny", "No one answered the approval request in Slack within 9 minutes 55 seconds, so the tool call was denied."),
+      preToolUse("deny", "No one answered in Slack within 9 minutes 55 seconds, so the tool call was denied."),
     );
     expect(hookOutput("PreToolUse", cancelled(gate, "Claude Code closed the connection"))).toEqual(
-      preToolUse("deny", "The approval request was cancelled (Claude Code closed the connection), so the tool call was denied."),
+      preToolUse("deny", "The request was cancelled (Claude Code closed the connection), so the tool call was denied."),
     );
     expect(hookOutput("PreToolUse", failed(gate, "not_in_channel"))).toEqual(
-      preToolUse("deny", "The approval request could not be posted to Slack (not_in_channel), so the tool call was denied."),
+      preToolUse("deny", "The request could not be posted to Slack (not_in_channel), so the tool call was denied."),
     );
   });
 
   it("a permission decision on a step gate never allows", () => {
     expect(hookOutput("PreToolUse", answered(gate, { behavior: "allow", updatedInput: input }))).toMatchObject(preToolUse("deny", expect.stringMatching(/cannot apply/)));
-  });
-});
-
-describe("the hook JSON has the shape of Claude Code's own types", () => {
-  it("every PreToolUse reply is a SyncHookJSONOutput", () => {
-    const outputs: SyncHookJSONOutput[] = [stepGateOutput("y"), stepGateOutput("n"), stepGateOutput("q"), denyOutput("PreToolUse", "No.")];
-    const specific: PreToolUseHookSpecificOutput[] = outputs.map((o) => o.hookSpecificOutput as PreToolUseHookSpecificOutput);
-    expect(specific.map((s) => s.permissionDecision)).toEqual(["allow", "deny", "deny", "deny"]);
-  });
-});
-
-describe("formatDuration", () => {
-  it("names hours, minutes and seconds in words", () => {
-    expect([1, 45, 60, 595, 3600, 5400, 86_395, 0].map(formatDuration)).toEqual([
-      "1 second",
-      "45 seconds",
-      "1 minute",
-      "9 minutes 55 seconds",
-      "1 hour",
-      "1 hour 30 minutes",
-      "23 hours 59 minutes 55 seconds",
-      "0 seconds",
-    ]);
   });
 });

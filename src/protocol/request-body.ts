@@ -1,12 +1,32 @@
 /**
- * The shapes agents send and receive. Zod schemas are the one source of the
- * request and decision types; every trust boundary parses with them.
+ * The request bodies agents send (DESIGN §2, §3). Zod schemas are the one
+ * source of the request types and of their field limits; the relay parses
+ * every body with them, and the client library and the CLI write bodies
+ * (and cut long texts) by the same numbers.
  */
 import { z } from "zod";
 import { isValidPattern, matchPattern } from "./pattern.js";
 
 /** Longest wait an agent may ask for (seconds): a week. */
 export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+/** Longest accepted length (characters) of the free-text fields. */
+export const LIMITS = {
+  title: 500,
+  context: 20_000,
+  toolName: 500,
+  displayName: 500,
+  description: 5000,
+  decisionReason: 5000,
+  blockedPath: 5000,
+  toolUseId: 500,
+  idempotencyKey: 255,
+  url: 2000,
+  /** `agent.name`, `agent.sessionId`, `agent.host`. */
+  agentField: 200,
+  /** `agent.cwd`. */
+  cwd: 2000,
+} as const;
 
 const text = (max: number) => z.string().max(max);
 const nonEmpty = (max: number) => z.string().min(1).max(max);
@@ -15,16 +35,16 @@ export const JsonObject = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof JsonObject>;
 
 export const AgentInfo = z.object({
-  name: text(200).optional(),
-  sessionId: text(200).optional(),
-  host: text(200).optional(),
-  cwd: text(2000).optional(),
+  name: text(LIMITS.agentField).optional(),
+  sessionId: text(LIMITS.agentField).optional(),
+  host: text(LIMITS.agentField).optional(),
+  cwd: text(LIMITS.cwd).optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfo>;
 
 const httpUrl = z
   .string()
-  .max(2000)
+  .max(LIMITS.url)
   .refine((value) => {
     try {
       const url = new URL(value);
@@ -34,35 +54,37 @@ const httpUrl = z
     }
   }, "must be an http(s) URL");
 
-/** Fields every kind shares (DESIGN §3). */
 /** A Slack channel or user id (C…, G…, D…, U…): the body's `channel` and SLACK_DEFAULT_CHANNEL. */
 export const SlackChannelId = z.string().regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789");
 
+/** Fields every kind shares (DESIGN §3). */
 const common = {
   channel: SlackChannelId.optional(),
-  title: text(500).optional(),
-  context: text(20_000).optional(),
+  title: text(LIMITS.title).optional(),
+  context: text(LIMITS.context).optional(),
   agent: AgentInfo.optional(),
   timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
-  idempotencyKey: nonEmpty(255).optional(),
+  idempotencyKey: nonEmpty(LIMITS.idempotencyKey).optional(),
   callbackUrl: httpUrl.optional(),
 };
 
 /** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */
 export const PermissionUpdate = z.looseObject({ type: nonEmpty(100) });
 export type PermissionUpdate = z.infer<typeof PermissionUpdate>;
+/** Most permission updates one request may offer. */
+export const MAX_SUGGESTIONS = 50;
 
 export const PermissionBody = z.strictObject({
   kind: z.literal("permission"),
   ...common,
-  toolName: nonEmpty(500),
+  toolName: nonEmpty(LIMITS.toolName),
   input: JsonObject,
-  suggestions: z.array(PermissionUpdate).max(50).optional(),
-  displayName: text(500).optional(),
-  description: text(5000).optional(),
-  decisionReason: text(5000).optional(),
-  blockedPath: text(5000).optional(),
-  toolUseId: text(500).optional(),
+  suggestions: z.array(PermissionUpdate).max(MAX_SUGGESTIONS).optional(),
+  displayName: text(LIMITS.displayName).optional(),
+  description: text(LIMITS.description).optional(),
+  decisionReason: text(LIMITS.decisionReason).optional(),
+  blockedPath: text(LIMITS.blockedPath).optional(),
+  toolUseId: text(LIMITS.toolUseId).optional(),
   defaultToNo: z.boolean().optional(),
   suppressAlwaysAllowRule: z.boolean().optional(),
 });
@@ -70,9 +92,9 @@ export const PermissionBody = z.strictObject({
 export const StepGateBody = z.strictObject({
   kind: z.literal("step_gate"),
   ...common,
-  toolName: nonEmpty(500),
+  toolName: nonEmpty(LIMITS.toolName),
   input: JsonObject,
-  toolUseId: text(500).optional(),
+  toolUseId: text(LIMITS.toolUseId).optional(),
 });
 
 export const AskOption = z.object({
@@ -133,7 +155,14 @@ export type PermissionBody = z.infer<typeof PermissionBody>;
 export type StepGateBody = z.infer<typeof StepGateBody>;
 export type AskUserQuestionBody = z.infer<typeof AskUserQuestionBody>;
 export type InteractiveQuestionsBody = z.infer<typeof InteractiveQuestionsBody>;
-export type RequestKind = CreateRequestBody["kind"];
+/** The four request kinds, as the bodies name them. */
+export const RequestKind = z.enum([
+  PermissionBody.shape.kind.value,
+  StepGateBody.shape.kind.value,
+  AskUserQuestionBody.shape.kind.value,
+  InteractiveQuestionsBody.shape.kind.value,
+]);
+export type RequestKind = z.infer<typeof RequestKind>;
 
 /** One issue at `<list>.<index>.<field>` for every item whose key an earlier item already has. */
 function uniqueBy<T>(items: T[], key: (item: T) => string, list: string, field: string, message: string, ctx: z.RefinementCtx): void {

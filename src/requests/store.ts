@@ -1,5 +1,6 @@
 /**
- * The RequestStore contract shared by the Redis and memory stores. Every
+ * The RequestStore contract: what the domain needs from storage, owned here
+ * and implemented by the Redis and memory stores (src/store). Every
  * method is one atomic step; the first transition out of `pending` wins and
  * every later one gets the stored record back unchanged.
  *
@@ -14,8 +15,9 @@
  * unposted: once the poster's lease runs out, any instance claims it and
  * posts it (src/requests/delivery.ts).
  */
-import type { Decision } from "../requests/decisions.js";
-import type { Person, RequestRecord, SlackRef } from "../requests/model.js";
+import type { Decision } from "../protocol/decisions.js";
+import type { Person, SlackRef } from "../protocol/request-view.js";
+import type { RequestRecord } from "./model.js";
 
 export interface CreateOptions {
   /** A second create with the same key returns the first request and `created: false`. */

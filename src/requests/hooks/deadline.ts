@@ -11,13 +11,10 @@
  *
  * e.g. S = 3 → 1 s, 10 → 8 s, 30 → 27 s, 600 (Claude Code's default) → 595 s,
  * 86400 → 86395 s. The margin covers the network both ways and the clock
- * starting a little before the relay reads the body.
+ * starting a little before the relay reads the body. The accepted hook
+ * timeouts are wire contract (src/protocol/claude-code-hook.ts).
  */
 
-/** Shortest hook timeout the relay accepts: below it there is no time to answer before Claude Code gives up. */
-export const MIN_HOOK_TIMEOUT_SECONDS = 3;
-/** Longest hook timeout the relay accepts: a day. */
-export const MAX_HOOK_TIMEOUT_SECONDS = 86_400;
 /** Whatever happens, the reply leaves at least this long before Claude Code's timeout (ms). */
 export const HARD_MARGIN_MS = 1_000;
 

@@ -5,9 +5,9 @@
  * repeated parameter is a 400 naming it, never ignored: a misspelt `timeout`
  * would otherwise make the relay hold past the hook's real timeout.
  */
-import { invalidRequest } from "../requests/errors.js";
-import { StepGateBody } from "../requests/schemas.js";
-import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "./deadline.js";
+import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "../../protocol/claude-code-hook.js";
+import { SlackChannelId } from "../../protocol/request-body.js";
+import { invalidRequest } from "../errors.js";
 
 export interface HookQuery {
   /** Claude Code's timeout for this hook, in seconds. */
@@ -35,8 +35,8 @@ export function parseHookQuery(query: string, defaultTimeoutSeconds: number): Ho
   if (timeout !== null) result.timeoutSeconds = parseTimeout(timeout);
   const channel = params.get("channel");
   if (channel !== null) {
-    const parsed = StepGateBody.shape.channel.safeParse(channel);
-    if (!parsed.success || parsed.data === undefined) {
+    const parsed = SlackChannelId.safeParse(channel);
+    if (!parsed.success) {
       throw invalidRequest([{ path: "channel", message: "must be a Slack channel or user id such as C0123456789" }]);
     }
     result.channel = parsed.data;

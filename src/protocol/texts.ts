@@ -1,0 +1,45 @@
+/**
+ * The words agents and people read when a request gives no answer, in one
+ * place: the relay's Claude Code hook denies with them, and the client
+ * library and the CLI say the same when the request they waited for ended
+ * unanswered. Plain English; agents show them to the model and to people.
+ */
+
+/** How a request ended without an answer, as far as the text needs to know. */
+export type NotAnswered =
+  | { status: "expired"; /** How long people had to answer, in seconds. */ seconds: number }
+  | { status: "cancelled"; /** Why, or by whom, when known. */ reason?: string | undefined }
+  | { status: "failed"; /** Slack's error, when known. */ error?: string | undefined };
+
+/**
+ * One sentence saying why no answer came, e.g. "No one answered in Slack
+ * within 10 minutes, so the tool call was denied." `consequence` (what
+ * happened instead) follows after a comma.
+ */
+export function notAnsweredText(why: NotAnswered, consequence?: string): string {
+  return `${notAnsweredClause(why)}${consequence ? `, ${consequence}` : ""}.`;
+}
+
+function notAnsweredClause(why: NotAnswered): string {
+  switch (why.status) {
+    case "expired":
+      return `No one answered in Slack within ${formatDuration(why.seconds)}`;
+    case "cancelled":
+      return why.reason ? `The request was cancelled (${why.reason})` : "The request was cancelled before anyone answered in Slack";
+    case "failed":
+      return `The request could not be posted to Slack${why.error ? ` (${why.error})` : ""}`;
+  }
+}
+
+/** "1 second", "45 seconds", "9 minutes 55 seconds", "1 hour 30 minutes"; "the time allowed" when unknown. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "the time allowed";
+  const total = Math.max(0, Math.round(seconds));
+  const units: Array<[number, string]> = [
+    [Math.floor(total / 3600), "hour"],
+    [Math.floor((total % 3600) / 60), "minute"],
+    [total % 60, "second"],
+  ];
+  const parts = units.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? "" : "s"}`);
+  return parts.length > 0 ? parts.join(" ") : "0 seconds";
+}
