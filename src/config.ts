@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
 export interface AgentToken {
@@ -46,6 +47,13 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Shortest default hook timeout the configuration accepts (seconds). The
+ * relay takes hook URLs down to MIN_HOOK_TIMEOUT_SECONDS, but a default that
+ * short would deny nearly every call before a person could answer.
+ */
+const MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS = 10;
+
 const hint = {
   SLACK_BOT_TOKEN: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
   SLACK_APP_TOKEN: "create an app-level token with the connections:write scope (xapp-…), or unset it for HTTP mode",
@@ -57,7 +65,7 @@ const hint = {
   REDIS_PREFIX: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
   PORT: "use a port number between 1 and 65535",
   RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
-  RELAY_HOOK_TIMEOUT: "use a whole number of seconds between 10 and 86400",
+  RELAY_HOOK_TIMEOUT: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,
   RELAY_CALLBACK_HOSTS: "use comma-separated host names such as hooks.example.com",
   LOG_LEVEL: "use debug, info, warn or error",
   RELAY_CONFIG_FILE: "point it at a readable JSON file whose keys are these variable names",
@@ -87,7 +95,7 @@ const fields = {
   REDIS_PREFIX: z.string().regex(/^[\w.:-]{1,64}$/).default("relay"),
   PORT: intBetween(1, 65535).default(3000),
   RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
-  RELAY_HOOK_TIMEOUT: intBetween(10, 86400).default(600),
+  RELAY_HOOK_TIMEOUT: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
   RELAY_CALLBACK_HOSTS: z
     .string()
     .transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))

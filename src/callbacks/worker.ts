@@ -10,11 +10,11 @@
  * the store forgets the request), then given up with a warning.
  */
 import { silentLogger, type Logger } from "../logger.js";
+import { retryDelayMs } from "../protocol/timing.js";
+import { callbackHostAllowed, hostOf } from "../requests/callback-hosts.js";
 import { toView, type RequestRecord } from "../requests/model.js";
 import type { ClaimedCallback, RequestStore } from "../requests/store.js";
-import { callbackHostAllowed, hostOf } from "../requests/callback-hosts.js";
 import { attemptCallback, type FetchLike } from "./deliver.js";
-import { retryDelayMs } from "../protocol/timing.js";
 import { sleepUnlessAborted } from "./timing.js";
 
 export type CallbackStore = Pick<RequestStore, "get" | "claimCallbacks" | "retryCallback" | "completeCallback" | "onEnded">;

@@ -6,10 +6,10 @@
  */
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { MAX_TIMEOUT_SECONDS } from "../protocol/request-body.js";
 import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
 import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
+import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
+import { MAX_TIMEOUT_SECONDS } from "../protocol/request-body.js";
 import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";

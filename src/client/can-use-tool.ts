@@ -8,11 +8,11 @@
  */
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import { AskUserQuestionDecision, PermissionDecision } from "../protocol/decisions.js";
-import { endedReason, failureReason } from "./errors.js";
 import { LIMITS, MAX_SUGGESTIONS } from "../protocol/request-body.js";
+import type { RequestView } from "../protocol/request-view.js";
+import { endedReason, failureReason } from "./errors.js";
 import { clip, commonFields, definedOnly, report, type AdapterOptions } from "./fields.js";
 import type { Asker, RequestBody } from "./types.js";
-import type { RequestView } from "../protocol/request-view.js";
 
 export type { AdapterOptions };
 export type CanUseToolOptions = AdapterOptions;

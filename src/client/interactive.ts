@@ -4,11 +4,11 @@
  * answered (DESIGN §2, interactive_questions).
  */
 import { InteractiveQuestionsDecision, type InteractiveAnswer } from "../protocol/decisions.js";
+import type { AgentInfo } from "../protocol/request-body.js";
+import type { RequestView } from "../protocol/request-view.js";
 import { RelayClientError, RequestEndedError } from "./errors.js";
 import { definedOnly } from "./fields.js";
-import type { AgentInfo } from "../protocol/request-body.js";
 import type { Asker, InteractiveQuestionInput } from "./types.js";
-import type { RequestView } from "../protocol/request-view.js";
 
 export type { InteractiveAnswer };
 /** Answers keyed by question id: string (choice, text), string[] (multiChoice), boolean (confirm). */

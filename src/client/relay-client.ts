@@ -8,15 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { HOOK_PATH, HookOutputOf, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
-import { CreatedRequest, RequestView } from "../protocol/request-view.js";
+import { CreatedRequest, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { Backoff, settleBefore } from "../protocol/timing.js";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
 import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
 import { exchange, parseWith, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
 import type { CallOptions, CreateOptions, FetchLike, InteractiveQuestionInput, RelayClientOptions, RequestBody, Sleep } from "./types.js";
 
-/** The relay holds a long-poll at most this long (seconds). */
-const RELAY_MAX_WAIT_SECONDS = 60;
 /** A single call (not a long-poll) counts as failed after this long. */
 const CALL_TIMEOUT_MS = 30_000;
 /** A pending reply quicker than this is not taken as a held long-poll: the loop slows down. */
@@ -65,7 +63,7 @@ export class RelayClient {
     this.token = options.token;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
-    this.waitSeconds = Math.max(1, Math.min(RELAY_MAX_WAIT_SECONDS, Math.floor(options.maxWaitSeconds ?? 50)));
+    this.waitSeconds = Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(options.maxWaitSeconds ?? 50)));
     this.retries = Math.max(0, options.retries ?? 5);
     this.graceMs = options.unreachableGraceMs ?? 120_000;
     this.now = options.now ?? Date.now;

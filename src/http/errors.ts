@@ -6,13 +6,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../logger.js";
+import type { ErrorReply } from "../protocol/request-view.js";
 import { RelayError } from "../requests/errors.js";
 import { ClientGoneError } from "./body.js";
 import type { Reply } from "./response.js";
 
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-}
+/** The error body of every refusal (src/protocol/request-view.ts). */
+export type ErrorBody = ErrorReply;
 
 /** Where the error happened, for the log line of a 500. */
 export interface ErrorScene {

@@ -15,6 +15,7 @@ import { COMMON_HEADERS, send } from "./response.js";
 import type { Route } from "./route.js";
 import { Router } from "./router.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
+import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerRequestRoutes } from "./routes/requests.js";
@@ -40,12 +41,11 @@ export interface HttpDeps {
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
-export const DEFAULT_MAX_WAIT_SECONDS = 60;
 
 export function createHttpHandler(deps: HttpDeps): HttpHandler {
   const logger = deps.logger ?? silentLogger;
   const bodyLimitBytes = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const maxWaitSeconds = deps.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
+  const maxWaitSeconds = deps.maxWaitSeconds ?? MAX_WAIT_SECONDS;
   const authenticate = createAuthenticator(deps.tokens);
 
   const router = new Router<Route>();

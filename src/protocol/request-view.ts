@@ -9,6 +9,9 @@ import { z } from "zod";
 import { Decision } from "./decisions.js";
 import { RequestKind } from "./request-body.js";
 
+/** Longest a long-poll (`?wait=S`) is held, in seconds. */
+export const MAX_WAIT_SECONDS = 60;
+
 export const RequestStatus = z.enum(["pending", "answered", "expired", "cancelled", "failed"]);
 export type RequestStatus = z.infer<typeof RequestStatus>;
 export type EndedStatus = Exclude<RequestStatus, "pending">;

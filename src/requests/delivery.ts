@@ -12,9 +12,9 @@
  * message but before the store recorded it leaves one extra message.
  */
 import type { Logger } from "../logger.js";
-import type { RequestStore, Transition, TransitionResult } from "./store.js";
-import type { RequestRecord } from "./model.js";
 import type { SlackRef } from "../protocol/request-view.js";
+import type { RequestRecord } from "./model.js";
+import type { RequestStore, Transition, TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {

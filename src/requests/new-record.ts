@@ -3,12 +3,12 @@
  * body's, else the default), its deadline, and — in autonomous mode with
  * nothing left for a person — its answer. Pure; the service stores it.
  */
+import type { CreateRequestBody } from "../protocol/request-body.js";
+import type { Person } from "../protocol/request-view.js";
 import { callbackHostAllowed, hostOf } from "./callback-hosts.js";
 import { invalidRequest } from "./errors.js";
 import { autonomousAnswers, questionsForPerson } from "./interactive.js";
-import type { Person } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
-import type { CreateRequestBody } from "../protocol/request-body.js";
 
 /** The person the relay names when it answers by itself (autonomous mode). */
 export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };

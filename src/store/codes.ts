@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
-import { decodeRecord, pairsToHash } from "./redis-record.js";
 import type { ClaimedCallback, TransitionResult } from "../requests/store.js";
+import { decodeRecord, pairsToHash } from "./redis-record.js";
 
 export const ScriptCode = {
   Applied: 1,

@@ -2,8 +2,8 @@
  * In-memory RequestStore for a single relay instance (no REDIS_URL). Same
  * contract as the Redis store; state is lost when the process exits.
  */
-import type { RequestRecord } from "../requests/model.js";
 import type { SlackRef } from "../protocol/request-view.js";
+import type { RequestRecord } from "../requests/model.js";
 import { DEFAULT_RETENTION_MS, type ClaimedCallback, type CreateOptions, type CreateResult, type RequestStore, type Transition, type TransitionResult } from "../requests/store.js";
 import { applyTransition } from "./transition.js";
 

@@ -15,7 +15,7 @@ import type { RequestRecord } from "../model.js";
 export { denyOutput, type HookOutput };
 
 /** What the agent is told happened instead of an answer. */
-export const TOOL_CALL_DENIED = "so the tool call was denied";
+const TOOL_CALL_DENIED = "so the tool call was denied";
 
 const UNUSABLE_ANSWER = "The relay got an answer it cannot apply to this hook, so the tool call was denied.";
 

@@ -252,3 +252,46 @@ describe("new RelayClient", () => {
     expect(() => new RelayClient({ url: "http://relay", token: "" })).toThrow(/token/);
   });
 });
+
+describe("RelayClient.claudeCodeHook", () => {
+  const input = { hook_event_name: "PreToolUse" as const, session_id: "s1", tool_name: "Bash", tool_input: { command: "ls" }, transcript_path: "/t.jsonl" };
+  const allow = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
+
+  it("when the relay answers, the hook input reached it unchanged with the hook's timeout and its hook JSON comes back", async () => {
+    relay.hook = () => ({ status: 200, json: allow });
+    await expect(client().claudeCodeHook(input, { timeoutSeconds: 120 })).resolves.toEqual(allow);
+    const [call] = relay.callsTo("POST", "/v1/hooks/claude-code");
+    expect(call!.query.get("timeout")).toBe("120");
+    expect(call!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(JSON.parse(call!.text)).toEqual(input);
+  });
+
+  it("when the relay answers with a decision for another event, it is a bad reply, retried and then thrown", async () => {
+    relay.hook = () => ({ status: 200, json: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } } });
+    const failure = await client({ retries: 1 }).claudeCodeHook(input, { timeoutSeconds: 60 }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_bad_reply" });
+    expect(relay.callsTo("POST", "/v1/hooks/claude-code")).toHaveLength(2);
+  });
+
+  it("when the relay is restarting (503), it retries and returns the answer", async () => {
+    const replies = [error(503, "relay_not_ready", "starting"), { status: 200, json: allow }];
+    relay.hook = () => replies.shift()!;
+    await expect(client().claudeCodeHook(input, { timeoutSeconds: 60 })).resolves.toEqual(allow);
+  });
+
+  it("gives up before the hook's own timeout instead of waiting out its retries", async () => {
+    relay.hook = () => error(503, "relay_not_ready", "starting");
+    const started = Date.now();
+    const failure = await client({ retries: 50, initialRetryDelayMs: 1000, maxRetryDelayMs: 1000 })
+      .claudeCodeHook(input, { timeoutSeconds: 3 })
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "relay_unreachable" });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("when the hook input is refused (400), it throws the relay's error without retrying", async () => {
+    relay.hook = () => error(400, "relay_invalid_request", "Invalid request: tool_name: Required");
+    await expect(client().claudeCodeHook(input, { timeoutSeconds: 60 })).rejects.toMatchObject({ code: "relay_invalid_request", status: 400 });
+    expect(relay.calls).toHaveLength(1);
+  });
+});
