@@ -3,6 +3,7 @@
  * answeredAt only for answered requests, nothing internal leaked.
  */
 import { describe, expect, it } from "vitest";
+import { RequestView } from "../../../src/protocol/request-view.js";
 import { toView } from "../../../src/requests/model.js";
 import {
   ALICE,
@@ -70,5 +71,22 @@ describe("toView", () => {
     expect(Object.keys(view).sort()).toEqual(["createdAt", "error", "expiresAt", "id", "kind", "slack", "status"]);
     expect(JSON.stringify(view)).not.toContain("ci-bot");
     expect(JSON.stringify(view)).not.toContain("cat secrets");
+  });
+});
+
+describe("the view and the protocol", () => {
+  it("every view the relay shows parses, unchanged, with the RequestView schema the client library reads it with", () => {
+    const records = [
+      permissionRecord(),
+      answered(permissionRecord(), { behavior: "allow", updatedInput: { command: "ls" } }),
+      answered(stepGateRecord(), { reply: "q" }, ALICE),
+      expired(stepGateRecord()),
+      cancelled(permissionRecord(), "Claude Code closed the connection", "claude-code"),
+      failed(permissionRecord(), "channel_not_found"),
+    ];
+    for (const record of records) {
+      const view = JSON.parse(JSON.stringify(toView(record))) as unknown;
+      expect(RequestView.parse(view)).toEqual(view);
+    }
   });
 });
