@@ -6,8 +6,9 @@
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
-import { createHttpServer } from "./http/server.js";
+import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
+import { HookCalls } from "./requests/hooks/calls.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { createSlackMessenger } from "./slack/messenger.js";
@@ -72,8 +73,10 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     client,
     logLevel: config.logLevel,
   });
-  const server = createHttpServer({
+  const hookCalls = new HookCalls({ service, logger });
+  const app = createHttpApp({
     service,
+    hookCalls,
     tokens: config.tokens,
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
@@ -84,18 +87,12 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     },
   });
 
-  const port = options.port ?? config.port;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenHttp(app, options.port ?? config.port, options.host);
   await slack.start();
   const stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
   callbacks.start();
 
+  const { server } = app;
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
@@ -111,17 +108,15 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     (closing ??= (async () => {
       stopSweeper();
       await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
+      // Held hook calls are denied and their requests cancelled; held long-polls return the request as it is.
+      await hookCalls.close();
       service.close();
-      await new Promise<void>((resolve) => {
-        // Held calls answer as the service closes; their sockets turn idle just after.
-        const idle = setInterval(() => server.closeIdleConnections(), 50);
-        const hard = setTimeout(() => server.closeAllConnections(), 2000);
-        server.close(() => {
-          clearInterval(idle);
-          clearTimeout(hard);
-          resolve();
-        });
-        server.closeIdleConnections();
+      // Their sockets turn idle once the replies are out; any still busy after 2 s are cut.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      const hard = setTimeout(() => server.closeAllConnections(), 2000);
+      await app.close().finally(() => {
+        clearInterval(idle);
+        clearTimeout(hard);
       });
       await service.idle();
       await slack.idle();

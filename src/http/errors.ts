@@ -1,57 +1,76 @@
 /**
- * The one place that turns an error into an HTTP response. A RelayError is a
- * refusal the client caused and gets its own status; anything else is a bug
- * in the relay: 500 relay_internal_error, logged with a reference the client
- * also sees. No stack trace, token or internal message ever reaches the client.
+ * The one place that turns an error into an HTTP response, for Fastify's
+ * error handler and for what Node's parser refuses before Fastify sees a
+ * request. A RelayError is a refusal the client caused and gets its own
+ * status; Fastify's own refusals (body too large, unknown media type, a
+ * client that left mid-body) get the relay's codes; anything else is a bug in
+ * the relay: 500 relay_internal_error, logged with the request id, which the
+ * client also sees as a reference. No stack trace, token or internal message
+ * ever reaches the client.
  */
-import { randomUUID } from "node:crypto";
-import type { Logger } from "../logger.js";
+import type { FastifyBaseLogger } from "fastify";
 import type { ErrorReply } from "../protocol/request-view.js";
-import { RelayError } from "../requests/errors.js";
-import { ClientGoneError } from "./body.js";
-import type { Reply } from "./response.js";
+import { internalErrorMessage, RelayError } from "../requests/errors.js";
 
 /** The error body of every refusal (src/protocol/request-view.ts). */
 export type ErrorBody = ErrorReply;
 
-/** Where the error happened, for the log line of a 500. */
-export interface ErrorScene {
-  method: string;
-  /** Path without the query string. */
-  path: string;
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
 }
 
-export function errorReply(error: unknown, logger: Logger, scene: ErrorScene): Reply {
-  if (error instanceof RelayError) return relayErrorReply(error);
-  if (error instanceof ClientGoneError) {
-    logger.debug({ method: scene.method, path: scene.path }, "client closed the connection mid-request");
-    return { status: 400, body: errorBody("relay_invalid_request", error.message), close: true };
-  }
-  const requestId = randomUUID();
-  logger.error({
-    requestId,
-    method: scene.method,
-    path: scene.path,
-    error,
-    stack: error instanceof Error ? error.stack : undefined,
-  }, "unexpected error while handling an HTTP request");
+export interface ErrorScene {
+  /** The request's logger. */
+  log: FastifyBaseLogger;
+  /** The request id, quoted to the client as the reference of a 500. */
+  requestId: string;
+  /** Largest accepted body, in bytes, named in a 413. */
+  bodyLimitBytes: number;
+}
+
+export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: ErrorScene): ErrorResponse {
+  const refusal = error instanceof RelayError ? error : fromFastify(error, log, bodyLimitBytes);
+  if (refusal) return relayErrorReply(refusal);
+  log.error({ error, stack: error instanceof Error ? error.stack : undefined }, "unexpected error while handling an HTTP request");
   return {
     status: 500,
-    body: errorBody("relay_internal_error", `The relay failed to handle this request (reference ${requestId}).`, { requestId }),
+    body: errorBody("relay_internal_error", internalErrorMessage(requestId), { requestId }),
+    headers: {},
   };
 }
 
-function relayErrorReply(error: RelayError): Reply {
-  const reply: Reply = { status: error.status, body: errorBody(error.code, error.message, error.details) };
+/** Fastify's (and Node's) errors for what the client sent, as the relay's refusals; undefined for anything else. */
+function fromFastify(error: unknown, log: FastifyBaseLogger, bodyLimitBytes: number): RelayError | undefined {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return tooLarge(bodyLimitBytes);
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return unsupportedMediaType();
+    default:
+      break;
+  }
+  // Fastify marks a client that left or lied about its body (aborted stream, short Content-Length) with a 4xx.
+  if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
+    log.debug({ error }, "the client broke off its request");
+    return new RelayError("relay_invalid_request", "The request body did not arrive whole.");
+  }
+  return undefined;
+}
+
+function relayErrorReply(error: RelayError): ErrorResponse {
+  const reply: ErrorResponse = { status: error.status, body: errorBody(error.code, error.message, error.details), headers: {} };
   switch (error.code) {
     case "relay_unauthorized":
-      reply.headers = { "WWW-Authenticate": "Bearer" };
+      reply.headers["WWW-Authenticate"] = "Bearer";
       break;
     case "relay_method_not_allowed":
-      reply.headers = { Allow: allowOf(error.details) };
+      reply.headers.Allow = allowOf(error.details);
       break;
     case "relay_body_too_large":
-      reply.close = true;
+      reply.headers.Connection = "close";
       break;
     default:
       break;
@@ -62,26 +81,34 @@ function relayErrorReply(error: RelayError): Reply {
 /**
  * A request Node's HTTP parser refused before any route saw it (malformed
  * request line, headers too large, headers too slow): the status Node itself
- * would use, in the relay's error shape.
+ * would use, in the relay's error shape. The connection is closed after it.
  */
-export function clientErrorReply(error: { code?: string }): Reply {
+export function clientErrorReply(error: { code?: string }): { status: number; body: ErrorBody } {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      return { status: 431, body: errorBody("relay_headers_too_large", "The request headers are too large."), close: true };
+      return { status: 431, body: errorBody("relay_headers_too_large", "The request headers are too large.") };
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, body: errorBody("relay_request_timeout", "The request took too long to arrive."), close: true };
+      return { status: 408, body: errorBody("relay_request_timeout", "The request took too long to arrive.") };
     default:
-      return { status: 400, body: errorBody("relay_bad_http", "The request is not valid HTTP/1.1."), close: true };
+      return { status: 400, body: errorBody("relay_bad_http", "The request is not valid HTTP/1.1.") };
   }
 }
 
-/** A 405 carries the allowed methods as `details.allow`. */
-export function methodNotAllowed(allow: string): RelayError {
-  return new RelayError("relay_method_not_allowed", `Use ${allow} on this path.`, { allow: allow.split(", ") });
+/** A 405 carries the allowed methods as `details.allow` and in the Allow header. */
+export function methodNotAllowed(allow: readonly string[]): RelayError {
+  return new RelayError("relay_method_not_allowed", `Use ${allow.join(", ")} on this path.`, { allow });
 }
 
 export function notFound(what: string): RelayError {
   return new RelayError("relay_not_found", `${what} was not found.`);
+}
+
+export function unsupportedMediaType(): RelayError {
+  return new RelayError("relay_unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'.");
+}
+
+export function tooLarge(limit: number): RelayError {
+  return new RelayError("relay_body_too_large", `The body is larger than ${limit} bytes.`, { limitBytes: limit });
 }
 
 function allowOf(details: unknown): string {

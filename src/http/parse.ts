@@ -20,14 +20,6 @@ export function parseCreateBody(value: unknown): CreateRequestBody {
   }
   const deep = depthProblem(value);
   if (deep) throw invalidRequest([deep]);
-  return parseCreateSchema(value);
-}
-
-/**
- * The schema step alone, for a value already known to be an object within
- * the depth limit (the Claude Code hook route builds it from a checked hook input).
- */
-export function parseCreateSchema(value: object): CreateRequestBody {
   const result = CreateRequestBody.safeParse(value);
   if (result.success) return result.data;
   throw invalidRequest(fieldProblems(result.error.issues.flatMap(readable)));

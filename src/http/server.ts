@@ -1,28 +1,43 @@
 /**
- * The relay's HTTP front door: routes every request (agents' API, health,
- * Slack's events in HTTP mode), authenticates agent routes before any body is
- * read, and sends every failure through the one error mapping. Transport
- * only; the RequestService does the work.
+ * The relay's HTTP front door, on Fastify: the agent API, the Claude Code
+ * hook, health, the API document and Slack's events in HTTP mode. Fastify
+ * routes, reads bodies within the limit and logs through the relay's pino
+ * logger; this module fixes how: agent routes authenticate before a body is
+ * read, an unknown path is 404 and a wrong method 405 with `Allow` (both
+ * before the body is read), and every failure, Fastify's own included, goes
+ * through the one error mapping (./errors.ts) to the relay's error shape.
+ * Transport only: the RequestService and HookCalls do the work.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Duplex } from "node:stream";
+import { METHODS, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentToken } from "../config.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { RequestService } from "../requests/service.js";
-import { createAuthenticator } from "./auth.js";
-import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./errors.js";
-import { COMMON_HEADERS, send } from "./response.js";
-import type { Route } from "./route.js";
-import { Router } from "./router.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
+import type { HookCalls } from "../requests/hooks/calls.js";
+import type { RequestService } from "../requests/service.js";
+import { useBearerAuth } from "./auth.js";
+import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./errors.js";
+import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
+import { registerOpenApiRoute } from "./routes/openapi.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
+import { useJsonBodies, type HttpApp } from "./transport.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Set on the routes that answer 405: the methods the path does take. */
+    allow?: readonly string[];
+  }
+}
 
 export interface HttpDeps {
   service: RequestService;
+  /** Holds Claude Code hook calls; shutdown closes it. */
+  hookCalls: HookCalls;
   /** Agent tokens from the configuration. */
   tokens: readonly AgentToken[];
   logger?: Logger;
@@ -38,59 +53,7 @@ export interface HttpDeps {
   hookTimeoutSeconds?: number;
 }
 
-export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
-
-export function createHttpHandler(deps: HttpDeps): HttpHandler {
-  const logger = deps.logger ?? silentLogger;
-  const bodyLimitBytes = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const maxWaitSeconds = deps.maxWaitSeconds ?? MAX_WAIT_SECONDS;
-  const authenticate = createAuthenticator(deps.tokens);
-
-  const router = new Router<Route>();
-  registerHealthRoutes(router, { readiness: deps.readiness, logger });
-  registerRequestRoutes(router, { service: deps.service, bodyLimitBytes, maxWaitSeconds });
-  registerClaudeCodeHookRoutes(router, { service: deps.service, bodyLimitBytes, logger, hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS });
-  if (deps.slackListener) registerSlackRoute(router, { listener: deps.slackListener, bodyLimitBytes });
-
-  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? "/";
-    const mark = url.indexOf("?");
-    const path = mark < 0 ? url : url.slice(0, mark);
-    const method = req.method ?? "GET";
-    try {
-      const match = router.match(method, path);
-      if (match.kind === "not_found") throw notFound("This path");
-      if (match.kind === "method_not_allowed") throw methodNotAllowed(match.allow);
-      const route = match.handler;
-      const agent = route.auth ? authenticate(req.headers.authorization) : "";
-      const query = mark < 0 ? "" : url.slice(mark + 1);
-      const reply = await route.handle({ req, res, params: match.params, query, agent });
-      if (reply) send(res, reply);
-    } catch (error) {
-      const reply = errorReply(error, logger, { method, path });
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (!req.complete && !unreadBodyIsSmall(req, bodyLimitBytes)) reply.close = true;
-      send(res, reply);
-    }
-  }
-
-  return (req, res) => void dispatch(req, res);
-}
-
-/**
- * After an early refusal (401, 404, 415, …) Node discards the unread body to
- * keep the connection; that is cheap only when the body is known to be small.
- * A larger or chunked one closes the connection instead.
- */
-function unreadBodyIsSmall(req: IncomingMessage, limit: number): boolean {
-  const declared = req.headers["content-length"];
-  return declared !== undefined && Number(declared) <= limit;
-}
 
 /** Server timeouts (ms) that let a 60 s long-poll finish. */
 export const SERVER_TIMEOUTS = {
@@ -102,31 +65,147 @@ export const SERVER_TIMEOUTS = {
   keepAliveTimeout: 75_000,
 } as const;
 
-export function createHttpServer(deps: HttpDeps): Server {
-  const server = createServer(
-    { requestTimeout: SERVER_TIMEOUTS.requestTimeout, headersTimeout: SERVER_TIMEOUTS.headersTimeout },
-    createHttpHandler(deps),
-  );
-  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
-  server.on("clientError", answerClientError);
-  return server;
+/** Headers of every response the relay writes itself (Bolt writes its own). */
+const COMMON_HEADERS = { "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
+
+export function createHttpApp(deps: HttpDeps): HttpApp {
+  const logger = deps.logger ?? silentLogger;
+  const bodyLimitBytes = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new RequestLines(),
+    genReqId: (req) => requestIdOf(req),
+    childLoggerFactory: (parent, bindings, _options, req) => requestLogger(parent, bindings, req),
+    bodyLimit: bodyLimitBytes,
+    requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeout,
+    // Longer ids are refused by the route as not found, like any unknown id.
+    routerOptions: { maxParamLength: 1000 },
+    // Requests on open connections are served while held calls drain (as before Fastify), not refused in Fastify's shape.
+    return503OnClosing: false,
+    // An undecodable path is a path the relay does not have.
+    frameworkErrors: (error, request, reply) => sendError(reply, notFound("This path"), request, bodyLimitBytes),
+    clientErrorHandler: answerClientError,
+  });
+  app.server.headersTimeout = SERVER_TIMEOUTS.headersTimeout;
+
+  // Runs before any route's own hooks (authentication): an unknown path is 404 with or without a token.
+  app.addHook("onRequest", (request, _reply, done) => done(request.is404 || hasEmptyParam(request) ? notFound("This path") : undefined));
+  const authenticate = useBearerAuth(app, deps.tokens);
+  useJsonBodies(app);
+  app.addHook("onSend", (request, reply, payload, done) => {
+    reply.headers(commonHeaders(request));
+    if (!request.raw.complete && !unreadBodyIsSmall(request, bodyLimitBytes)) reply.header("connection", "close");
+    done(null, payload);
+  });
+  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, bodyLimitBytes));
+  app.setNotFoundHandler(async () => {
+    throw notFound("This path");
+  });
+
+  const declared = routesByPath(app);
+  registerHealthRoutes(app, { readiness: deps.readiness, logger });
+  registerOpenApiRoute(app);
+  registerRequestRoutes(app, { service: deps.service, authenticate, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
+  registerClaudeCodeHookRoutes(app, { hookCalls: deps.hookCalls, authenticate, hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS });
+  if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
+  refuseOtherMethods(app, declared);
+  return app;
+}
+
+/** Also where Fastify answers without hooks (an undecodable path). */
+function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, bodyLimitBytes: number): void {
+  const { status, body, headers } = errorReply(error, { log: request.log, requestId: request.id, bodyLimitBytes });
+  void reply.code(status).headers({ ...commonHeaders(request), ...headers }).send(body);
+}
+
+/** A path parameter that is empty ("/v1/requests/") names nothing. */
+function hasEmptyParam(request: FastifyRequest): boolean {
+  const params = request.params as Record<string, string>;
+  for (const name in params) if (params[name] === "") return true;
+  return false;
+}
+
+function commonHeaders(request: FastifyRequest): Record<string, string> {
+  return { ...COMMON_HEADERS, [REQUEST_ID_HEADER]: request.id };
+}
+
+/** The methods of every path, in the order they are registered (HEAD routes Fastify adds left out). */
+function routesByPath(app: HttpApp): Map<string, string[]> {
+  const declared = new Map<string, string[]>();
+  app.addHook("onRoute", (route) => {
+    if (route.config?.allow !== undefined) return;
+    const methods = declared.get(route.url) ?? [];
+    for (const method of [route.method].flat()) if (method !== "HEAD") methods.push(method);
+    declared.set(route.url, methods);
+  });
+  return declared;
+}
+
+/**
+ * Every path answers the methods it was not given with 405 and `Allow`
+ * (HEAD where GET is), Node's whole method list included (Fastify knows a
+ * few), refused when the request arrives. Registered last, so it runs once
+ * every route is known.
+ */
+function refuseOtherMethods(app: HttpApp, declared: Map<string, string[]>): void {
+  for (const method of METHODS) {
+    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+  void app.register(async (scope) => {
+    for (const [url, methods] of declared) {
+      const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+      const refuse = async () => {
+        throw methodNotAllowed(allow);
+      };
+      scope.route({ method: app.supportedMethods.filter((m) => !allow.includes(m)), url, config: { allow }, onRequest: refuse, handler: refuse });
+    }
+  });
+}
+
+/**
+ * After an early refusal (401, 404, 415, …) Node discards the unread body to
+ * keep the connection; that is cheap only when the body is known to be small.
+ * A larger or chunked one closes the connection instead.
+ */
+function unreadBodyIsSmall(request: FastifyRequest, limit: number): boolean {
+  const declared = request.headers["content-length"];
+  return declared !== undefined && Number(declared) <= limit;
 }
 
 /**
  * Answers what Node's parser refused, as Node would (only when no response
  * has started on the socket, so the peer never reads a corrupted stream), but
- * with a JSON body; then closes the connection.
+ * with the relay's JSON body; then closes the connection.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== "ECONNRESET" && socket.writable && !inFlight?.headersSent) {
-    const reply = clientErrorReply(error);
-    const payload = JSON.stringify(reply.body);
+    const { status, body } = clientErrorReply(error);
+    const payload = JSON.stringify(body);
     socket.write(
-      `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
         `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * Listens on `port`. Without a host, on every interface as Node does (IPv6
+ * and IPv4 where the machine has IPv6, IPv4 alone otherwise): Fastify alone
+ * would default to localhost, unreachable from outside a container.
+ */
+export async function listenHttp(app: HttpApp, port: number, host?: string): Promise<void> {
+  if (host !== undefined) {
+    await app.listen({ port, host });
+    return;
+  }
+  try {
+    await app.listen({ port, host: "::" });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EAFNOSUPPORT" && (error as { code?: unknown }).code !== "EADDRNOTAVAIL") throw error;
+    await app.listen({ port, host: "0.0.0.0" });
+  }
 }

@@ -58,3 +58,8 @@ export function invalidRequest(problems: FieldProblem[]): RelayError {
   const summary = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
   return new RelayError("relay_invalid_request", `Invalid request: ${summary}`, problems);
 }
+
+/** What a client is told about a failure inside the relay: nothing internal, a reference to find it in the log. */
+export function internalErrorMessage(reference: string): string {
+  return `The relay failed to handle this request (reference ${reference}).`;
+}

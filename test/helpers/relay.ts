@@ -1,5 +1,5 @@
 /**
- * A real relay HTTP handler on 127.0.0.1:0 with a real RequestService, for
+ * The relay's real HTTP app (Fastify) on 127.0.0.1:0 with a real RequestService, for
  * the HTTP tests. The store is the memory store unless one is injected (the
  * same tests run against Redis that way); every create that reaches it is
  * counted, so a test can prove that a refused request changed nothing. Slack
@@ -9,8 +9,10 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { AgentToken } from "../../src/config.js";
-import { createHttpServer, type HttpDeps } from "../../src/http/server.js";
+import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
+import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
+import { HookCalls } from "../../src/requests/hooks/calls.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import type { SlackRef } from "../../src/protocol/request-view.js";
 import { PermanentDeliveryError, RequestService, type RequestMessenger } from "../../src/requests/service.js";
@@ -52,12 +54,14 @@ export interface RelayOptions {
   defaultTimeoutSeconds?: number;
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
-  http?: Partial<Omit<HttpDeps, "service" | "tokens">>;
+  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "hookCalls">>;
 }
 
 export interface TestRelay {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
+  app: HttpApp;
+  /** The Node server under Fastify. */
   server: Server;
   service: RequestService;
   messenger: FakeMessenger;
@@ -101,14 +105,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<TestRelay>
     defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
     ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
   });
-  const server = createHttpServer({
+  const app = createHttpApp({
     service,
+    hookCalls: new HookCalls({ service, logger }),
     tokens,
     logger,
     readiness: async () => ({ store: await store.ping(), slack: true }),
     ...options.http,
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { server } = app;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function call(path: string, init: CallInit = {}) {
@@ -130,6 +136,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<TestRelay>
 
   return {
     url,
+    app,
     server,
     service,
     messenger,
@@ -140,7 +147,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<TestRelay>
     call,
     async close() {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
       await service.idle();
       service.close();
       await store.close();

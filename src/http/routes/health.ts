@@ -3,9 +3,9 @@
  * /healthz says the process serves HTTP. /readyz asks the store and Slack and
  * answers 503 when either is down, or when the check itself fails or hangs.
  */
+import type { HttpApp } from "../transport.js";
 import type { Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
-import type { RouteTable } from "../route.js";
 
 export interface Readiness {
   store: boolean;
@@ -21,21 +21,14 @@ export interface HealthRoutesDeps {
 const READINESS_TIMEOUT_MS = 5_000;
 const NOT_CHECKED: Readiness = Object.freeze({ store: false, slack: false });
 
-export function registerHealthRoutes(router: RouteTable, { readiness, logger }: HealthRoutesDeps): void {
-  router.add("GET", "/healthz", {
-    auth: false,
-    async handle() {
-      return { status: 200, body: { status: "ok" } };
-    },
-  });
+export function registerHealthRoutes(app: HttpApp, { readiness, logger }: HealthRoutesDeps): void {
+  app.get("/healthz", async () => ({ status: "ok" }));
 
-  router.add("GET", "/readyz", {
-    auth: false,
-    async handle() {
-      const checks = await checkWithin(readiness, READINESS_TIMEOUT_MS, logger);
-      const ready = checks.store && checks.slack;
-      return { status: ready ? 200 : 503, body: { status: ready ? "ready" : "not_ready", checks } };
-    },
+  app.get("/readyz", async (_request, reply) => {
+    const checks = await checkWithin(readiness, READINESS_TIMEOUT_MS, logger);
+    const ready = checks.store && checks.slack;
+    reply.code(ready ? 200 : 503);
+    return { status: ready ? "ready" : "not_ready", checks };
   });
 }
 

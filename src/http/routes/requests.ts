@@ -12,15 +12,15 @@
  * A request made with another agent token is reported as not found, exactly
  * as an unknown id, so its existence does not leak.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { RelayError } from "../../requests/errors.js";
+import type { RequestView } from "../../protocol/request-view.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
-import { readJson } from "../body.js";
+import type { AuthHook } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseCreateBody, pickIdempotencyKey } from "../parse.js";
-import { clientGone, type Reply } from "../response.js";
-import type { RouteContext, RouteTable } from "../route.js";
+import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 import { parseWait } from "../wait.js";
 
 /** Longer ids are never issued; they are not found without asking the store. */
@@ -28,54 +28,44 @@ const MAX_ID_LENGTH = 200;
 
 export interface RequestRoutesDeps {
   service: RequestService;
-  /** Largest accepted body, in bytes. */
-  bodyLimitBytes: number;
+  authenticate: AuthHook;
   /** Longest `?wait=`, in seconds. */
   maxWaitSeconds: number;
 }
 
-export function registerRequestRoutes(router: RouteTable, deps: RequestRoutesDeps): void {
-  const { service, bodyLimitBytes, maxWaitSeconds } = deps;
+type IdRoute = { Params: { id: string } };
 
-  router.add("POST", "/v1/requests", {
-    auth: true,
-    async handle({ req, res, query, agent }) {
-      const waitMs = parseWait(query, maxWaitSeconds);
-      const body = parseCreateBody(await readJson(req, bodyLimitBytes));
-      const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(req));
-      const { record, created } = await service.create({ tokenName: agent, body, idempotencyKey });
-      const status = created ? 201 : 200;
-      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, res, status);
-      if (waitMs === undefined && created && record.status === "pending") {
-        return { status, body: { id: record.id, status: record.status, expiresAt: toView(record).expiresAt } };
-      }
-      return { status, body: toView(record) };
-    },
+export function registerRequestRoutes(app: HttpApp, { service, authenticate, maxWaitSeconds }: RequestRoutesDeps): void {
+  app.post("/v1/requests", { onRequest: authenticate }, async (request, reply) => {
+    const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
+    const body = parseCreateBody(jsonBody(request));
+    const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
+    const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
+    reply.code(created ? 201 : 200);
+    if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
+    if (waitMs === undefined && created && record.status === "pending") {
+      return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
+    }
+    return toView(record);
   });
 
-  router.add("GET", "/v1/requests/:id", {
-    auth: true,
-    async handle(ctx) {
-      const waitMs = parseWait(ctx.query, maxWaitSeconds);
-      const record = await owned(service, ctx);
-      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, ctx.res, 200);
-      return { status: 200, body: toView(record) };
-    },
+  app.get<IdRoute>("/v1/requests/:id", { onRequest: authenticate }, async (request, reply) => {
+    const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
+    const record = await owned(service, request);
+    if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
+    return toView(record);
   });
 
-  router.add("DELETE", "/v1/requests/:id", {
-    auth: true,
-    async handle(ctx): Promise<Reply> {
-      const record = await owned(service, ctx);
-      const result = await service.cancel(record.id, `agent:${ctx.agent}`);
-      if (result.outcome === "not_found") throw notFound("The request");
-      const view = toView(result.record);
-      if (result.outcome === "applied" || result.record.status === "cancelled") return { status: 200, body: view };
-      if (result.record.status === "answered") {
-        throw new RelayError("relay_already_answered", "The request was already answered.", view);
-      }
-      throw new RelayError("relay_already_ended", `The request has already ended (${result.record.status}).`, view);
-    },
+  app.delete<IdRoute>("/v1/requests/:id", { onRequest: authenticate }, async (request) => {
+    const record = await owned(service, request);
+    const result = await service.cancel(record.id, `agent:${request.agent}`);
+    if (result.outcome === "not_found") throw notFound("The request");
+    const view = toView(result.record);
+    if (result.outcome === "applied" || result.record.status === "cancelled") return view;
+    if (result.record.status === "answered") {
+      throw new RelayError("relay_already_answered", "The request was already answered.", view);
+    }
+    throw new RelayError("relay_already_ended", `The request has already ended (${result.record.status}).`, view);
   });
 }
 
@@ -84,21 +74,21 @@ export function registerRequestRoutes(router: RouteTable, deps: RequestRoutesDep
  * only the id, so the caller's copy of the record is not kept alive by the
  * thousands of long-polls that may be held at once.
  */
-async function longPoll(service: RequestService, id: string, waitMs: number, res: ServerResponse, status: number): Promise<Reply> {
-  const record = await service.wait(id, waitMs, clientGone(res));
+async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply): Promise<RequestView> {
+  const record = await service.wait(id, waitMs, clientGone(reply.raw));
   if (!record) throw notFound("The request");
-  return { status, body: toView(record) };
+  return toView(record);
 }
 
 /** The request named by the path, if the calling token created it. */
-async function owned(service: RequestService, { params, agent }: RouteContext): Promise<RequestRecord> {
-  const id = params.id;
-  const record = id === undefined || id.length > MAX_ID_LENGTH ? undefined : await service.get(id);
-  if (!record || record.tokenName !== agent) throw notFound("The request");
+async function owned(service: RequestService, request: FastifyRequest<IdRoute>): Promise<RequestRecord> {
+  const { id } = request.params;
+  const record = id.length === 0 || id.length > MAX_ID_LENGTH ? undefined : await service.get(id);
+  if (!record || record.tokenName !== request.agent) throw notFound("The request");
   return record;
 }
 
-function idempotencyHeader(req: IncomingMessage): string | undefined {
-  const value = req.headers["idempotency-key"];
+function idempotencyHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers["idempotency-key"];
   return Array.isArray(value) ? value.join(", ") : value;
 }

@@ -1,12 +1,13 @@
 /**
- * POST /slack/events in HTTP mode: hands the raw request to Bolt's receiver,
- * which checks Slack's signature and answers by itself. The relay only
- * refuses bodies that declare more than the limit, before Bolt reads them.
+ * POST /slack/events in HTTP mode: hands the raw request to Bolt's HTTP
+ * receiver, which reads the body itself, checks Slack's signature on those
+ * exact bytes and answers by itself. So the route lives in a scope of its
+ * own where Fastify parses nothing; the relay only refuses a body that
+ * declares more than the limit, before Bolt reads it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { assertDeclaredLength } from "../body.js";
-import { notFound } from "../errors.js";
-import type { RouteTable } from "../route.js";
+import type { HttpApp } from "../transport.js";
+import { notFound, tooLarge } from "../errors.js";
 
 export type SlackListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -15,18 +16,23 @@ export const SLACK_EVENTS_PATH = "/slack/events";
 /** Bolt throws this code when the request is not for one of its endpoints. */
 const BOLT_UNHANDLED = "slack_bolt_http_receiver_deferred_request_error";
 
-export function registerSlackRoute(router: RouteTable, deps: { listener: SlackListener; bodyLimitBytes: number }): void {
-  router.add("POST", SLACK_EVENTS_PATH, {
-    auth: false,
-    async handle({ req, res }) {
-      assertDeclaredLength(req, deps.bodyLimitBytes);
-      try {
-        deps.listener(req, res);
-      } catch (error) {
-        if ((error as { code?: unknown } | null)?.code === BOLT_UNHANDLED) throw notFound("This path");
-        throw error;
-      }
-      return undefined;
-    },
+export function registerSlackRoute(app: HttpApp, { listener, bodyLimitBytes }: { listener: SlackListener; bodyLimitBytes: number }): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+    scope.post(SLACK_EVENTS_PATH, {
+      onRequest: async (request) => {
+        if (Number(request.headers["content-length"]) > bodyLimitBytes) throw tooLarge(bodyLimitBytes);
+      },
+      handler: async (request, reply) => {
+        try {
+          listener(request.raw, reply.raw);
+        } catch (error) {
+          if ((error as { code?: unknown } | null)?.code === BOLT_UNHANDLED) throw notFound("This path");
+          throw error;
+        }
+        return reply.hijack();
+      },
+    });
   });
 }

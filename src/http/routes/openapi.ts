@@ -1,0 +1,2 @@
+import type { HttpApp } from "../transport.js";
+export function registerOpenApiRoute(_app: HttpApp): void {}

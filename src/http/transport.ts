@@ -1,0 +1,84 @@
+/**
+ * What the routes read from a Fastify request beyond its path: the raw query
+ * text (the relay's query parsers refuse repeated or unknown parameters, so
+ * they need it as sent), the JSON body, and whether the client is still there.
+ *
+ * Bodies are read by Fastify with its byte limit (413 before reading when
+ * Content-Length says so, and at the first chunk past it otherwise). The
+ * relay's own parser accepts application/json and any +json type, uncompressed;
+ * any other type is left unread, and a route that wants JSON refuses it (415).
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Logger } from "../logger.js";
+import { RelayError } from "../requests/errors.js";
+import { unsupportedMediaType } from "./errors.js";
+
+/** The relay's Fastify instance: it logs through the relay's pino logger. */
+export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
+
+/** application/json, or any +json type (application/merge-patch+json, …), with optional parameters. */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Replaces Fastify's parsers: JSON types are read as text and parsed (invalid
+ * JSON → 400 relay_invalid_json; `__proto__` keys stay plain data, as with
+ * JSON.parse, and the schemas refuse them); any other type is left unread.
+ */
+export function useJsonBodies(app: HttpApp): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPE, { parseAs: "string" }, (_request, text, done) => {
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(new RelayError("relay_invalid_json", "The body is not valid JSON."), undefined);
+    }
+  });
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+  // Checked before a byte is read: a compressed body would only be refused once read.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
+    const encoding = request.headers["content-encoding"];
+    if (encoding !== undefined && encoding.toLowerCase() !== "identity" && isJson(request)) {
+      done(new RelayError("relay_unsupported_media_type", "Send the body uncompressed (no Content-Encoding)."));
+      return;
+    }
+    done(null, payload);
+  });
+}
+
+/** The parsed JSON body: 415 when the request carries no JSON, 400 when its JSON body is empty. */
+export function jsonBody(request: FastifyRequest): unknown {
+  if (request.body !== undefined) return request.body;
+  if (!isJson(request)) throw unsupportedMediaType();
+  throw new RelayError("relay_invalid_json", "The body is not valid JSON.");
+}
+
+function isJson(request: FastifyRequest): boolean {
+  const type = request.headers["content-type"];
+  return type !== undefined && JSON_TYPE.test(type);
+}
+
+/** The query text after "?", "" when there is none. */
+export function rawQuery(request: FastifyRequest): string {
+  const url = request.raw.url ?? "";
+  const mark = url.indexOf("?");
+  return mark < 0 ? "" : url.slice(mark + 1);
+}
+
+/**
+ * A signal that aborts when the client closes the connection before the
+ * response is finished, so a dropped long-poll or hook call frees its waiter
+ * at once. Watches the response: a request stream closes as soon as its body
+ * has been read, long before the client goes.
+ */
+export function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  if (res.destroyed || res.socket?.destroyed) {
+    controller.abort();
+    return controller.signal;
+  }
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,167 @@
+/**
+ * A Claude Code hook call, from its parsed input to the hook JSON it is
+ * answered with (DESIGN §3). The HTTP route parses and renders; this holds
+ * the call, and is what shutdown asks to let go.
+ *
+ * - The call opens (or joins) the request it stands for: a retry of the same
+ *   tool call joins the pending request under its idempotency key and posts
+ *   nothing new; an answer found under the key is returned only when the key
+ *   proves it is this call's (see hookRequestKey).
+ * - It is held until the request ends or the reply deadline (a few seconds
+ *   before the hook's own timeout, see ./deadline.ts), then answered
+ *   with a deny saying no one answered: Claude Code would otherwise let the
+ *   tool run when its timeout passes.
+ * - Once the request exists every outcome is hook JSON, a deny unless a person
+ *   allowed, an internal error too (logged with a reference): Claude Code
+ *   ignores a non-2xx reply and, without `onFailure: "block"`, runs the tool.
+ * - The caller leaving (the user pressed Esc, the session ended) cancels the
+ *   request, so the Slack message says so; unless another call for the same
+ *   tool call still holds it on this instance.
+ * - close() (shutdown) answers every held call with a deny and cancels its
+ *   request; a call arriving after it is denied without asking anyone.
+ */
+import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
+import { CreateRequestBody } from "../../protocol/request-body.js";
+import { silentLogger, type Logger } from "../../logger.js";
+import { fieldProblems, internalErrorMessage, invalidRequest, RelayError } from "../errors.js";
+import type { RequestRecord } from "../model.js";
+import type { RequestService } from "../service.js";
+import { holdUntil, replyDeadlineSeconds } from "./deadline.js";
+import { denyOutput, hookOutput, type HookOutput } from "./reply.js";
+import { hookRequestBody, hookRequestKey, keyForAttempt } from "./request.js";
+
+/** Requests tried per hook call before giving up on idempotency (each ended one is asked again under the next key). */
+const MAX_KEY_ATTEMPTS = 20;
+export const DISCONNECT_REASON = "Claude Code closed the connection";
+export const SHUTDOWN_REASON = "The relay shut down before anyone answered";
+
+export interface HookCall {
+  /** Name of the agent token that made the call. */
+  agent: string;
+  input: ClaudeCodeHookInput;
+  /** Claude Code's timeout for this hook, in seconds. */
+  timeoutSeconds: number;
+  /** Slack channel or user id; absent → the relay's default channel. */
+  channel?: string;
+  /** Unix time in milliseconds when the call arrived. */
+  startedAt: number;
+  /** Aborts when the caller leaves. */
+  gone: AbortSignal;
+  /** Quoted to the caller, and logged, when the relay fails (the HTTP request id). */
+  reference: string;
+}
+
+export interface HookCallsDeps {
+  service: RequestService;
+  logger?: Logger;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+}
+
+export class HookCalls {
+  private readonly service: RequestService;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  /** Hook calls held on this instance, per request id. */
+  private readonly holders = new Map<string, number>();
+  /** Calls not answered yet; close() waits for them. */
+  private readonly inFlight = new Set<Promise<HookOutput>>();
+  private readonly shutdown = new AbortController();
+
+  constructor(deps: HookCallsDeps) {
+    this.service = deps.service;
+    this.logger = deps.logger ?? silentLogger;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /**
+   * The hook JSON to answer `call` with. Throws a RelayError (400) only when
+   * the call cannot become a request, before anything is created.
+   */
+  answer(call: HookCall): Promise<HookOutput> {
+    const body = requestBody(call);
+    const answered = this.settle(call, body);
+    this.inFlight.add(answered);
+    void answered.finally(() => this.inFlight.delete(answered));
+    return answered;
+  }
+
+  /** Shutdown: every held call is denied and its request cancelled; resolves once each has its answer. */
+  async close(): Promise<void> {
+    this.shutdown.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private get closed(): boolean {
+    return this.shutdown.signal.aborted || this.service.isClosed;
+  }
+
+  private async settle(call: HookCall, body: CreateRequestBody): Promise<HookOutput> {
+    const event = call.input.hook_event_name;
+    if (this.closed) return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
+    let record: RequestRecord | undefined;
+    try {
+      const opened = await this.open(call, body);
+      const until = holdUntil(call.startedAt, call.timeoutSeconds, opened.expiresAt);
+      record = opened.status === "pending" ? await this.hold(opened, until, call.gone) : opened;
+      if (record?.status === "pending" && this.closed && !call.gone.aborted) {
+        await this.service.cancel(record.id, "relay", SHUTDOWN_REASON).catch(() => undefined);
+        return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
+      }
+    } catch (error) {
+      if (error instanceof RelayError) throw error;
+      this.logger.error({ requestId: call.reference, error }, "a Claude Code hook call failed inside the relay");
+      return denyOutput(event, `${internalErrorMessage(call.reference)} The tool call was denied.`);
+    }
+    if (!record) return denyOutput(event, "The approval request was lost by the relay, so the tool call was denied.");
+    return hookOutput(event, record);
+  }
+
+  /**
+   * The request this hook call stands for: a pending one under its key (a
+   * retry joins it), an answered one when the key proves it is this call's
+   * answer, else a new one under the next key.
+   */
+  private async open({ agent, input }: HookCall, body: CreateRequestBody): Promise<RequestRecord> {
+    const { key, answerBelongsToCall } = hookRequestKey(input);
+    for (let attempt = 1; attempt <= MAX_KEY_ATTEMPTS; attempt += 1) {
+      const { record } = await this.service.create({ tokenName: agent, body, idempotencyKey: keyForAttempt(key, attempt) });
+      if (record.status === "pending" || (record.status === "answered" && answerBelongsToCall)) return record;
+    }
+    return (await this.service.create({ tokenName: agent, body })).record;
+  }
+
+  /** Waits for the request to end until `until`; cancels it when the last caller holding it leaves. */
+  private async hold(record: RequestRecord, until: number, gone: AbortSignal): Promise<RequestRecord | undefined> {
+    const { id } = record;
+    this.holders.set(id, (this.holders.get(id) ?? 0) + 1);
+    let last = false;
+    let ended: RequestRecord | undefined;
+    const stop = new AbortController();
+    const onStop = () => stop.abort();
+    for (const signal of [gone, this.shutdown.signal]) signal.addEventListener("abort", onStop, { once: true });
+    if (gone.aborted || this.shutdown.signal.aborted) stop.abort();
+    try {
+      ended = await this.service.wait(id, Math.max(0, until - this.now()), stop.signal);
+    } finally {
+      for (const signal of [gone, this.shutdown.signal]) signal.removeEventListener("abort", onStop);
+      const left = (this.holders.get(id) ?? 1) - 1;
+      if (left > 0) this.holders.set(id, left);
+      else this.holders.delete(id);
+      last = left === 0;
+    }
+    if (gone.aborted && last && ended?.status === "pending") {
+      const result = await this.service.cancel(id, "claude-code", DISCONNECT_REASON);
+      this.logger.info({ id, outcome: result.outcome }, "claude code hook call left before the answer");
+    }
+    return ended;
+  }
+}
+
+/** The request a hook call becomes; it expires when the relay must reply. */
+function requestBody({ input, timeoutSeconds, channel }: HookCall): CreateRequestBody {
+  const built = hookRequestBody(input, { timeoutSeconds: replyDeadlineSeconds(timeoutSeconds), ...(channel ? { channel } : {}) });
+  const result = CreateRequestBody.safeParse(built);
+  if (result.success) return result.data;
+  throw invalidRequest(fieldProblems(result.error.issues));
+}

@@ -1,0 +1,71 @@
+/**
+ * HookCalls on a real RequestService (memory store, fake messenger): what
+ * shutdown does to held Claude Code hook calls, without HTTP. The rest of the
+ * flow (joins, deadlines, disconnects) is tested through the route in
+ * test/integration/hook-endpoint.test.ts.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { HookCalls, SHUTDOWN_REASON, type HookCall } from "../../../../src/requests/hooks/calls.js";
+import { parseHookInput } from "../../../../src/requests/hooks/input.js";
+import { RequestService } from "../../../../src/requests/service.js";
+import { createMemoryStore } from "../../../../src/store/memory-store.js";
+import { FakeMessenger } from "../../../helpers/relay.js";
+import { hookFixture } from "./fixtures.js";
+
+const services: RequestService[] = [];
+afterEach(() => {
+  while (services.length > 0) services.pop()!.close();
+});
+
+function setup() {
+  const store = createMemoryStore();
+  const messenger = new FakeMessenger();
+  const service = new RequestService({ store, messenger, defaultChannel: "C0123456789", defaultTimeoutSeconds: 600 });
+  services.push(service);
+  return { service, messenger, hookCalls: new HookCalls({ service }) };
+}
+
+function call(over: Partial<HookCall> = {}): HookCall {
+  return {
+    agent: "ci-bot",
+    input: parseHookInput(hookFixture("pre-tool-use")),
+    timeoutSeconds: 600,
+    startedAt: Date.now(),
+    gone: new AbortController().signal,
+    reference: "req-1",
+    ...over,
+  };
+}
+
+async function until(check: () => boolean) {
+  const deadline = Date.now() + 3000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const shutdownDeny = {
+  hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `${SHUTDOWN_REASON}, so the tool call was denied.` },
+};
+
+describe("when the relay shuts down", () => {
+  it("a held hook call is denied at once and its request cancelled with the reason, before close() resolves", async () => {
+    const { service, messenger, hookCalls } = setup();
+    const answer = hookCalls.answer(call());
+    await until(() => service.waiting === 1);
+    await hookCalls.close();
+    expect(await answer).toEqual(shutdownDeny);
+    const id = messenger.posts[0]!.id;
+    expect(await service.get(id)).toMatchObject({ status: "cancelled", cancelledBy: "relay", error: SHUTDOWN_REASON });
+  });
+
+  it("a hook call arriving after close() is denied without asking anyone", async () => {
+    const { service, messenger, hookCalls } = setup();
+    await hookCalls.close();
+    expect(await hookCalls.answer(call())).toEqual(shutdownDeny);
+    await service.idle();
+    expect(messenger.posts).toEqual([]);
+  });
+
+});
