@@ -3,14 +3,18 @@
  * /healthz says the process serves HTTP. /readyz asks the store and Slack and
  * answers 503 when either is down, or when the check itself fails or hangs.
  */
-import type { HttpApp } from "../transport.js";
+import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
+import type { HttpApp } from "../transport.js";
 
-export interface Readiness {
-  store: boolean;
-  slack: boolean;
-}
+export const Readiness = z.object({ store: z.boolean(), slack: z.boolean() });
+export type Readiness = z.infer<typeof Readiness>;
+
+/** GET /healthz. */
+export const HealthReply = z.object({ status: z.literal("ok") });
+/** GET /readyz, 200 or 503. */
+export const ReadinessReply = z.object({ status: z.enum(["ready", "not_ready"]), checks: Readiness });
 
 export interface HealthRoutesDeps {
   readiness: () => Promise<Readiness>;
@@ -22,9 +26,9 @@ const READINESS_TIMEOUT_MS = 5_000;
 const NOT_CHECKED: Readiness = Object.freeze({ store: false, slack: false });
 
 export function registerHealthRoutes(app: HttpApp, { readiness, logger }: HealthRoutesDeps): void {
-  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/healthz", async (): Promise<z.infer<typeof HealthReply>> => ({ status: "ok" }));
 
-  app.get("/readyz", async (_request, reply) => {
+  app.get("/readyz", async (_request, reply): Promise<z.infer<typeof ReadinessReply>> => {
     const checks = await checkWithin(readiness, READINESS_TIMEOUT_MS, logger);
     const ready = checks.store && checks.slack;
     reply.code(ready ? 200 : 503);

@@ -1,0 +1,225 @@
+/**
+ * The OpenAPI 3.1 document of the agent API, generated from the same zod
+ * schemas the relay parses requests with and builds replies by (one source),
+ * served at GET /openapi.json and kept in the repository as openapi.json
+ * (`npm run openapi`; a test fails when the two differ). Users writing agents
+ * in Python or Go generate a client from it.
+ *
+ * zod-openapi assembles the document: it renders each schema with zod's own
+ * JSON Schema output (request bodies as agents may write them, defaults
+ * optional; replies as the relay sends them) and turns the named ones into
+ * components. Its 5.x line is used: 6.x needs Node 22.
+ */
+import { z } from "zod";
+import { createDocument, type ZodOpenApiOverride, type ZodOpenApiResponsesObject } from "zod-openapi";
+import { ClaudeCodeHookInput, HOOK_PATH, MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS, PermissionRequestOutput, PreToolUseOutput } from "../protocol/claude-code-hook.js";
+import { CreateRequestBody, LIMITS, SlackChannelId } from "../protocol/request-body.js";
+import { CreatedRequest, ErrorReply, RequestView } from "../protocol/request-view.js";
+import { HealthReply, ReadinessReply } from "./routes/health.js";
+import type { HttpApp } from "./transport.js";
+
+export const OPENAPI_PATH = "/openapi.json";
+
+/** Longest `?wait=` the document states (seconds); the server's own default. */
+const MAX_WAIT_SECONDS = 60;
+
+const json = (schema: z.ZodType) => ({ "application/json": { schema } });
+const error = (description: string) => ({ description, content: json(ErrorReply) });
+
+/** The refusals every authenticated route may give. */
+const refusals = {
+  "400": error("Invalid JSON, or the body or query refused by the schema; `details` lists `{path, message}` per field."),
+  "401": {
+    ...error("No token, or an unknown one."),
+    headers: z.object({ "WWW-Authenticate": z.literal("Bearer") }),
+  },
+  "405": { ...error("Another method than the path takes."), headers: z.object({ Allow: z.string().meta({ example: "POST" }) }) },
+  "500": error("A bug or an outage in the relay, never bad input; `details.requestId` is the reference in its log."),
+} satisfies ZodOpenApiResponsesObject;
+const bodyRefusals = {
+  "413": error("A body over 1 MB."),
+  "415": error("A body that is not `application/json` (or a `+json` type), or is compressed."),
+} satisfies ZodOpenApiResponsesObject;
+
+const waitQuery = z.object({
+  wait: z.number().min(0).max(MAX_WAIT_SECONDS).optional().meta({
+    description: `Hold up to this many seconds (decimals allowed, at most ${MAX_WAIT_SECONDS}) until the request is no longer pending, then return it as GET does.`,
+  }),
+});
+const idPath = z.object({ id: z.string().min(1).max(200).meta({ description: "The request's id, as the create returned it." }) });
+const requestId = z.object({
+  "X-Request-Id": z.string().optional().meta({ description: "Echoed back; a fresh id when absent or not a plain token of up to 128 characters." }),
+});
+
+export function openApiDocument(): ReturnType<typeof createDocument> {
+  return createDocument(
+    {
+    openapi: "3.1.0",
+    info: {
+      title: "Slack approval relay: agent API",
+      version: "1",
+      description:
+        "Carries AI agents' questions to Slack and brings people's answers back. Agents create a request, then long-poll it " +
+        "(or get a signed callback) until a person answers in Slack. Errors are `{error: {code, message, details?}}`.",
+    },
+    servers: [{ url: "http://localhost:3000", description: "A relay on its default port" }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent token from RELAY_TOKENS." } },
+      schemas: {
+        CreateRequestBody,
+        RequestView,
+        CreatedRequest,
+        ErrorReply,
+        ClaudeCodeHookInput,
+        PreToolUseOutput,
+        PermissionRequestOutput,
+      },
+    },
+    paths: {
+      "/v1/requests": {
+        post: {
+          operationId: "createRequest",
+          summary: "Ask a person in Slack",
+          description:
+            "Creates a request and posts it to Slack. The same idempotency key from the same token returns the existing request (200) and posts once.",
+          requestParams: {
+            query: waitQuery,
+            header: requestId.extend({
+              "Idempotency-Key": z.string().min(1).max(LIMITS.idempotencyKey).optional().meta({ description: "Same as the body's `idempotencyKey`; both may be given only if they agree." }),
+            }),
+          },
+          requestBody: { required: true, content: json(CreateRequestBody) },
+          responses: {
+            "201": { description: "Created: `{id, status, expiresAt}`, or the whole request with `?wait` or when it was answered at once.", content: json(CreatedRequest) },
+            "200": { description: "The idempotency key named a request that already exists: the request as GET returns it.", content: json(RequestView) },
+            ...refusals,
+            ...bodyRefusals,
+          },
+          callbacks: {
+            requestEnded: {
+              "{$request.body#/callbackUrl}": {
+                post: {
+                  summary: "The request ended",
+                  description:
+                    "With `callbackUrl`, the final request is POSTed there once it ends, signed with the agent token: " +
+                    '`X-Relay-Signature: v1=<hex HMAC-SHA256(token, "v1:" + timestamp + ":" + body)>`. Delivery is at least once.',
+                  requestParams: {
+                    header: z.object({
+                      "X-Relay-Timestamp": z.string().meta({ description: "Unix seconds." }),
+                      "X-Relay-Signature": z.string(),
+                      "X-Relay-Request-Id": z.string().meta({ description: "Dedupe on it." }),
+                    }),
+                  },
+                  requestBody: { content: json(RequestView) },
+                  responses: { "200": { description: "Any 2xx acknowledges the delivery; anything else is retried for six hours." } },
+                },
+              },
+            },
+          },
+        },
+      },
+      "/v1/requests/{id}": {
+        get: {
+          operationId: "getRequest",
+          summary: "Read a request, optionally waiting for its answer",
+          requestParams: { path: idPath, query: waitQuery, header: requestId },
+          responses: {
+            "200": { description: "The request.", content: json(RequestView) },
+            "404": error("No such request for this token (another token's request is not found either)."),
+            ...refusals,
+          },
+        },
+        delete: {
+          operationId: "cancelRequest",
+          summary: "Cancel a request",
+          description: "The Slack message is updated and waiters get `cancelled`.",
+          requestParams: { path: idPath, header: requestId },
+          responses: {
+            "200": { description: "Cancelled (or already cancelled).", content: json(RequestView) },
+            "404": error("No such request for this token."),
+            "409": error("The request already ended: `relay_already_answered` or `relay_already_ended`, with the request as `details`."),
+            ...refusals,
+          },
+        },
+      },
+      [HOOK_PATH]: {
+        post: {
+          operationId: "claudeCodeHook",
+          summary: "A Claude Code `http` hook (PreToolUse, PermissionRequest)",
+          description:
+            "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
+            "No answer in time, a dropped request or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
+          requestParams: {
+            query: z.object({
+              timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({
+                description: "The hook's own `timeout` (seconds): the relay denies a few seconds before it. Default: RELAY_HOOK_TIMEOUT.",
+              }),
+              channel: SlackChannelId.optional().meta({ description: "Where to ask; default: SLACK_DEFAULT_CHANNEL." }),
+            }),
+            header: requestId,
+          },
+          requestBody: { required: true, content: json(ClaudeCodeHookInput) },
+          responses: {
+            "200": { description: "The hook JSON for the event.", content: json(z.union([PreToolUseOutput, PermissionRequestOutput])) },
+            ...refusals,
+            ...bodyRefusals,
+          },
+        },
+      },
+      "/healthz": {
+        get: {
+          operationId: "health",
+          summary: "Liveness",
+          security: [],
+          responses: { "200": { description: "The process serves HTTP.", content: json(HealthReply) } },
+        },
+      },
+      "/readyz": {
+        get: {
+          operationId: "readiness",
+          summary: "Readiness: the store and Slack answer",
+          security: [],
+          responses: {
+            "200": { description: "Ready.", content: json(ReadinessReply) },
+            "503": { description: "Not ready; `checks` says which part is down.", content: json(ReadinessReply) },
+          },
+        },
+      },
+    },
+  },
+    { override: adjust },
+  );
+}
+
+/** "PermissionBody", "StepGateBody", …: each kind's body, by its `kind`. */
+const KIND_TITLES = new Map<unknown, string>(
+  CreateRequestBody.options.map((option) => [option, `${option.shape.kind.value.replace(/(?:^|_)(\w)/g, (_, c: string) => c.toUpperCase())}Body`]),
+);
+
+/**
+ * Two touches to zod's rendering. Each kind's body gets a title, which client
+ * generators name their classes by. And zod renders a reply object as closed
+ * (`additionalProperties: false`: its parser strips unknown keys); the
+ * document leaves replies open, so a client generated today still reads a
+ * reply that gains a field tomorrow.
+ */
+const adjust: ZodOpenApiOverride = ({ jsonSchema, zodSchema, io }) => {
+  const title = KIND_TITLES.get(zodSchema);
+  if (title) jsonSchema.title = title;
+  const def = zodSchema._zod.def as { type: string; catchall?: unknown };
+  if (io === "output" && def.type === "object" && def.catchall === undefined && jsonSchema.additionalProperties === false) {
+    delete jsonSchema.additionalProperties;
+  }
+};
+
+/** The document as openapi.json holds it: two-space indents, a final newline. */
+export function openApiText(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+}
+
+/** GET /openapi.json, without a token: built once, when the route is registered. */
+export function registerOpenApiRoute(app: HttpApp): void {
+  const document = openApiDocument();
+  app.get(OPENAPI_PATH, async () => document);
+}

@@ -1,2 +1,0 @@
-import type { HttpApp } from "../transport.js";
-export function registerOpenApiRoute(_app: HttpApp): void {}

@@ -1,0 +1,62 @@
+/**
+ * The OpenAPI document of the agent API: generated from the zod schemas,
+ * valid OpenAPI 3.1, the same as the openapi.json clients are generated
+ * from, and served at GET /openapi.json without a token.
+ */
+import { readFileSync } from "node:fs";
+import { validate } from "@readme/openapi-parser";
+import { afterEach, describe, expect, it } from "vitest";
+import { openApiDocument, openApiText } from "../../src/http/openapi.js";
+import { startRelay, type TestRelay } from "../helpers/relay.js";
+
+const committed = readFileSync(new URL("../../openapi.json", import.meta.url), "utf8");
+
+let relay: TestRelay | undefined;
+afterEach(async () => {
+  await relay?.close();
+  relay = undefined;
+});
+
+describe("the OpenAPI document", () => {
+  it("openapi.json in the repository is the one the schemas generate (run `npm run openapi` after changing a schema)", () => {
+    expect(committed).toBe(openApiText());
+  });
+
+  it("is valid OpenAPI 3.1", async () => {
+    const result = await validate(structuredClone(openApiDocument()) as Parameters<typeof validate>[0]);
+    expect(result).toMatchObject({ valid: true, specification: "OpenAPI" });
+    expect(openApiDocument().openapi).toBe("3.1.0");
+  });
+
+  it("describes every agent route, the error shape and bearer authentication, with health open to all", () => {
+    const document = openApiDocument();
+    const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual([
+      "DELETE /v1/requests/{id}",
+      "GET /healthz",
+      "GET /readyz",
+      "GET /v1/requests/{id}",
+      "POST /v1/hooks/claude-code",
+      "POST /v1/requests",
+    ]);
+    expect(document.components?.securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }) });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.paths?.["/healthz"]?.get?.security).toEqual([]);
+    expect(document.components?.schemas?.ErrorReply).toMatchObject({
+      properties: { error: { properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
+    });
+    const created = document.paths?.["/v1/requests"]?.post?.responses;
+    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "405", "413", "415", "500"]);
+    expect(JSON.stringify(document.components?.schemas?.CreateRequestBody)).toContain('"title":"InteractiveQuestionsBody"');
+  });
+
+  it("is served at GET /openapi.json without a token, exactly as committed", async () => {
+    relay = await startRelay();
+    const response = await relay.call("/openapi.json", { as: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.body).toEqual(JSON.parse(committed));
+  });
+});
