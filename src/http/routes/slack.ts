@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpApp } from "../transport.js";
 import { notFound, tooLarge } from "../errors.js";
+import { REQUEST_ID_HEADER } from "../logging.js";
 
 export type SlackListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -25,6 +26,8 @@ export function registerSlackRoute(app: HttpApp, { listener, bodyLimitBytes }: {
         if (Number(request.headers["content-length"]) > bodyLimitBytes) throw tooLarge(bodyLimitBytes);
       },
       handler: async (request, reply) => {
+        // Bolt writes the response itself; the request id still goes back for the log's sake.
+        reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
         try {
           listener(request.raw, reply.raw);
         } catch (error) {
