@@ -14,14 +14,11 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOverride, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { ClaudeCodeHookInput, HOOK_PATH, MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS, PermissionRequestOutput, PreToolUseOutput } from "../protocol/claude-code-hook.js";
 import { CreateRequestBody, LIMITS, SlackChannelId } from "../protocol/request-body.js";
-import { CreatedRequest, ErrorReply, RequestView } from "../protocol/request-view.js";
+import { CreatedRequest, ErrorReply, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { HealthReply, ReadinessReply } from "./routes/health.js";
 import type { HttpApp } from "./transport.js";
 
 export const OPENAPI_PATH = "/openapi.json";
-
-/** Longest `?wait=` the document states (seconds); the server's own default. */
-const MAX_WAIT_SECONDS = 60;
 
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 const error = (description: string) => ({ description, content: json(ErrorReply) });
