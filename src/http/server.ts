@@ -8,7 +8,7 @@
  * through the one error mapping (./errors.ts) to the relay's error shape.
  * Transport only: the RequestService and HookCalls do the work.
  */
-import { METHODS, STATUS_CODES } from "node:http";
+import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentToken } from "../config.js";
@@ -18,21 +18,15 @@ import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
 import type { RequestService } from "../requests/service.js";
 import { useBearerAuth } from "./auth.js";
-import { clientErrorReply, errorReply, methodNotAllowed, notFound } from "./errors.js";
+import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
+import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
 import { useJsonBodies, type HttpApp } from "./transport.js";
-
-declare module "fastify" {
-  interface FastifyContextConfig {
-    /** Set on the routes that answer 405: the methods the path does take. */
-    allow?: readonly string[];
-  }
-}
 
 export interface HttpDeps {
   service: RequestService;
@@ -128,39 +122,6 @@ function hasEmptyParam(request: FastifyRequest): boolean {
 
 function commonHeaders(request: FastifyRequest): Record<string, string> {
   return { ...COMMON_HEADERS, [REQUEST_ID_HEADER]: request.id };
-}
-
-/** The methods of every path, in the order they are registered (HEAD routes Fastify adds left out). */
-function routesByPath(app: HttpApp): Map<string, string[]> {
-  const declared = new Map<string, string[]>();
-  app.addHook("onRoute", (route) => {
-    if (route.config?.allow !== undefined) return;
-    const methods = declared.get(route.url) ?? [];
-    for (const method of [route.method].flat()) if (method !== "HEAD") methods.push(method);
-    declared.set(route.url, methods);
-  });
-  return declared;
-}
-
-/**
- * Every path answers the methods it was not given with 405 and `Allow`
- * (HEAD where GET is), Node's whole method list included (Fastify knows a
- * few), refused when the request arrives. Registered last, so it runs once
- * every route is known.
- */
-function refuseOtherMethods(app: HttpApp, declared: Map<string, string[]>): void {
-  for (const method of METHODS) {
-    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
-  }
-  void app.register(async (scope) => {
-    for (const [url, methods] of declared) {
-      const allow = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-      const refuse = async () => {
-        throw methodNotAllowed(allow);
-      };
-      scope.route({ method: app.supportedMethods.filter((m) => !allow.includes(m)), url, config: { allow }, onRequest: refuse, handler: refuse });
-    }
-  });
 }
 
 /**
