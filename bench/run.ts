@@ -4,6 +4,9 @@
  * many held long-polls, and the Claude Code hook endpoint — with the memory
  * store and with Redis. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
+ * Redis: REDIS_TEST_URL when set (the bench's keys are removed afterwards),
+ * otherwise a throwaway redis-server from the PATH for the run; with neither,
+ * only the memory store is measured.
  *
  *   npm run bench -- [--quick] [--only latency,throughput,memory,hook]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
@@ -17,6 +20,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
+import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
 import { runMemory } from "./memory.js";
@@ -25,7 +29,6 @@ import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const REDIS_URL = "redis://127.0.0.1:6379";
 const SCENARIOS = ["latency", "throughput", "memory", "hook"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -90,8 +93,8 @@ function build(): void {
 const REDIS_PREFIX = `bench-${process.pid}-${Date.now().toString(36)}`;
 
 /** true when Redis answers. */
-async function redisAvailable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+async function redisAvailable(url: string): Promise<boolean> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on("error", () => undefined);
   try {
     await redis.connect();
@@ -104,8 +107,8 @@ async function redisAvailable(): Promise<boolean> {
 }
 
 /** Deletes every key of this run (SCAN + UNLINK); returns how many. */
-async function removeBenchKeys(): Promise<number> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+async function removeBenchKeys(url: string): Promise<number> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   let removed = 0;
   try {
     for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) {
@@ -118,7 +121,26 @@ async function removeBenchKeys(): Promise<number> {
   return removed;
 }
 
-async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>): Promise<StoreResults> {
+/** The Redis to measure against: REDIS_TEST_URL, or a throwaway redis-server; undefined when there is neither. */
+async function openRedis(): Promise<{ url: string; server?: RedisServer } | undefined> {
+  const log = progress("redis");
+  const given = process.env.REDIS_TEST_URL;
+  if (given) {
+    if (await redisAvailable(given)) return { url: given };
+    log("REDIS_TEST_URL does not answer: measuring the memory store only");
+    return undefined;
+  }
+  const binary = findRedisServer();
+  if (!binary) {
+    log("no redis-server on the PATH and no REDIS_TEST_URL: measuring the memory store only");
+    return undefined;
+  }
+  const server = await startRedisServer(binary);
+  log(`throwaway redis-server at ${server.url}`);
+  return { url: server.url, server };
+}
+
+async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>, redisUrl: string): Promise<StoreResults> {
   const settings = PROFILES[options.profile];
   const results: StoreResults = { store, problems: [] };
   for (const scenario of options.scenarios) {
@@ -126,7 +148,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
     const target: TargetOptions = {
       store,
       mainPath: join(ROOT, "dist", "main.js"),
-      redisUrl: REDIS_URL,
+      redisUrl,
       redisPrefix: REDIS_PREFIX,
       logLevel: options.logLevel,
       nodeFlags: [
@@ -163,16 +185,14 @@ async function main(): Promise<number> {
   }
   const loadAtStart = loadavg()[0]!;
   if (options.build) build();
-  const useRedis = options.stores.includes("redis") && (await redisAvailable());
-  if (options.stores.includes("redis") && !useRedis) {
-    progress("redis")(`no Redis at ${REDIS_URL}: measuring the memory store only`);
-    options.stores = options.stores.filter((s) => s !== "redis");
-  }
+  const redis = options.stores.includes("redis") ? await openRedis() : undefined;
+  if (options.stores.includes("redis") && !redis) options.stores = options.stores.filter((s) => s !== "redis");
   const results: StoreResults[] = [];
   try {
-    for (const store of options.stores) results.push(await runStore(store, options));
+    for (const store of options.stores) results.push(await runStore(store, options, redis?.url ?? ""));
   } finally {
-    if (useRedis) progress("redis")(`removed ${await removeBenchKeys()} keys under ${REDIS_PREFIX}:*`);
+    if (redis?.server) await redis.server.stop();
+    else if (redis) progress("redis")(`removed ${await removeBenchKeys(redis.url)} keys under ${REDIS_PREFIX}:*`);
   }
 
   const cpuList = cpus();

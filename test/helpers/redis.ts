@@ -1,12 +1,14 @@
 /**
- * Shared helpers for tests that run against a real Redis server
- * (REDIS_TEST_URL, default redis://127.0.0.1:6379): connections, a unique key
- * prefix per test, and cleanup of everything under that prefix.
+ * Shared helpers for tests that run against a real Redis server: the one
+ * test/global-setup.ts provides for the run (REDIS_TEST_URL, or a throwaway
+ * redis-server it started), connections, a unique key prefix per test, and
+ * cleanup of everything under that prefix.
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { inject } from "vitest";
 
-export const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+export const REDIS_TEST_URL = inject("redisTestUrl");
 
 /** A new connection to the test Redis; the caller quits it. */
 export function connectTestRedis(): Redis {

@@ -1,0 +1,156 @@
+/**
+ * Throwaway redis-server processes for the test run (test/global-setup.ts)
+ * and the bench: the redis-server found on the PATH, on a free loopback port,
+ * in a temp dir of its own, with persistence off. stop() ends it and removes
+ * the dir; should the process that started it die first (a crash, SIGKILL,
+ * Ctrl-C), a watchdog ends it too, so a run never leaves a server behind.
+ *
+ * Hand-written because the packages that do this (redis-memory-server and
+ * kin) download or compile Redis at install time; here the binary on the PATH
+ * is the point, offline. The watchdog is a few lines of POSIX sh: the server
+ * runs under an `sh` whose stdin is a pipe from this process, and when that
+ * pipe closes (this process ended, however it ended) the sh stops the server.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+export interface RedisServer {
+  /** e.g. redis://127.0.0.1:41234 */
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its dir. */
+  stop(): Promise<void>;
+}
+
+/** What to tell someone who has no redis-server. */
+export const INSTALL_REDIS =
+  "install one (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis), " +
+  "or set REDIS_TEST_URL to a Redis the tests may write into (they use key prefixes of their own and delete them)";
+
+/** The redis-server executable on the PATH, or undefined. */
+export function findRedisServer(path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "redis-server");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this dir
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `sh -c` script: runs the server (its arguments after the dir) in the
+ * background, stops it when stdin reaches EOF, then removes the dir and exits
+ * with the server's status. The watchdog reads a copy of stdin (fd 3): a
+ * background job's own stdin is /dev/null. The sh itself ignores Ctrl-C and
+ * hangups so that it outlives the server and always cleans up.
+ */
+const WATCHDOG = `
+dir=$1; shift
+exec 3<&0 0</dev/null
+"$@" 3<&- &
+server=$!
+( cat <&3 >/dev/null; kill -TERM "$server" 2>/dev/null ) &
+trap '' INT HUP
+wait "$server"
+status=$?
+rm -rf "$dir"
+exit $status
+`;
+
+/** A port nothing listens on right now (the OS picks it). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", resolve);
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("could not pick a free port");
+  return address.port;
+}
+
+/** Starts one server; retries with another port when the one picked was taken meanwhile. */
+export async function startRedisServer(binary = findRedisServer()): Promise<RedisServer> {
+  if (!binary) throw new Error(`no redis-server on the PATH: ${INSTALL_REDIS}`);
+  let lastError: Error | undefined;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      return await startOnce(binary, await freePort());
+    } catch (error) {
+      lastError = error as Error;
+      if (!/address already in use/i.test(lastError.message)) break;
+    }
+  }
+  throw lastError!;
+}
+
+async function startOnce(binary: string, port: number): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), "relay-redis-"));
+  const args = [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
+    "--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no",
+  ];
+  const child = spawn("/bin/sh", ["-c", WATCHDOG, "redis-watchdog", dir, binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    await ready(child, exited);
+  } catch (error) {
+    child.stdin!.end();
+    await exited;
+    removeDir();
+    throw error;
+  }
+  // The server's own log is not wanted once it is up; keep draining it so it never blocks.
+  child.stdout!.resume();
+  child.stderr!.resume();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      child.stdin!.end();
+      const hard = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(hard);
+      removeDir();
+    })());
+  return { url: `redis://127.0.0.1:${port}`, port, stop };
+}
+
+/** Resolves once the server logs that it accepts connections; rejects with its log if it exits first. */
+function ready(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = "";
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString("utf8");
+      if (/Ready to accept connections/.test(log)) {
+        cleanup();
+        resolve();
+      }
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`redis-server did not become ready within 10 s:\n${log}`));
+    }, 10_000);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout!.off("data", onData);
+      child.stderr!.off("data", onData);
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    void exited.then((code) => {
+      cleanup();
+      reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`));
+    });
+  });
+}
