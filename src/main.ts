@@ -13,7 +13,6 @@ import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryStore } from "./store/memory-store.js";
-import { connectRedisStore } from "./store/redis-store.js";
 import type { RequestStore } from "./requests/store.js";
 
 export interface StartOptions {
@@ -42,11 +41,13 @@ const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inacti
 export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const store = openStore(config, logger);
-  await store.ready();
-
+  const store = await openStore(config, logger);
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
-  await checkBotToken(client, logger);
+  // Slack's round trip runs while the store connects and the server starts listening, so it
+  // does not delay /healthz; a refused token still stops the start before startRelay returns.
+  const tokenChecked = checkBotToken(client, logger);
+  tokenChecked.catch(() => undefined);
+  await store.ready();
   const messenger = createSlackMessenger({ client, logger });
   const service = new RequestService({
     store,
@@ -88,6 +89,17 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   });
 
   await listenHttp(app, options.port ?? config.port, options.host);
+  try {
+    await tokenChecked;
+  } catch (error) {
+    await hookCalls.close();
+    service.close();
+    app.server.closeAllConnections();
+    await app.close();
+    await service.idle();
+    await store.close();
+    throw error;
+  }
   await slack.start();
   const stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
   callbacks.start();
@@ -127,8 +139,12 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   return { url, config, service, close };
 }
 
-function openStore(config: Config, logger: Logger): RequestStore {
-  if (config.redisUrl) return connectRedisStore(config.redisUrl, { logger, prefix: config.redisPrefix });
+/** The Redis store's code (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the start. */
+async function openStore(config: Config, logger: Logger): Promise<RequestStore> {
+  if (config.redisUrl) {
+    const { connectRedisStore } = await import("./store/redis-store.js");
+    return connectRedisStore(config.redisUrl, { logger, prefix: config.redisPrefix });
+  }
   logger.warn(
     "REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.",
   );

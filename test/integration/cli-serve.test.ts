@@ -1,20 +1,26 @@
 /**
  * `approval-relay serve` (what `npm start` runs), spawned for real: it starts
- * the relay from the environment and stops it cleanly on SIGTERM. Slack's
- * Web API is a loopback stand-in that accepts everything.
+ * the relay from the environment and stops it cleanly on SIGTERM, and stops
+ * the start when the configuration is missing or Slack refuses the bot token.
+ * Slack's Web API is a loopback stand-in that accepts everything unless a
+ * test says otherwise.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../src/client/index.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
 import { runCli, startCli } from "./cli-spawn.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
 let slack: Server;
+/** What the Slack stand-in answers to every call. */
+let slackReply: Record<string, unknown>;
 beforeEach(async () => {
+  slackReply = { ok: true, team: "T0TEAM", user: "relay" };
   slack = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ok: true, team: "T0TEAM", user: "relay" }));
+    res.end(JSON.stringify(slackReply));
   });
   await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
 });
@@ -62,6 +68,30 @@ describe("approval-relay serve", () => {
     const result = await run.done;
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/relay stopped/);
+  });
+
+  it("when Slack refuses the bot token, it exits 1 saying to copy the token again, also with Redis connected", async () => {
+    slackReply = { ok: false, error: "token_revoked" };
+    const prefix = uniquePrefix();
+    const result = await runCli(["serve"], {
+      tsx: true,
+      env: {
+        SLACK_BOT_TOKEN: "xoxb-1-serve-test",
+        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+        RELAY_TOKENS: `ci:${TOKEN}`,
+        PORT: String(await freePort()),
+        REDIS_URL: REDIS_TEST_URL,
+        REDIS_PREFIX: prefix,
+      },
+    });
+    const redis = connectTestRedis();
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "approval-relay serve: SLACK_BOT_TOKEN was refused by Slack (token_revoked): copy the Bot User OAuth Token again from the app's OAuth & Permissions page",
+    );
   });
 
   it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {

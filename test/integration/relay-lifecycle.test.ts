@@ -1,17 +1,20 @@
 /**
- * The relay as `npm start` runs it (src/main.ts), across its life: Socket
- * Mode (the quick start's default), shutdown releasing every held call, a
- * restart with Redis keeping pending requests answerable, and two instances
- * sharing one Redis (the agent waits on one, the click lands on the other).
+ * The relay as `npm start` runs it (src/main.ts), across its life: the start
+ * (the bot token check and what it does not hold up), Socket Mode (the quick
+ * start's default), shutdown releasing every held call, a restart with Redis
+ * keeping pending requests answerable, and two instances sharing one Redis
+ * (the agent waits on one, the click lands on the other).
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.js";
+import { createLogger, silentLogger } from "../../src/logger.js";
 import { startRelay } from "../../src/main.js";
 import { Action, encodeButton } from "../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay } from "../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL } from "../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../helpers/slack-web-api.js";
 import { startSocketModeServer } from "../helpers/socket-mode-server.js";
@@ -45,6 +48,86 @@ async function sharedRedis(): Promise<{ slack: SlackWebApiStandIn; env: Record<s
   });
   return { slack, env: { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix } };
 }
+
+/** A Slack Web API that answers auth.test with what `authTest` resolves to; its URL for SLACK_API_URL. */
+async function slackAnswering(authTest: () => Promise<Record<string, unknown>>): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    void authTest().then((reply) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const startEnv = (slackApiUrl: string) => ({
+  SLACK_BOT_TOKEN: BOT_TOKEN,
+  SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+  SLACK_API_URL: slackApiUrl,
+  RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
+});
+
+describe("the relay's start", () => {
+  it("when Slack refuses the bot token, the start fails with how to fix it, and closes its port and its Redis connections", async () => {
+    const { env } = await sharedRedis();
+    const port = await freePort();
+    const slackApiUrl = await slackAnswering(async () => ({ ok: false, error: "invalid_auth" }));
+
+    await expect(startRelay({ env: { ...startEnv(slackApiUrl), ...env }, logger: silentLogger, port, host: "127.0.0.1" })).rejects.toThrow(
+      "SLACK_BOT_TOKEN was refused by Slack (invalid_auth): copy the Bot User OAuth Token again from the app's OAuth & Permissions page",
+    );
+
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    const redis = connectTestRedis();
+    cleanups.push(async () => void (await redis.quit()));
+    const channel = `${env.REDIS_PREFIX}:ended`;
+    await until(async () => (await redis.pubsub("NUMSUB", channel))[1] === 0, 2000, "the store's subscription to close");
+  });
+
+  it("answers /healthz while Slack has not yet answered the bot token check, and starts once it has", async () => {
+    let accept: () => void = () => {};
+    const accepted = new Promise<void>((resolve) => (accept = resolve));
+    const slackApiUrl = await slackAnswering(async () => {
+      await accepted;
+      return { ok: true, team: "Acme", user: "relay" };
+    });
+    const port = await freePort();
+    const starting = startRelay({ env: startEnv(slackApiUrl), logger: silentLogger, port, host: "127.0.0.1" });
+    let started = false;
+    void starting.then(() => (started = true), () => undefined);
+
+    await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 10_000, "/healthz");
+    expect(started).toBe(false);
+    accept();
+    const relay = await starting;
+    cleanups.push(() => relay.close());
+    expect(relay.url).toBe(`http://127.0.0.1:${port}`);
+  });
+
+  it("when Slack cannot be reached, it starts anyway and says /readyz will report Slack down", async () => {
+    const logs: string[] = [];
+    const relay = await startRelay({
+      env: startEnv(`http://127.0.0.1:${await freePort()}/api/`),
+      logger: createLogger({ level: "info", write: (line) => logs.push(line) }),
+      port: 0,
+      host: "127.0.0.1",
+    });
+    cleanups.push(() => relay.close());
+    expect((await fetch(`${relay.url}/healthz`)).status).toBe(200);
+    expect(logs.join("\n")).toMatch(/could not verify the Slack bot token at start; \/readyz will report Slack as down/);
+  });
+});
 
 describe("the relay process", () => {
   it("in Socket Mode (SLACK_APP_TOKEN set), a click delivered over the WebSocket answers the waiting agent", async () => {

@@ -1,0 +1,149 @@
+/**
+ * `npm start` as a developer or an operator runs it: with the build current
+ * it starts the built relay at once (no TypeScript build on the way), and
+ * when the sources changed since the last build it builds first, so an edit
+ * is never silently ignored (scripts/ensure-build.mjs, scripts/build-stamp.mjs).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/redis.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe("npm start", () => {
+  let slack: Server;
+  beforeAll(async () => {
+    // What `npm start` itself would do first when src/ changed since the last build (a developer
+    // running the tests after an edit): build, so the test below measures a start with a current build.
+    const built = spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", ""], { cwd: root, encoding: "utf8" });
+    if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stderr}`);
+    slack = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, team: "T0TEAM", user: "relay" }));
+    });
+    await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
+  }, 300_000);
+  afterAll(async () => {
+    slack.closeAllConnections();
+    await new Promise((resolve) => slack.close(resolve));
+  });
+
+  it("with the build current, reaches a healthy /healthz within 5 s and builds nothing", async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const child = spawn("npm", ["start"], {
+      cwd: root,
+      // A group of its own (npm → sh → node) so the whole start can be stopped; only what the relay reads.
+      detached: true,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? tmpdir(),
+        SLACK_BOT_TOKEN: "xoxb-1-npm-start",
+        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+        RELAY_TOKENS: "ci:tok_npm_start_0123456789",
+        PORT: String(port),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 20_000, `/healthz; output:\n${output}`);
+      const elapsed = Date.now() - started;
+      expect(output).not.toMatch(/building/);
+      expect(elapsed, `start → healthy took ${elapsed} ms`).toBeLessThan(5000);
+    } finally {
+      process.kill(-child.pid!, "SIGTERM");
+      await exited;
+    }
+  });
+});
+
+describe("npm start's build check", () => {
+  let project: string;
+  /** A project with the real check, a stand-in build that records that it ran, and a stamp from a build at T. */
+  const T = new Date("2026-01-01T00:00:00Z");
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), "relay-build-check-"));
+    mkdirSync(join(project, "scripts"));
+    mkdirSync(join(project, "src", "store"), { recursive: true });
+    mkdirSync(join(project, "dist"));
+    for (const file of ["build-stamp.mjs", "ensure-build.mjs"]) copyFileSync(join(root, "scripts", file), join(project, "scripts", file));
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  /** Resets the fake project: sources and build script last changed at T, stamped by a build at T. */
+  function builtAt(buildScript: string): void {
+    writeFileSync(join(project, "scripts", "build.mjs"), buildScript);
+    writeFileSync(join(project, "src", "store", "store.ts"), "export {};\n");
+    writeFileSync(join(project, "dist", ".build-stamp.json"), JSON.stringify({ inputsMtimeMs: T.getTime() }));
+    rmSync(join(project, "built"), { force: true });
+    for (const path of ["scripts/build.mjs", "scripts/build-stamp.mjs", "scripts/ensure-build.mjs", "src/store/store.ts", "src/store", "src"]) {
+      utimesSync(join(project, path), T, T);
+    }
+  }
+  const recordingBuild = `import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../built", import.meta.url), "yes");\n`;
+  const start = () =>
+    spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", "process.stdout.write('relay started')"], { cwd: project, encoding: "utf8" });
+
+  it("when nothing changed since the build, it starts without building", () => {
+    builtAt(recordingBuild);
+    const result = start();
+    expect(result.stdout).toBe("relay started");
+    expect(result.stderr).toBe("");
+    expect(existsSync(join(project, "built"))).toBe(false);
+  });
+
+  it("when a source file changed since the build, it builds first, then starts", () => {
+    builtAt(recordingBuild);
+    const later = new Date(T.getTime() + 1000);
+    utimesSync(join(project, "src", "store", "store.ts"), later, later);
+    const result = start();
+    expect(result.stderr).toContain("npm start: src/ changed since the last build; building (npm run build)…");
+    expect(existsSync(join(project, "built"))).toBe(true);
+    expect(result.stdout).toBe("relay started");
+  });
+
+  it("when a source file was added or removed since the build, it builds first", () => {
+    builtAt(recordingBuild);
+    rmSync(join(project, "src", "store", "store.ts"));
+    const result = start();
+    expect(existsSync(join(project, "built"))).toBe(true);
+    expect(result.stdout).toBe("relay started");
+  });
+
+  it("when there is no complete build, it builds first", () => {
+    builtAt(recordingBuild);
+    rmSync(join(project, "dist", ".build-stamp.json"));
+    const result = start();
+    expect(result.stderr).toContain("npm start: no complete build in dist/; building (npm run build)…");
+    expect(existsSync(join(project, "built"))).toBe(true);
+  });
+
+  it("when the build fails, it does not start and says how to start what is built anyway", () => {
+    builtAt("process.exit(2);\n");
+    const later = new Date(T.getTime() + 1000);
+    utimesSync(join(project, "src", "store", "store.ts"), later, later);
+    const result = start();
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("npm start: the build failed (see above); fix the errors, or start what is in dist/ anyway with `node dist/cli/main.js serve`.");
+  });
+});
