@@ -1,10 +1,14 @@
 # syntax=docker/dockerfile:1
-# Multi-stage build: compile TypeScript with dev dependencies, then ship only
-# the compiled relay and its production dependencies, running as a non-root user.
+# Multi-stage build: compile TypeScript with dev dependencies in the build
+# stage, then ship only the compiled relay and its production dependencies,
+# running as the non-root `node` user. The image starts the compiled relay
+# directly (what `npm start` runs once the build is current): nothing is
+# compiled when a container starts.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would build before the sources are copied in.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -21,9 +25,11 @@ ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# package.json: "type": "module" for dist/; manifest.yml: the Slack app manifest, for reference.
 COPY package.json manifest.yml ./
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Exec form: node is PID 1 and gets SIGTERM itself; the CLI turns it into a graceful shutdown.
 CMD ["node", "dist/cli/main.js", "serve"]
