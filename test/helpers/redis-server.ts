@@ -13,9 +13,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { freePort } from "./ports.js";
 
 export interface RedisServer {
   /** e.g. redis://127.0.0.1:41234 */
@@ -64,19 +64,6 @@ status=$?
 rm -rf "$dir"
 exit $status
 `;
-
-/** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", resolve);
-  });
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("could not pick a free port");
-  return address.port;
-}
 
 /** Starts one server; retries with another port when the one picked was taken meanwhile. */
 export async function startRedisServer(binary = findRedisServer()): Promise<RedisServer> {

@@ -9,6 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../src/client/index.js";
+import { freePort } from "../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
 import { runCli, startCli } from "./cli-spawn.js";
 
@@ -28,14 +29,6 @@ afterEach(async () => {
   slack.closeAllConnections();
   await new Promise<void>((resolve) => slack.close(() => resolve()));
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 async function waitUntilHealthy(url: string): Promise<void> {
   const end = Date.now() + 15_000;

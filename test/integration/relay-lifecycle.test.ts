@@ -14,6 +14,7 @@ import { createLogger, silentLogger } from "../../src/logger.js";
 import { startRelay } from "../../src/main.js";
 import { Action, encodeButton } from "../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay } from "../helpers/full-relay.js";
+import { freePort } from "../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL } from "../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../helpers/slack-web-api.js";
@@ -61,14 +62,6 @@ async function slackAnswering(authTest: () => Promise<Record<string, unknown>>):
     await new Promise((resolve) => server.close(resolve));
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const startEnv = (slackApiUrl: string) => ({
