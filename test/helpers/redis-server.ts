@@ -21,7 +21,7 @@ export interface RedisServer {
   /** e.g. redis://127.0.0.1:41234 */
   url: string;
   port: number;
-  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its dir. */
+  /** Stops the server (SIGTERM, SIGKILL should it still run 5 s later) and removes its dir. */
   stop(): Promise<void>;
 }
 
@@ -47,20 +47,29 @@ export function findRedisServer(path = process.env.PATH ?? ""): string | undefin
 
 /**
  * `sh -c` script: runs the server (its arguments after the dir) in the
- * background, stops it when stdin reaches EOF, then removes the dir and exits
- * with the server's status. The watchdog reads a copy of stdin (fd 3): a
- * background job's own stdin is /dev/null. The sh itself ignores Ctrl-C and
- * hangups so that it outlives the server and always cleans up.
+ * background; a watchdog stops it when stdin reaches EOF (SIGTERM, then
+ * SIGKILL after 5 s). Once the server has exited, the sh ends the watchdog,
+ * removes the dir and exits with the server's status. The watchdog reads a
+ * copy of stdin (fd 3): a background job's own stdin is /dev/null. The sh
+ * ignores Ctrl-C and hangups so that it outlives the server and cleans up.
  */
 const WATCHDOG = `
 dir=$1; shift
 exec 3<&0 0</dev/null
 "$@" 3<&- &
 server=$!
-( cat <&3 >/dev/null; kill -TERM "$server" 2>/dev/null ) &
+(
+  cat <&3 >/dev/null
+  kill -TERM "$server" 2>/dev/null
+  tries=0
+  while kill -0 "$server" 2>/dev/null && [ "$tries" -lt 50 ]; do sleep 0.1; tries=$((tries + 1)); done
+  [ "$tries" -lt 50 ] || kill -KILL "$server" 2>/dev/null
+) &
+watchdog=$!
 trap '' INT HUP
 wait "$server"
 status=$?
+kill "$watchdog" 2>/dev/null
 rm -rf "$dir"
 exit $status
 `;
@@ -105,9 +114,7 @@ async function startOnce(binary: string, port: number): Promise<RedisServer> {
   const stop = () =>
     (stopping ??= (async () => {
       child.stdin!.end();
-      const hard = setTimeout(() => child.kill("SIGKILL"), 5000);
       await exited;
-      clearTimeout(hard);
       removeDir();
     })());
   return { url: `redis://127.0.0.1:${port}`, port, stop };
