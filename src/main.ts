@@ -43,8 +43,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const store = await openStore(config, logger);
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
-  // Slack's round trip runs while the store connects and the server starts listening, so it
-  // does not delay /healthz; a refused token still stops the start before startRelay returns.
+  // Slack's round trip runs while the store connects and the server starts listening, so it does
+  // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
   const tokenChecked = checkBotToken(client, logger);
   tokenChecked.catch(() => undefined);
   await store.ready();
@@ -88,44 +88,21 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     },
   });
 
-  await listenHttp(app, options.port ?? config.port, options.host);
-  try {
-    await tokenChecked;
-  } catch (error) {
-    await hookCalls.close();
-    service.close();
-    app.server.closeAllConnections();
-    await app.close();
-    await service.idle();
-    await store.close();
-    throw error;
-  }
-  await slack.start();
-  const stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
-  callbacks.start();
-
-  const { server } = app;
-  const address = server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
-  logger.info({
-    url,
-    slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-    store: config.redisUrl ? "redis" : "memory",
-    tokens: config.tokens.map((t) => t.name),
-  }, "relay started");
-
+  let started = false;
+  let slackStarted = false;
+  let stopSweeper = () => {};
   let closing: Promise<void> | undefined;
+  /** Stops what runs, in order; also undoes a start that failed part of the way (a port in use, a refused token). */
   const close = () =>
     (closing ??= (async () => {
       stopSweeper();
-      await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
+      if (slackStarted) await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
       // Held hook calls are denied and their requests cancelled; held long-polls return the request as it is.
       await hookCalls.close();
       service.close();
       // Their sockets turn idle once the replies are out; any still busy after 2 s are cut.
-      const idle = setInterval(() => server.closeIdleConnections(), 50);
-      const hard = setTimeout(() => server.closeAllConnections(), 2000);
+      const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+      const hard = setTimeout(() => app.server.closeAllConnections(), 2000);
       await app.close().finally(() => {
         clearInterval(idle);
         clearTimeout(hard);
@@ -134,8 +111,31 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       await slack.idle();
       await callbacks.stop();
       await store.close();
-      logger.info("relay stopped");
+      if (started) logger.info("relay stopped");
     })());
+
+  try {
+    await listenHttp(app, options.port ?? config.port, options.host);
+    await tokenChecked;
+    await slack.start();
+    slackStarted = true;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
+  callbacks.start();
+  started = true;
+
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  logger.info({
+    url,
+    slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
+    store: config.redisUrl ? "redis" : "memory",
+    tokens: config.tokens.map((t) => t.name),
+  }, "relay started");
   return { url, config, service, close };
 }
 

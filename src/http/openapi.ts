@@ -215,8 +215,8 @@ export function openApiText(): string {
   return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
 }
 
-/** GET /openapi.json, without a token: built once, when the route is registered. */
+/** GET /openapi.json, without a token: built on the first request (not during the start), then kept. */
 export function registerOpenApiRoute(app: HttpApp): void {
-  const document = openApiDocument();
-  app.get(OPENAPI_PATH, async () => document);
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get(OPENAPI_PATH, async () => (document ??= openApiDocument()));
 }

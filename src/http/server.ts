@@ -59,6 +59,21 @@ export const SERVER_TIMEOUTS = {
   keepAliveTimeout: 75_000,
 } as const;
 
+/**
+ * Fastify loads its JSON-schema compilers (ajv, fast-json-stringify) when it is
+ * constructed, about 110 ms of every start, for route schemas the relay does not
+ * declare: bodies are parsed with the zod schemas of src/protocol. These builders
+ * keep them unloaded, and say so should a route ever declare a schema.
+ */
+const NO_ROUTE_SCHEMAS = {
+  buildValidator: (): never => {
+    throw new Error("Fastify route schemas are not used here: parse with the zod schemas of src/protocol (see src/http/server.ts)");
+  },
+  buildSerializer: (): never => {
+    throw new Error("Fastify response schemas are not used here: replies are plain JSON (see src/http/server.ts)");
+  },
+};
+
 /** Headers of every response the relay writes itself (Bolt writes its own). */
 const COMMON_HEADERS = { "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
 
@@ -75,6 +90,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeout,
     // Longer ids are refused by the route as not found, like any unknown id.
     routerOptions: { maxParamLength: 1000 },
+    schemaController: { compilersFactory: NO_ROUTE_SCHEMAS },
     // Requests on open connections are served while held calls drain (as before Fastify), not refused in Fastify's shape.
     return503OnClosing: false,
     // An undecodable path is a path the relay does not have.

@@ -2,9 +2,11 @@ import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
-import { SERVER_TIMEOUTS } from "../../src/http/server.js";
+import { createHttpApp, SERVER_TIMEOUTS } from "../../src/http/server.js";
+import { HookCalls } from "../../src/requests/hooks/calls.js";
+import { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
-import { bodies, startRelay, type RelayOptions, type TestRelay } from "../helpers/relay.js";
+import { bodies, FakeMessenger, startRelay, TOKENS, type RelayOptions, type TestRelay } from "../helpers/relay.js";
 import { sign } from "../helpers/slack.js";
 
 let relay: TestRelay | undefined;
@@ -29,6 +31,16 @@ function raw(url: string, text: string): Promise<string> {
     socket.write(text);
   });
 }
+
+describe("Fastify's JSON-schema compilers (ajv), which the relay does not load", () => {
+  it("when a route declares a schema, the app refuses to get ready and points at the zod schemas", async () => {
+    const service = new RequestService({ store: createMemoryStore(), messenger: new FakeMessenger(), defaultTimeoutSeconds: 60 });
+    const app = createHttpApp({ service, hookCalls: new HookCalls({ service }), tokens: TOKENS, readiness: async () => ({ store: true, slack: true }) });
+    app.post("/typed", { schema: { body: { type: "object" } } }, async () => ({}));
+    await expect(app.ready()).rejects.toThrow("Fastify route schemas are not used here: parse with the zod schemas of src/protocol");
+    service.close();
+  });
+});
 
 describe("health", () => {
   it("GET /healthz answers ok without a token, even when the relay is not ready", async () => {

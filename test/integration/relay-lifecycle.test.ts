@@ -88,6 +88,22 @@ describe("the relay's start", () => {
     await until(async () => (await redis.pubsub("NUMSUB", channel))[1] === 0, 2000, "the store's subscription to close");
   });
 
+  it("when its port is taken, the start fails with the listen error and closes its Redis connections", async () => {
+    const { env } = await sharedRedis();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+    const slackApiUrl = await slackAnswering(async () => ({ ok: true, team: "Acme", user: "relay" }));
+
+    await expect(startRelay({ env: { ...startEnv(slackApiUrl), ...env }, logger: silentLogger, port, host: "127.0.0.1" })).rejects.toThrow(/EADDRINUSE/);
+
+    const redis = connectTestRedis();
+    cleanups.push(async () => void (await redis.quit()));
+    const channel = `${env.REDIS_PREFIX}:ended`;
+    await until(async () => (await redis.pubsub("NUMSUB", channel))[1] === 0, 2000, "the store's subscription to close");
+  });
+
   it("answers /healthz while Slack has not yet answered the bot token check, and starts once it has", async () => {
     let accept: () => void = () => {};
     const accepted = new Promise<void>((resolve) => (accept = resolve));
