@@ -4,7 +4,7 @@
  * and delivered by the CallbackWorker over real HTTP to a receiver on
  * 127.0.0.1 that checks what arrives.
  */
-import { Redis } from "ioredis";
+import { type Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifyCallbackSignature } from "../../src/protocol/callback-signature.js";
 import { toView } from "../../src/requests/model.js";

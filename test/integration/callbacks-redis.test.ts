@@ -4,7 +4,7 @@
  * that was delivering it died; two instances working the same queue never
  * deliver one callback twice. Each instance has its own connections.
  */
-import { Redis } from "ioredis";
+import { type Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connectRedisStore } from "../../src/store/redis-store.js";
 import { callbackBody, instance, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../helpers/callbacks.js";

@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { RelayStandIn, TOKEN, until } from "../unit/client/stand-in.js";
+import { type RelayStandIn, TOKEN, until } from "../unit/client/stand-in.js";
 import { cliTest as it, runCli, startCli } from "./cli-spawn.js";
 
 /** Runs `approval-relay ask …` and answers the request it creates with `decision`. */

@@ -105,7 +105,7 @@ describe.concurrent("approval-relay hook", () => {
     expect(relay.calls).toHaveLength(1);
   });
 
-  it("when the token is refused (401), the call is denied", async ({ relay, env, expect }) => {
+  it("when the token is refused (401), the call is denied", async ({ relay: _relay, env, expect }) => {
     const result = await hook({ ...env, RELAY_TOKEN: "wrong-token-000000000" }, preToolUse);
     expect(printed(result.stdout)).toEqual(preToolUseDeny(/refused.*401/));
   });
@@ -141,7 +141,7 @@ describe.concurrent("approval-relay hook", () => {
     expect(relay.calls).toHaveLength(0);
   });
 
-  it("when RELAY_URL is not set, the call is denied and says so", async ({ relay, env, expect }) => {
+  it("when RELAY_URL is not set, the call is denied and says so", async ({ relay: _relay, env: _env, expect }) => {
     const result = await hook({ RELAY_TOKEN: TOKEN }, preToolUse);
     expect(result.code).toBe(0);
     expect(printed(result.stdout)).toEqual(preToolUseDeny(/RELAY_URL is not set/));

@@ -5,7 +5,7 @@
  * to HookCalls (src/requests/hooks/calls.ts), which holds it until a person
  * answers or the reply deadline, and replies 200 with the hook JSON.
  */
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, HOOK_PATH } from "../../protocol/claude-code-hook.js";
+import { HOOK_PATH } from "../../protocol/claude-code-hook.js";
 import type { HookCalls } from "../../requests/hooks/calls.js";
 import { parseHookInput } from "../../requests/hooks/input.js";
 import { parseHookQuery } from "../../requests/hooks/query.js";
