@@ -87,7 +87,9 @@ export async function runHook(agent: BenchAgent, options: HookOptions, progress:
     }
     const result = { hook: summarize(hook), core: summarize(core) };
     rounds.push(result);
-    progress(`round ${round}: hook p50 ${result.hook.p50.toFixed(2)} / core ${result.core.p50.toFixed(2)} ms, p99 ${result.hook.p99.toFixed(2)} / ${result.core.p99.toFixed(2)} ms`);
+    progress(
+      `round ${round}: hook p50 ${result.hook.p50.toFixed(2)} / core ${result.core.p50.toFixed(2)} ms, p99 ${result.hook.p99.toFixed(2)} / ${result.core.p99.toFixed(2)} ms`,
+    );
   }
   return {
     rounds,

@@ -30,15 +30,12 @@ export function send(base: URL, call: HttpCall): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...call.headers };
     if (call.body !== undefined) headers["content-length"] = Buffer.byteLength(call.body);
-    const req = request(
-      { hostname: base.hostname, port: base.port, method: call.method, path: call.path, headers, agent: call.agent },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
+    const req = request({ hostname: base.hostname, port: base.port, method: call.method, path: call.path, headers, agent: call.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
     req.on("error", reject);
     req.end(call.body);
   });

@@ -74,7 +74,10 @@ export async function runMemory({ relay, agent, store }: Target, options: Memory
     for (let i = 0; i < ids.length; i += BATCH) {
       for (const id of ids.slice(i, i + BATCH)) {
         const reply = agent.longPoll(id, 60, held);
-        reply.then(() => (settled += 1), () => (settled += 1));
+        reply.then(
+          () => (settled += 1),
+          () => (settled += 1),
+        );
         replies.push(reply);
       }
       await untilFds(relay.pid, fdsBefore + Math.min(ids.length, i + BATCH) - FD_SLACK, 10_000);

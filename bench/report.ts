@@ -77,7 +77,17 @@ function tables(results: StoreResults[]): Table[] {
     const n = memory[0]!.memory!.waiters.toLocaleString("en");
     out.push({
       title: `Relay resident memory (VmRSS), MB, with ${n} pending long-polls (as measured / after a full GC)`,
-      header: ["store", "baseline", `+${n} requests`, `+${n} long-polls`, "peak RSS", "heap used", "heap KB per long-poll", "RSS KB per request + long-poll", "target < 300 MB (peak)"],
+      header: [
+        "store",
+        "baseline",
+        `+${n} requests`,
+        `+${n} long-polls`,
+        "peak RSS",
+        "heap used",
+        "heap KB per long-poll",
+        "RSS KB per request + long-poll",
+        "target < 300 MB (peak)",
+      ],
       rows: memory.map(({ store, memory: m }) => [
         store,
         `${mb(m!.baseline.rss)} / ${mb(m!.baseline.rssAfterGc)}`,
@@ -125,7 +135,11 @@ export function textReport(results: StoreResults[], machine: Machine): string {
   const lines = [`Machine: ${machineLine(machine)}`, ""];
   for (const table of tables(results)) {
     const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((row) => (row[i] ?? "").length)));
-    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
+    const line = (cells: string[]) =>
+      cells
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd();
     lines.push(table.title, line(table.header), widths.map((w) => "-".repeat(w)).join("  "), ...table.rows.map(line), "");
   }
   for (const problem of problemsOf(results)) lines.push(`! ${problem}`);

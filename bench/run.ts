@@ -64,7 +64,10 @@ function parseOptions(argv: string[]) {
     },
     strict: true,
   });
-  const only = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const only = (values.only ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
   const unknown = only.filter((v) => !(SCENARIOS as readonly string[]).includes(v));
   if (unknown.length > 0) throw new Error(`unknown --only ${unknown.join(", ")}; choose from ${SCENARIOS.join(", ")}`);
   const stores: StoreName[] = values.memory === values.redis ? ["memory", "redis"] : values.memory ? ["memory"] : ["redis"];

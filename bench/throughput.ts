@@ -82,7 +82,9 @@ export async function runThroughput(
   for (let round = 1; round <= options.rounds; round += 1) {
     const result = await throughputRound(agent, relayCpuMs, options);
     rounds.push(result);
-    progress(`round ${round}: ${result.perSecond.toFixed(0)} req/s, cycle p50 ${result.cycle.p50.toFixed(1)} ms, relay CPU ${result.relayCpuMs.toFixed(2)} ms/req`);
+    progress(
+      `round ${round}: ${result.perSecond.toFixed(0)} req/s, cycle p50 ${result.cycle.p50.toFixed(1)} ms, relay CPU ${result.relayCpuMs.toFixed(2)} ms/req`,
+    );
   }
   const { kind, concurrency, durationMs } = options;
   return { kind, concurrency, durationMs, rounds, median: medianRound(rounds, (r) => r.perSecond) };

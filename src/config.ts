@@ -84,21 +84,33 @@ const url = (protocols: string[]) =>
 
 const fields = {
   SLACK_BOT_TOKEN: z.string().regex(/^xoxb-[A-Za-z0-9-]+$/),
-  SLACK_APP_TOKEN: z.string().regex(/^xapp-[A-Za-z0-9-]+$/).optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-[A-Za-z0-9-]+$/)
+    .optional(),
   SLACK_SIGNING_SECRET: z.string().min(8).optional(),
   SLACK_API_URL: url(["http:", "https:"]).default("https://slack.com/api/"),
   SLACK_DEFAULT_CHANNEL: SlackChannelId.optional(),
-  RELAY_TOKENS: z.string().transform(parseTokens).pipe(
-    z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1),
-  ),
+  RELAY_TOKENS: z
+    .string()
+    .transform(parseTokens)
+    .pipe(z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1)),
   REDIS_URL: url(["redis:", "rediss:"]).optional(),
-  REDIS_PREFIX: z.string().regex(/^[\w.:-]{1,64}$/).default("relay"),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/)
+    .default("relay"),
   PORT: intBetween(1, 65535).default(3000),
   RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
   RELAY_HOOK_TIMEOUT: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
   RELAY_CALLBACK_HOSTS: z
     .string()
-    .transform((v) => v.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^[^\s/?#@]+$/)).min(1))
     .optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -130,12 +130,15 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
-  logger.info({
-    url,
-    slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-    store: config.redisUrl ? "redis" : "memory",
-    tokens: config.tokens.map((t) => t.name),
-  }, "relay started");
+  logger.info(
+    {
+      url,
+      slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
+      store: config.redisUrl ? "redis" : "memory",
+      tokens: config.tokens.map((t) => t.name),
+    },
+    "relay started",
+  );
   return { url, config, service, close };
 }
 
@@ -145,9 +148,7 @@ async function openStore(config: Config, logger: Logger): Promise<RequestStore> 
     const { connectRedisStore } = await import("./store/redis-store.js");
     return connectRedisStore(config.redisUrl, { logger, prefix: config.redisPrefix });
   }
-  logger.warn(
-    "REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.",
-  );
+  logger.warn("REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.");
   return createMemoryStore();
 }
 

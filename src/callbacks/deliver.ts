@@ -7,12 +7,7 @@
  * failure: following one would send the signed body to a host nobody
  * allowed). The attempt gives up after `timeoutMs`.
  */
-import {
-  CALLBACK_REQUEST_ID_HEADER,
-  CALLBACK_SIGNATURE_HEADER,
-  CALLBACK_TIMESTAMP_HEADER,
-  signCallback,
-} from "../protocol/callback-signature.js";
+import { CALLBACK_REQUEST_ID_HEADER, CALLBACK_SIGNATURE_HEADER, CALLBACK_TIMESTAMP_HEADER, signCallback } from "../protocol/callback-signature.js";
 
 const CALLBACK_USER_AGENT = "slack-approval-relay-callbacks/1";
 

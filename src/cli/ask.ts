@@ -77,7 +77,10 @@ function parseRequest(args: string[], io: CliIo) {
   if (values.timeout !== undefined && timeoutSeconds === undefined) {
     return misuse(io, `--timeout must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}`);
   }
-  const options = values.choice?.split(",").map((option) => option.trim()).filter(Boolean);
+  const options = values.choice
+    ?.split(",")
+    .map((option) => option.trim())
+    .filter(Boolean);
   if (options !== undefined && (options.length === 0 || new Set(options).size !== options.length)) {
     return misuse(io, "--choice needs distinct options separated by commas, e.g. --choice staging,production");
   }

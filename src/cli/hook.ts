@@ -65,7 +65,10 @@ export async function hook(args: string[], io: CliIo): Promise<number> {
   const parsed = values.timeout === undefined ? DEFAULT_HOOK_TIMEOUT_SECONDS : parseSeconds(values.timeout, MAX_HOOK_TIMEOUT_SECONDS);
   // The relay needs a few seconds to answer before Claude Code gives up: it refuses shorter hook timeouts.
   const timeoutSeconds = parsed !== undefined && parsed >= MIN_HOOK_TIMEOUT_SECONDS ? parsed : undefined;
-  if (timeoutSeconds === undefined) return deny(`approval-relay hook: --timeout must be a whole number of seconds from ${MIN_HOOK_TIMEOUT_SECONDS} to ${MAX_HOOK_TIMEOUT_SECONDS}, so the tool call was denied.`);
+  if (timeoutSeconds === undefined)
+    return deny(
+      `approval-relay hook: --timeout must be a whole number of seconds from ${MIN_HOOK_TIMEOUT_SECONDS} to ${MAX_HOOK_TIMEOUT_SECONDS}, so the tool call was denied.`,
+    );
   const conn = connection(values, io.env);
   if (typeof conn === "string") return deny(`approval-relay hook is not configured (${conn}), so the tool call was denied.`);
   try {

@@ -63,10 +63,13 @@ function permissionResult(view: RequestView): PermissionResult {
   const decision = PermissionDecision.safeParse(view.decision);
   if (!decision.success) return { behavior: "deny", message: "The approval relay's answer is not a permission decision, so nothing was approved." };
   const result = decision.data;
-  if (result.behavior === "deny") return result.interrupt ? { behavior: "deny", message: result.message, interrupt: true } : { behavior: "deny", message: result.message };
+  if (result.behavior === "deny")
+    return result.interrupt ? { behavior: "deny", message: result.message, interrupt: true } : { behavior: "deny", message: result.message };
   // The relay hands back, verbatim, suggestions this SDK gave it.
   const updatedPermissions = result.updatedPermissions as PermissionUpdate[] | undefined;
-  return updatedPermissions ? { behavior: "allow", updatedInput: result.updatedInput, updatedPermissions } : { behavior: "allow", updatedInput: result.updatedInput };
+  return updatedPermissions
+    ? { behavior: "allow", updatedInput: result.updatedInput, updatedPermissions }
+    : { behavior: "allow", updatedInput: result.updatedInput };
 }
 
 async function askUserQuestion(relay: Asker, input: Record<string, unknown>, context: CanUseToolContext, options: AdapterOptions): Promise<PermissionResult> {

@@ -34,11 +34,7 @@ export interface AskInteractiveOptions {
  * the relay refused or stayed unreachable, and with an AbortError when
  * `signal` aborts (the request is then cancelled).
  */
-export async function askInteractive(
-  relay: Asker,
-  questions: InteractiveQuestionInput[],
-  options: AskInteractiveOptions = {},
-): Promise<InteractiveAnswers> {
+export async function askInteractive(relay: Asker, questions: InteractiveQuestionInput[], options: AskInteractiveOptions = {}): Promise<InteractiveAnswers> {
   const { signal, ...fields } = options;
   const view = await relay.ask({ kind: "interactive_questions", questions, ...definedOnly(fields) }, signal ? { signal } : {});
   return answersOf(view);

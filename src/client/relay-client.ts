@@ -113,7 +113,10 @@ export class RelayClient {
         continue;
       }
       if (deadline !== undefined && this.now() > deadline + this.graceMs) {
-        throw new RelayClientError(attempt.code, `${attempt.reason}; still failing ${Math.round((this.now() - deadline) / 1000)} seconds after the request's deadline`);
+        throw new RelayClientError(
+          attempt.code,
+          `${attempt.reason}; still failing ${Math.round((this.now() - deadline) / 1000)} seconds after the request's deadline`,
+        );
       }
       await this.pause(backoff.next(attempt.retryAfterMs), options.signal);
     }

@@ -49,11 +49,10 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
       try {
         const body = {
           kind: "step_gate" as const,
-          ...commonFields(
-            { ...options, timeoutSeconds: relayTimeoutSeconds },
-            [input.agent_id ? `Subagent: ${input.agent_id}` : undefined],
-            { sessionId: clip(input.session_id, LIMITS.agentField), cwd: clip(input.cwd, LIMITS.cwd) },
-          ),
+          ...commonFields({ ...options, timeoutSeconds: relayTimeoutSeconds }, [input.agent_id ? `Subagent: ${input.agent_id}` : undefined], {
+            sessionId: clip(input.session_id, LIMITS.agentField),
+            cwd: clip(input.cwd, LIMITS.cwd),
+          }),
           toolName: input.tool_name,
           input: asObject(input.tool_input),
           toolUseId: clip(input.tool_use_id || toolUseID, LIMITS.toolUseId),

@@ -12,7 +12,14 @@
  */
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOverride, type ZodOpenApiResponsesObject } from "zod-openapi";
-import { ClaudeCodeHookInput, HOOK_PATH, MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS, PermissionRequestOutput, PreToolUseOutput } from "../protocol/claude-code-hook.js";
+import {
+  ClaudeCodeHookInput,
+  HOOK_PATH,
+  MAX_HOOK_TIMEOUT_SECONDS,
+  MIN_HOOK_TIMEOUT_SECONDS,
+  PermissionRequestOutput,
+  PreToolUseOutput,
+} from "../protocol/claude-code-hook.js";
 import { CreateRequestBody, LIMITS, SlackChannelId } from "../protocol/request-body.js";
 import { CreatedRequest, ErrorReply, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { HealthReply, ReadinessReply } from "./routes/health.js";
@@ -39,9 +46,14 @@ const bodyRefusals = {
 } satisfies ZodOpenApiResponsesObject;
 
 const waitQuery = z.object({
-  wait: z.number().min(0).max(MAX_WAIT_SECONDS).optional().meta({
-    description: `Hold up to this many seconds (decimals allowed, at most ${MAX_WAIT_SECONDS}) until the request is no longer pending, then return it as GET does.`,
-  }),
+  wait: z
+    .number()
+    .min(0)
+    .max(MAX_WAIT_SECONDS)
+    .optional()
+    .meta({
+      description: `Hold up to this many seconds (decimals allowed, at most ${MAX_WAIT_SECONDS}) until the request is no longer pending, then return it as GET does.`,
+    }),
 });
 const idPath = z.object({ id: z.string().min(1).max(200).meta({ description: "The request's id, as the create returned it." }) });
 const requestId = z.object({
@@ -51,140 +63,148 @@ const requestId = z.object({
 export function openApiDocument(): ReturnType<typeof createDocument> {
   return createDocument(
     {
-    openapi: "3.1.0",
-    info: {
-      title: "Slack approval relay: agent API",
-      version: "1",
-      description:
-        "Carries AI agents' questions to Slack and brings people's answers back. Agents create a request, then long-poll it " +
-        "(or get a signed callback) until a person answers in Slack. Errors are `{error: {code, message, details?}}`.",
-    },
-    servers: [{ url: "http://localhost:3000", description: "A relay on its default port" }],
-    security: [{ bearerAuth: [] }],
-    components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent token from RELAY_TOKENS." } },
-      schemas: {
-        CreateRequestBody,
-        RequestView,
-        CreatedRequest,
-        ErrorReply,
-        ClaudeCodeHookInput,
-        PreToolUseOutput,
-        PermissionRequestOutput,
+      openapi: "3.1.0",
+      info: {
+        title: "Slack approval relay: agent API",
+        version: "1",
+        description:
+          "Carries AI agents' questions to Slack and brings people's answers back. Agents create a request, then long-poll it " +
+          "(or get a signed callback) until a person answers in Slack. Errors are `{error: {code, message, details?}}`.",
       },
-    },
-    paths: {
-      "/v1/requests": {
-        post: {
-          operationId: "createRequest",
-          summary: "Ask a person in Slack",
-          description:
-            "Creates a request and posts it to Slack. The same idempotency key from the same token returns the existing request (200) and posts once.",
-          requestParams: {
-            query: waitQuery,
-            header: requestId.extend({
-              "Idempotency-Key": z.string().min(1).max(LIMITS.idempotencyKey).optional().meta({ description: "Same as the body's `idempotencyKey`; both may be given only if they agree." }),
-            }),
-          },
-          requestBody: { required: true, content: json(CreateRequestBody) },
-          responses: {
-            "201": { description: "Created: `{id, status, expiresAt}`, or the whole request with `?wait` or when it was answered at once.", content: json(CreatedRequest) },
-            "200": { description: "The idempotency key named a request that already exists: the request as GET returns it.", content: json(RequestView) },
-            ...refusals,
-            ...bodyRefusals,
-          },
-          callbacks: {
-            requestEnded: {
-              "{$request.body#/callbackUrl}": {
-                post: {
-                  summary: "The request ended",
-                  description:
-                    "With `callbackUrl`, the final request is POSTed there once it ends, signed with the agent token: " +
-                    '`X-Relay-Signature: v1=<hex HMAC-SHA256(token, "v1:" + timestamp + ":" + body)>`. Delivery is at least once.',
-                  requestParams: {
-                    header: z.object({
-                      "X-Relay-Timestamp": z.string().meta({ description: "Unix seconds." }),
-                      "X-Relay-Signature": z.string(),
-                      "X-Relay-Request-Id": z.string().meta({ description: "Dedupe on it." }),
-                    }),
+      servers: [{ url: "http://localhost:3000", description: "A relay on its default port" }],
+      security: [{ bearerAuth: [] }],
+      components: {
+        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent token from RELAY_TOKENS." } },
+        schemas: {
+          CreateRequestBody,
+          RequestView,
+          CreatedRequest,
+          ErrorReply,
+          ClaudeCodeHookInput,
+          PreToolUseOutput,
+          PermissionRequestOutput,
+        },
+      },
+      paths: {
+        "/v1/requests": {
+          post: {
+            operationId: "createRequest",
+            summary: "Ask a person in Slack",
+            description:
+              "Creates a request and posts it to Slack. The same idempotency key from the same token returns the existing request (200) and posts once.",
+            requestParams: {
+              query: waitQuery,
+              header: requestId.extend({
+                "Idempotency-Key": z
+                  .string()
+                  .min(1)
+                  .max(LIMITS.idempotencyKey)
+                  .optional()
+                  .meta({ description: "Same as the body's `idempotencyKey`; both may be given only if they agree." }),
+              }),
+            },
+            requestBody: { required: true, content: json(CreateRequestBody) },
+            responses: {
+              "201": {
+                description: "Created: `{id, status, expiresAt}`, or the whole request with `?wait` or when it was answered at once.",
+                content: json(CreatedRequest),
+              },
+              "200": { description: "The idempotency key named a request that already exists: the request as GET returns it.", content: json(RequestView) },
+              ...refusals,
+              ...bodyRefusals,
+            },
+            callbacks: {
+              requestEnded: {
+                "{$request.body#/callbackUrl}": {
+                  post: {
+                    summary: "The request ended",
+                    description:
+                      "With `callbackUrl`, the final request is POSTed there once it ends, signed with the agent token: " +
+                      '`X-Relay-Signature: v1=<hex HMAC-SHA256(token, "v1:" + timestamp + ":" + body)>`. Delivery is at least once.',
+                    requestParams: {
+                      header: z.object({
+                        "X-Relay-Timestamp": z.string().meta({ description: "Unix seconds." }),
+                        "X-Relay-Signature": z.string(),
+                        "X-Relay-Request-Id": z.string().meta({ description: "Dedupe on it." }),
+                      }),
+                    },
+                    requestBody: { content: json(RequestView) },
+                    responses: { "200": { description: "Any 2xx acknowledges the delivery; anything else is retried for six hours." } },
                   },
-                  requestBody: { content: json(RequestView) },
-                  responses: { "200": { description: "Any 2xx acknowledges the delivery; anything else is retried for six hours." } },
                 },
               },
             },
           },
         },
-      },
-      "/v1/requests/{id}": {
-        get: {
-          operationId: "getRequest",
-          summary: "Read a request, optionally waiting for its answer",
-          requestParams: { path: idPath, query: waitQuery, header: requestId },
-          responses: {
-            "200": { description: "The request.", content: json(RequestView) },
-            "404": error("No such request for this token (another token's request is not found either)."),
-            ...refusals,
+        "/v1/requests/{id}": {
+          get: {
+            operationId: "getRequest",
+            summary: "Read a request, optionally waiting for its answer",
+            requestParams: { path: idPath, query: waitQuery, header: requestId },
+            responses: {
+              "200": { description: "The request.", content: json(RequestView) },
+              "404": error("No such request for this token (another token's request is not found either)."),
+              ...refusals,
+            },
+          },
+          delete: {
+            operationId: "cancelRequest",
+            summary: "Cancel a request",
+            description: "The Slack message is updated and waiters get `cancelled`.",
+            requestParams: { path: idPath, header: requestId },
+            responses: {
+              "200": { description: "Cancelled (or already cancelled).", content: json(RequestView) },
+              "404": error("No such request for this token."),
+              "409": error("The request already ended: `relay_already_answered` or `relay_already_ended`, with the request as `details`."),
+              ...refusals,
+            },
           },
         },
-        delete: {
-          operationId: "cancelRequest",
-          summary: "Cancel a request",
-          description: "The Slack message is updated and waiters get `cancelled`.",
-          requestParams: { path: idPath, header: requestId },
-          responses: {
-            "200": { description: "Cancelled (or already cancelled).", content: json(RequestView) },
-            "404": error("No such request for this token."),
-            "409": error("The request already ended: `relay_already_answered` or `relay_already_ended`, with the request as `details`."),
-            ...refusals,
-          },
-        },
-      },
-      [HOOK_PATH]: {
-        post: {
-          operationId: "claudeCodeHook",
-          summary: "A Claude Code `http` hook (PreToolUse, PermissionRequest)",
-          description:
-            "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
-            "No answer in time, a dropped request or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
-          requestParams: {
-            query: z.object({
-              timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({
-                description: "The hook's own `timeout` (seconds): the relay denies a few seconds before it. Default: RELAY_HOOK_TIMEOUT.",
+        [HOOK_PATH]: {
+          post: {
+            operationId: "claudeCodeHook",
+            summary: "A Claude Code `http` hook (PreToolUse, PermissionRequest)",
+            description:
+              "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
+              "No answer in time, a dropped request or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
+            requestParams: {
+              query: z.object({
+                timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({
+                  description: "The hook's own `timeout` (seconds): the relay denies a few seconds before it. Default: RELAY_HOOK_TIMEOUT.",
+                }),
+                channel: SlackChannelId.optional().meta({ description: "Where to ask; default: SLACK_DEFAULT_CHANNEL." }),
               }),
-              channel: SlackChannelId.optional().meta({ description: "Where to ask; default: SLACK_DEFAULT_CHANNEL." }),
-            }),
-            header: requestId,
-          },
-          requestBody: { required: true, content: json(ClaudeCodeHookInput) },
-          responses: {
-            "200": { description: "The hook JSON for the event.", content: json(z.union([PreToolUseOutput, PermissionRequestOutput])) },
-            ...refusals,
-            ...bodyRefusals,
+              header: requestId,
+            },
+            requestBody: { required: true, content: json(ClaudeCodeHookInput) },
+            responses: {
+              "200": { description: "The hook JSON for the event.", content: json(z.union([PreToolUseOutput, PermissionRequestOutput])) },
+              ...refusals,
+              ...bodyRefusals,
+            },
           },
         },
-      },
-      "/healthz": {
-        get: {
-          operationId: "health",
-          summary: "Liveness",
-          security: [],
-          responses: { "200": { description: "The process serves HTTP.", content: json(HealthReply) } },
+        "/healthz": {
+          get: {
+            operationId: "health",
+            summary: "Liveness",
+            security: [],
+            responses: { "200": { description: "The process serves HTTP.", content: json(HealthReply) } },
+          },
         },
-      },
-      "/readyz": {
-        get: {
-          operationId: "readiness",
-          summary: "Readiness: the store and Slack answer",
-          security: [],
-          responses: {
-            "200": { description: "Ready.", content: json(ReadinessReply) },
-            "503": { description: "Not ready; `checks` says which part is down.", content: json(ReadinessReply) },
+        "/readyz": {
+          get: {
+            operationId: "readiness",
+            summary: "Readiness: the store and Slack answer",
+            security: [],
+            responses: {
+              "200": { description: "Ready.", content: json(ReadinessReply) },
+              "503": { description: "Not ready; `checks` says which part is down.", content: json(ReadinessReply) },
+            },
           },
         },
       },
     },
-  },
     { override: adjust },
   );
 }

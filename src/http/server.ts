@@ -126,7 +126,10 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
 /** Also where Fastify answers without hooks (an undecodable path). */
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, bodyLimitBytes: number): void {
   const { status, body, headers } = errorReply(error, { log: request.log, requestId: request.id, bodyLimitBytes });
-  void reply.code(status).headers({ ...commonHeaders(request), ...headers }).send(body);
+  void reply
+    .code(status)
+    .headers({ ...commonHeaders(request), ...headers })
+    .send(body);
 }
 
 /** A path parameter that is empty ("/v1/requests/") names nothing. */
@@ -162,7 +165,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     const payload = JSON.stringify(body);
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
+        Object.entries(COMMON_HEADERS)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join("") +
         `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
     );
   }

@@ -45,12 +45,7 @@ export const InteractiveQuestionsDecision = z.object({
 });
 export type InteractiveQuestionsDecision = z.infer<typeof InteractiveQuestionsDecision>;
 
-export const Decision = z.union([
-  PermissionDecision,
-  StepGateDecision,
-  AskUserQuestionDecision,
-  InteractiveQuestionsDecision,
-]);
+export const Decision = z.union([PermissionDecision, StepGateDecision, AskUserQuestionDecision, InteractiveQuestionsDecision]);
 export type Decision = z.infer<typeof Decision>;
 
 /** The decision schema of each request kind. */

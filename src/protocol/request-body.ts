@@ -144,12 +144,7 @@ export const InteractiveQuestionsBody = z
   })
   .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
-export const CreateRequestBody = z.discriminatedUnion("kind", [
-  PermissionBody,
-  StepGateBody,
-  AskUserQuestionBody,
-  InteractiveQuestionsBody,
-]);
+export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody]);
 export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
 export type PermissionBody = z.infer<typeof PermissionBody>;
 export type StepGateBody = z.infer<typeof StepGateBody>;
@@ -205,9 +200,7 @@ function defaultProblem(q: QuestionShape, patternValid: boolean): string | undef
       return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
     case "text":
       if (typeof value !== "string") return "default must be a string for a text question";
-      return q.pattern !== undefined && patternValid && matchPattern(q.pattern, value) !== "match"
-        ? "default does not match pattern"
-        : undefined;
+      return q.pattern !== undefined && patternValid && matchPattern(q.pattern, value) !== "match" ? "default does not match pattern" : undefined;
     case "choice":
       if (typeof value !== "string") return "default must be a string for a choice question";
       return q.options && !q.options.includes(value) ? "default must be one of options" : undefined;

@@ -90,13 +90,16 @@ export class RequestService {
       postLeaseUntil: this.delivery.leaseFrom(createdAt),
     });
     if (result.created && result.record.status === "pending") this.delivery.post(result.record);
-    this.logger.info({
-      id: result.record.id,
-      kind: body.kind,
-      token: tokenName,
-      created: result.created,
-      status: result.record.status,
-    }, "request created");
+    this.logger.info(
+      {
+        id: result.record.id,
+        kind: body.kind,
+        token: tokenName,
+        created: result.created,
+        status: result.record.status,
+      },
+      "request created",
+    );
     return result;
   }
 

@@ -114,4 +114,3 @@ export interface RequestStore {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
-

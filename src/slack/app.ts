@@ -71,15 +71,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const client = options.client ?? createSlackClient({ botToken, apiUrl, logger });
   const logLevel = options.logLevel === "debug" ? LogLevel.DEBUG : LogLevel.INFO;
   const log = boltLogger(logger, logLevel);
-  const socket = appToken
-    ? new SocketModeReceiver({ appToken, logger: log, installerOptions: { clientOptions: { slackApiUrl: apiUrl } } })
-    : undefined;
+  const socket = appToken ? new SocketModeReceiver({ appToken, logger: log, installerOptions: { clientOptions: { slackApiUrl: apiUrl } } }) : undefined;
   if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
   // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
   // `response_action: "errors"` included) and the listener records the answer afterwards.
-  const http = socket
-    ? undefined
-    : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
+  const http = socket ? undefined : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
   const app = new App({
     receiver: socket ?? http!,
     // A fixed token: no auth.test per event, none at construction.

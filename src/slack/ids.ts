@@ -31,7 +31,6 @@ export const Action = {
   viewPage: "relay_view_page",
 } as const;
 
-
 /** Modal callback_ids. */
 export const View = {
   edit: "relay_edit_modal",

@@ -23,8 +23,7 @@ export const TRANSIENT_PLATFORM_ERRORS: ReadonlySet<string> = new Set([
 
 export type SlackFailure =
   /** `retryAfterMs`: what Slack asked us to wait (429 Retry-After), in milliseconds. */
-  | { kind: "transient"; code: string; retryAfterMs?: number }
-  | { kind: "permanent"; code: string };
+  { kind: "transient"; code: string; retryAfterMs?: number } | { kind: "permanent"; code: string };
 
 /**
  * Classifies an error thrown by @slack/web-api. Matches on the package's

@@ -25,9 +25,7 @@ export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];
 /** Integers may arrive as strings when the client sets `stringNumbers`. */
 const Reply = z.tuple([z.coerce.number().int()], z.string());
 
-export type CreateReply =
-  | { outcome: "created" }
-  | { outcome: "duplicate"; existingId: string };
+export type CreateReply = { outcome: "created" } | { outcome: "duplicate"; existingId: string };
 
 export class ScriptReplyError extends Error {
   constructor(script: string, reply: unknown) {

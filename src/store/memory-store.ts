@@ -4,7 +4,15 @@
  */
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
-import { DEFAULT_RETENTION_MS, type ClaimedCallback, type CreateOptions, type CreateResult, type RequestStore, type Transition, type TransitionResult } from "../requests/store.js";
+import {
+  DEFAULT_RETENTION_MS,
+  type ClaimedCallback,
+  type CreateOptions,
+  type CreateResult,
+  type RequestStore,
+  type Transition,
+  type TransitionResult,
+} from "../requests/store.js";
 import { applyTransition } from "./transition.js";
 
 export interface MemoryStoreOptions {

@@ -48,10 +48,14 @@ export class UnreadableRecordError extends Error {
 export function encodeRecord(record: RequestRecord): string[] {
   const meta = { id: record.id, tokenName: record.tokenName, channel: record.channel, createdAt: record.createdAt };
   const pairs = [
-    Field.status, record.status,
-    Field.meta, JSON.stringify(meta),
-    Field.body, JSON.stringify(record.body),
-    Field.expiresAt, String(record.expiresAt),
+    Field.status,
+    record.status,
+    Field.meta,
+    JSON.stringify(meta),
+    Field.body,
+    JSON.stringify(record.body),
+    Field.expiresAt,
+    String(record.expiresAt),
   ];
   const optional: Array<[string, string | undefined]> = [
     [Field.decision, json(record.decision)],

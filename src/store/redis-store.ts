@@ -15,14 +15,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestRecord } from "../requests/model.js";
-import type {
-  ClaimedCallback,
-  CreateOptions,
-  CreateResult,
-  RequestStore,
-  Transition,
-  TransitionResult,
-} from "../requests/store.js";
+import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "../requests/store.js";
 import { DEFAULT_RETENTION_MS } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
@@ -61,10 +54,7 @@ function changeArgs(change: Transition): string[] {
     case "expired":
       return [];
     case "cancelled":
-      return [
-        ...(change.by === undefined ? [] : ["cancelledBy", change.by]),
-        ...(change.reason === undefined ? [] : ["error", change.reason]),
-      ];
+      return [...(change.by === undefined ? [] : ["cancelledBy", change.by]), ...(change.reason === undefined ? [] : ["error", change.reason])];
     case "failed":
       return [change.error];
   }
@@ -235,5 +225,9 @@ async function shutdown(connection: Redis): Promise<void> {
 
 /** `task`'s value, or undefined when it fails or takes longer than `ms`. */
 function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
-  return settleBefore(task.catch(() => undefined), { ms }, () => undefined);
+  return settleBefore(
+    task.catch(() => undefined),
+    { ms },
+    () => undefined,
+  );
 }

@@ -5,9 +5,7 @@
 import type { RequestRecord } from "../requests/model.js";
 import type { Transition } from "../requests/store.js";
 
-export type PureTransitionResult =
-  | { outcome: "applied"; record: RequestRecord }
-  | { outcome: "already_ended" | "not_due" };
+export type PureTransitionResult = { outcome: "applied"; record: RequestRecord } | { outcome: "already_ended" | "not_due" };
 
 export function applyTransition(record: RequestRecord, change: Transition): PureTransitionResult {
   if (record.status !== "pending") return { outcome: "already_ended" };

@@ -12,9 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 
-export type FakeBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+export type FakeBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /** One scripted model reply, or a function of the request it answers. */
 export type FakeTurn = { content: FakeBlock[] } | ((request: MessagesRequest) => { content: FakeBlock[] });
@@ -82,8 +80,7 @@ export function toolResults(request: MessagesRequest): ToolResult[] {
           const parsed = ToolResultBlock.safeParse(block);
           if (!parsed.success) return [];
           const { content } = parsed.data;
-          const joined =
-            typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join("\n");
+          const joined = typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join("\n");
           return [{ toolUseId: parsed.data.tool_use_id, isError: parsed.data.is_error === true, text: joined }];
         }),
   );
@@ -176,8 +173,7 @@ function assistantMessage(id: string, model: string, content: FakeBlock[]) {
 /** The Messages API streaming format: one SSE event per step, tool input as one input_json_delta. */
 function writeStream(res: ServerResponse, message: ReturnType<typeof assistantMessage>) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const event = (type: string, data: Record<string, unknown>) =>
-    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   event("message_start", { message: { ...message, content: [], stop_reason: null } });
   message.content.forEach((block, index) => {
     if (block.type === "text") {

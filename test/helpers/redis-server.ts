@@ -91,10 +91,7 @@ export async function startRedisServer(binary = findRedisServer()): Promise<Redi
 
 async function startOnce(binary: string, port: number): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), "relay-redis-"));
-  const args = [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
-    "--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no",
-  ];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no"];
   const child = spawn("/bin/sh", ["-c", WATCHDOG, "redis-watchdog", dir, binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });

@@ -173,9 +173,7 @@ export const bodies = {
     kind: "permission",
     toolName: "Bash",
     input: { command: "npm run deploy -- --env production", description: "Deploy the web app to production" },
-    suggestions: [
-      { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run deploy:*" }], behavior: "allow", destination: "localSettings" },
-    ],
+    suggestions: [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run deploy:*" }], behavior: "allow", destination: "localSettings" }],
     title: "Claude wants to run: npm run deploy -- --env production",
     displayName: "Bash",
     toolUseId: "toolu_01D7FLrfh4GYq7yT1ULFeyMV",

@@ -128,7 +128,10 @@ export const state = {
   radio: (value: string | null) => ({ type: "radio_buttons", selected_option: value === null ? null : { value, text: { type: "plain_text", text: value } } }),
   select: (value: string | null) => ({ type: "static_select", selected_option: value === null ? null : { value, text: { type: "plain_text", text: value } } }),
   checkboxes: (values: string[]) => ({ type: "checkboxes", selected_options: values.map((value) => ({ value, text: { type: "plain_text", text: value } })) }),
-  multiSelect: (values: string[]) => ({ type: "multi_static_select", selected_options: values.map((value) => ({ value, text: { type: "plain_text", text: value } })) }),
+  multiSelect: (values: string[]) => ({
+    type: "multi_static_select",
+    selected_options: values.map((value) => ({ value, text: { type: "plain_text", text: value } })),
+  }),
 };
 
 /** Slack's v0 request signature. */
@@ -216,8 +219,7 @@ export class FakeSlackApi {
 }
 
 function decodeArgs(body: unknown): Record<string, unknown> {
-  const raw: Record<string, unknown> =
-    typeof body === "string" ? Object.fromEntries(new URLSearchParams(body)) : ((body ?? {}) as Record<string, unknown>);
+  const raw: Record<string, unknown> = typeof body === "string" ? Object.fromEntries(new URLSearchParams(body)) : ((body ?? {}) as Record<string, unknown>);
   const args: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     args[key] = typeof value === "string" && /^[[{]/.test(value) ? tryJson(value) : value;

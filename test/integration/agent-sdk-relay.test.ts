@@ -166,12 +166,24 @@ describe("createCanUseTool with the person answering in Slack", () => {
 
 describe("AskUserQuestion through createCanUseTool", () => {
   const questions = [
-    { question: "Which color?", header: "Color", multiSelect: false, options: [{ label: "Red", description: "Warm" }, { label: "Blue", description: "Cool" }] },
+    {
+      question: "Which color?",
+      header: "Color",
+      multiSelect: false,
+      options: [
+        { label: "Red", description: "Warm" },
+        { label: "Blue", description: "Cool" },
+      ],
+    },
     {
       question: "Which sizes?",
       header: "Sizes",
       multiSelect: true,
-      options: [{ label: "S", description: "Small" }, { label: "M", description: "Medium" }, { label: "L", description: "Large" }],
+      options: [
+        { label: "S", description: "Small" },
+        { label: "M", description: "Medium" },
+        { label: "L", description: "Large" },
+      ],
     },
   ];
 
@@ -216,9 +228,7 @@ describe("createStepGate as a PreToolUse hook with the person answering in Slack
     const { result } = await run;
 
     expect(ran("ran.txt")).toBe(false);
-    expect(toolResults(model.turns[1]!)).toEqual([
-      { toolUseId: "toolu_no", isError: true, text: `PreToolUse:Bash hook error: ${STEP_GATE_REJECTED}` },
-    ]);
+    expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_no", isError: true, text: `PreToolUse:Bash hook error: ${STEP_GATE_REJECTED}` }]);
     expect(result).toMatchObject({ subtype: "success", terminal_reason: "completed" });
   });
 
@@ -274,7 +284,11 @@ describe("failing closed", () => {
 
     expect(ran("ran.txt")).toBe(false);
     expect(toolResults(model.turns[1]!)).toEqual([
-      { toolUseId: "toolu_unreachable", isError: true, text: expect.stringMatching(/^The approval relay could not be reached \(.+\), so nothing was approved\.$/) },
+      {
+        toolUseId: "toolu_unreachable",
+        isError: true,
+        text: expect.stringMatching(/^The approval relay could not be reached \(.+\), so nothing was approved\.$/),
+      },
     ]);
     expect(run.result).toMatchObject({ permission_denials: [{ tool_use_id: "toolu_unreachable" }] });
     expect(postedInThisTest()).toBe(0);

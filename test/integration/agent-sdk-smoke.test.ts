@@ -13,14 +13,7 @@ import { join } from "node:path";
 import type { CanUseTool, HookCallback, PermissionResult, SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runAgent } from "../helpers/agent-sdk.js";
-import {
-  echoToolResult,
-  startFakeAnthropic,
-  toolResults,
-  toolUse,
-  type FakeAnthropic,
-  type FakeBlock,
-} from "../helpers/fake-anthropic.js";
+import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeBlock } from "../helpers/fake-anthropic.js";
 
 interface PermissionCall {
   toolName: string;
@@ -70,9 +63,7 @@ function preToolUse(output: Awaited<ReturnType<HookCallback>>) {
 /** The tool_result blocks Claude Code reported back through the SDK stream. */
 function streamedToolResults(messages: SDKMessage[]): unknown[] {
   return messages.flatMap((m) =>
-    m.type === "user" && Array.isArray(m.message.content)
-      ? m.message.content.filter((block) => block.type === "tool_result")
-      : [],
+    m.type === "user" && Array.isArray(m.message.content) ? m.message.content.filter((block) => block.type === "tool_result") : [],
   );
 }
 
@@ -83,9 +74,7 @@ describe("canUseTool", () => {
 
     const run = await runAgent({ prompt: "Say hello.", anthropicUrl: model.url, cwd, canUseTool });
 
-    expect(calls).toEqual([
-      { toolName: "Bash", input: { command: "touch ran.txt && echo hello", description: "Say hello" }, toolUseID: "toolu_bash" },
-    ]);
+    expect(calls).toEqual([{ toolName: "Bash", input: { command: "touch ran.txt && echo hello", description: "Say hello" }, toolUseID: "toolu_bash" }]);
     expect(existsSync(join(cwd, "ran.txt"))).toBe(true);
     expect(model.turns).toHaveLength(2);
     expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_bash", isError: false, text: "hello" }]);
@@ -141,7 +130,11 @@ describe("canUseTool", () => {
     expect(existsSync(target)).toBe(false);
     expect(model.turns).toHaveLength(1);
     expect(streamedToolResults(run.messages)).toEqual([
-      expect.objectContaining({ tool_use_id: "toolu_write", is_error: true, content: expect.stringMatching(/^The user doesn't want to proceed with this tool use\./) }),
+      expect.objectContaining({
+        tool_use_id: "toolu_write",
+        is_error: true,
+        content: expect.stringMatching(/^The user doesn't want to proceed with this tool use\./),
+      }),
     ]);
     expect(run.result).toMatchObject({ subtype: "error_during_execution", terminal_reason: "aborted_tools" });
     expect(run.error?.message).toMatch(/Claude Code returned an error result/);
@@ -153,7 +146,11 @@ describe("PreToolUse hook callbacks", () => {
     const target = join(cwd, "gated.txt");
     const model = await modelCalling(toolUse("toolu_gate", "Write", { file_path: target, content: "x" }));
     const gate = preToolUse({
-      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Action rejected by the user in step-by-step mode." },
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "Action rejected by the user in step-by-step mode.",
+      },
     });
     const { calls, canUseTool } = recordingCanUseTool(allow);
 
@@ -244,8 +241,24 @@ describe("PreToolUse hook callbacks", () => {
 
 describe("AskUserQuestion", () => {
   const questions = [
-    { question: "Which color?", header: "Color", multiSelect: false, options: [{ label: "Red", description: "Warm" }, { label: "Blue", description: "Cool" }] },
-    { question: "Which sizes?", header: "Sizes", multiSelect: true, options: [{ label: "S", description: "Small" }, { label: "M", description: "Medium" }] },
+    {
+      question: "Which color?",
+      header: "Color",
+      multiSelect: false,
+      options: [
+        { label: "Red", description: "Warm" },
+        { label: "Blue", description: "Cool" },
+      ],
+    },
+    {
+      question: "Which sizes?",
+      header: "Sizes",
+      multiSelect: true,
+      options: [
+        { label: "S", description: "Small" },
+        { label: "M", description: "Medium" },
+      ],
+    },
   ];
 
   test("canUseTool is asked with the questions, and the answers it returns reach the model", async () => {
@@ -277,7 +290,6 @@ describe("the harness", () => {
     await expect(run).rejects.toThrow(/^runAgent timed out after 1500 ms\nmessages: /);
     expect(existsSync(join(cwd, "never.txt"))).toBe(false);
   });
-
 
   test("the stand-in refuses and reports an attempt to reach another host through it", async () => {
     fake = await startFakeAnthropic({ turns: [] });

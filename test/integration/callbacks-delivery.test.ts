@@ -30,7 +30,13 @@ afterEach(async () => {
 
 const stores: Array<[string, StoreFactory]> = [
   ["memory", memoryStores],
-  ["redis", redisStores(() => redis, () => prefix)],
+  [
+    "redis",
+    redisStores(
+      () => redis,
+      () => prefix,
+    ),
+  ],
 ];
 
 describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
@@ -55,14 +61,19 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
     expect(hit.headers["x-relay-timestamp"]).toBe(String(Math.floor(clock.t / 1000)));
     const signature = hit.headers["x-relay-signature"];
     expect(
-      verifyCallbackSignature({ token: TOKENS[0]!.token, timestamp: hit.headers["x-relay-timestamp"] as string, body: hit.body, signature: signature as string, now: clock.t }),
+      verifyCallbackSignature({
+        token: TOKENS[0]!.token,
+        timestamp: hit.headers["x-relay-timestamp"] as string,
+        body: hit.body,
+        signature: signature as string,
+        now: clock.t,
+      }),
     ).toBe(true);
   }
 
   it("each of the four endings sends exactly one signed POST of the request as GET shows it", async () => {
     const { clock, relay, receiver } = await setup();
-    const create = async (path: string) =>
-      (await relay.service.create({ tokenName: TOKENS[0]!.name, body: callbackBody(`${receiver.url}${path}`) })).record.id;
+    const create = async (path: string) => (await relay.service.create({ tokenName: TOKENS[0]!.name, body: callbackBody(`${receiver.url}${path}`) })).record.id;
     const answered = await create("/answered");
     const cancelled = await create("/cancelled");
     const expired = await create("/expired");
@@ -121,7 +132,13 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
     await relay.worker.drain();
     const hit = receiver.hits[0]!;
     const check = (token: string) =>
-      verifyCallbackSignature({ token, timestamp: hit.headers["x-relay-timestamp"] as string, body: hit.body, signature: hit.headers["x-relay-signature"] as string, now: clock.t });
+      verifyCallbackSignature({
+        token,
+        timestamp: hit.headers["x-relay-timestamp"] as string,
+        body: hit.body,
+        signature: hit.headers["x-relay-signature"] as string,
+        now: clock.t,
+      });
     expect(check(TOKENS[1]!.token)).toBe(true);
     expect(check(TOKENS[0]!.token)).toBe(false);
   });

@@ -63,9 +63,7 @@ describe("callback retries", () => {
   });
 
   it("a redirect is never followed and counts as a failed attempt", async () => {
-    const { relay, receiver, ended } = await setup((hit) =>
-      hit.path === "/moved" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 },
-    );
+    const { relay, receiver, ended } = await setup((hit) => (hit.path === "/moved" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 }));
     await ended(`${receiver.url}/moved`);
     expect(await relay.worker.runOnce()).toMatchObject({ retried: 1, delivered: 0 });
     expect(receiver.hits.map((hit) => hit.path)).toStrictEqual(["/moved"]);

@@ -88,9 +88,7 @@ describe("Claude Code with the relay as its PreToolUse http hook, answered in Sl
     await answerInSlack("PreToolUse", Action.stepNo);
 
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(false);
-    expect(toolResults(model.turns[1]!)).toEqual([
-      { toolUseId: "toolu_deploy", isError: true, text: `PreToolUse:Bash hook error: ${STEP_GATE_REJECTED}` },
-    ]);
+    expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_deploy", isError: true, text: `PreToolUse:Bash hook error: ${STEP_GATE_REJECTED}` }]);
   });
 });
 

@@ -19,13 +19,14 @@ async function askEnded(relay: RelayStandIn, env: Record<string, string>, status
 }
 
 describe.concurrent("approval-relay ask", () => {
-  it("when the person answers yes, it exits 0 and the request was one confirm question with the given channel, title and timeout", async ({ relay, env, expect }) => {
-    const result = await askAnswered(
-      relay,
-      env,
-      ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"],
-      { answers: { answer: true } },
-    );
+  it("when the person answers yes, it exits 0 and the request was one confirm question with the given channel, title and timeout", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const result = await askAnswered(relay, env, ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"], {
+      answers: { answer: true },
+    });
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
     expect(result.request.body).toMatchObject({
       kind: "interactive_questions",

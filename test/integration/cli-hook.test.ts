@@ -37,7 +37,11 @@ const preToolUseDeny = (reason: RegExp) => ({
 });
 
 describe.concurrent("approval-relay hook", () => {
-  it("when the relay answers a PreToolUse hook, its JSON is printed and the hook input reached it unchanged with the timeout", async ({ relay, env, expect }) => {
+  it("when the relay answers a PreToolUse hook, its JSON is printed and the hook input reached it unchanged with the timeout", async ({
+    relay,
+    env,
+    expect,
+  }) => {
     const reply = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
     relay.hook = () => ({ status: 200, json: reply });
     const result = await hook(env, preToolUse, ["--timeout", "120"]);
@@ -92,7 +96,10 @@ describe.concurrent("approval-relay hook", () => {
   });
 
   it("when the relay recovers from a 503 on the retry, its answer is printed", async ({ relay, env, expect }) => {
-    const replies = [error(503, "relay_not_ready", "starting"), { status: 200, json: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } } }];
+    const replies = [
+      error(503, "relay_not_ready", "starting"),
+      { status: 200, json: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } } },
+    ];
     relay.hook = () => replies.shift()!;
     const result = await hook(env, preToolUse);
     expect(printed(result.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });

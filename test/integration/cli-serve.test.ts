@@ -33,7 +33,10 @@ afterEach(async () => {
 async function waitUntilHealthy(url: string): Promise<void> {
   const end = Date.now() + 15_000;
   while (Date.now() < end) {
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -104,7 +104,17 @@ describe("adapters against the real relay", () => {
   });
 
   it("when the person answers AskUserQuestion, the answers reach updatedInput", async () => {
-    const questions = [{ question: "Which?", header: "Pick", options: [{ label: "A", description: "" }, { label: "B", description: "" }], multiSelect: false }];
+    const questions = [
+      {
+        question: "Which?",
+        header: "Pick",
+        options: [
+          { label: "A", description: "" },
+          { label: "B", description: "" },
+        ],
+        multiSelect: false,
+      },
+    ];
     const result = createCanUseTool(client)("AskUserQuestion", { questions }, sdkContext());
     await answerNext({ answers: { "Which?": "B" } });
     await expect(result).resolves.toEqual({ behavior: "allow", updatedInput: { questions, answers: { "Which?": "B" } } });

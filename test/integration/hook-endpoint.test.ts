@@ -274,7 +274,9 @@ describe("when the relay itself fails", () => {
     relay = await startRelay({ store: { ...store, create: () => Promise.reject(new Error("store is down")) } });
     const { status, body } = await hook(hookFixture("pre-tool-use"));
     expect(status).toBe(200);
-    expect(body).toEqual(preToolUse("deny", expect.stringMatching(/^The relay failed to handle this request \(reference [0-9a-f-]{36}\)\. The tool call was denied\.$/)));
+    expect(body).toEqual(
+      preToolUse("deny", expect.stringMatching(/^The relay failed to handle this request \(reference [0-9a-f-]{36}\)\. The tool call was denied\.$/)),
+    );
     expect(relay.logs.some((line) => line.includes("store is down"))).toBe(true);
   });
 });

@@ -68,7 +68,12 @@ describe("bad bodies get 400 and create nothing", () => {
     await refused("/v1/requests", { body: '{"kind": "permission", ' }, { status: 400, code: "relay_invalid_json" });
   });
 
-  it.each([["an array", "[]"], ["a string", '"approve me"'], ["null", "null"], ["a number", "42"]])("a body that is %s → 400 naming the body", async (_name, body) => {
+  it.each([
+    ["an array", "[]"],
+    ["a string", '"approve me"'],
+    ["null", "null"],
+    ["a number", "42"],
+  ])("a body that is %s → 400 naming the body", async (_name, body) => {
     await refused("/v1/requests", { body }, { status: 400, code: "relay_invalid_request", paths: ["(body)"] });
   });
 
@@ -85,11 +90,13 @@ describe("bad bodies get 400 and create nothing", () => {
   it("an unknown question type → questions.0.type", () =>
     invalid(bodies.interactive({ questions: [{ id: "when", question: "When?", type: "date" }] }), ["questions.0.type"]));
   it.each([-5, 0, 10 ** 9, 1.5, "60"])("timeoutSeconds %s → timeoutSeconds", (timeoutSeconds) =>
-    invalid(bodies.stepGate({ timeoutSeconds }), ["timeoutSeconds"]));
+    invalid(bodies.stepGate({ timeoutSeconds }), ["timeoutSeconds"]),
+  );
   it("unknown top-level fields → each by name", () => invalid(bodies.bashPermission({ priority: "high", urgent: true }), ["priority", "urgent"]));
   it.each(["#general", "general", "c0123456789", "C01"])("channel %s → channel", (channel) => invalid(bodies.stepGate({ channel }), ["channel"]));
   it.each(["ftp://example.com/hook", "javascript:alert(1)", "not a url", "file:///etc/passwd"])("callbackUrl %s → callbackUrl", (callbackUrl) =>
-    invalid(bodies.stepGate({ callbackUrl }), ["callbackUrl"]));
+    invalid(bodies.stepGate({ callbackUrl }), ["callbackUrl"]),
+  );
 
   it("an input nested absurdly deep → input, not a 500", async () => {
     const depth = 50_000;
@@ -142,7 +149,11 @@ describe("ids that are not yours are not found", () => {
 
   it("GET, GET ?wait and DELETE of another token's request → 404, and the request stays pending", async () => {
     const { body: created } = await relay.call("/v1/requests", { json: bodies.stepGate(), as: "laptop" });
-    for (const [method, query] of [["GET", ""], ["GET", "?wait=5"], ["DELETE", ""]] as const) {
+    for (const [method, query] of [
+      ["GET", ""],
+      ["GET", "?wait=5"],
+      ["DELETE", ""],
+    ] as const) {
       const started = Date.now();
       const response = await relay.call(`/v1/requests/${created.id}${query}`, { method, as: "ci-bot" });
       expect(response.status).toBe(404);
@@ -258,7 +269,9 @@ describe("oversized bodies", () => {
   });
 
   it("a client that sends less than its Content-Length and hangs up creates nothing", async () => {
-    const reply = await raw(`POST /v1/requests HTTP/1.1\r\nHost: relay\r\n${auth()}Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"kind":`, { end: true });
+    const reply = await raw(`POST /v1/requests HTTP/1.1\r\nHost: relay\r\n${auth()}Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"kind":`, {
+      end: true,
+    });
     expect(reply).not.toMatch(/ 5\d\d /);
     await nothingChanged();
     expect(relay.logs.filter((line) => line.includes('"level":"error"'))).toEqual([]);

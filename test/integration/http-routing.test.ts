@@ -96,10 +96,13 @@ describe("JSON bodies", () => {
     expect(stored[0]?.body.title).toBe("héllo ✅");
   });
 
-  it.each(["application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/merge-patch+json"])("Content-Type %s is read as JSON", async (type) => {
-    const { call } = await start();
-    expect((await call("/v1/requests", { json: bodies.stepGate(), headers: { "content-type": type } })).status).toBe(201);
-  });
+  it.each(["application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/merge-patch+json"])(
+    "Content-Type %s is read as JSON",
+    async (type) => {
+      const { call } = await start();
+      expect((await call("/v1/requests", { json: bodies.stepGate(), headers: { "content-type": type } })).status).toBe(201);
+    },
+  );
 
   it.each(["application/jsonp", "multipart/form-data; boundary=x", "text/plain"])("Content-Type %s → 415", async (type) => {
     const { call, stored } = await start();

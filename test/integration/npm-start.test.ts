@@ -58,7 +58,15 @@ describe("npm start", () => {
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     const exited = new Promise((resolve) => child.once("exit", resolve));
     try {
-      await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 20_000, `/healthz; output:\n${output}`);
+      await until(
+        () =>
+          fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        20_000,
+        `/healthz; output:\n${output}`,
+      );
       const elapsed = Date.now() - started;
       expect(output).not.toMatch(/building/);
       expect(elapsed, `start → healthy took ${elapsed} ms`).toBeLessThan(5000);
@@ -137,6 +145,8 @@ describe("npm start's build check", () => {
     const result = start();
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("npm start: the build failed (see above); fix the errors, or start what is in dist/ anyway with `node dist/cli/main.js serve`.");
+    expect(result.stderr).toContain(
+      "npm start: the build failed (see above); fix the errors, or start what is in dist/ anyway with `node dist/cli/main.js serve`.",
+    );
   });
 });

@@ -114,9 +114,20 @@ describe("the relay's start", () => {
     const port = await freePort();
     const starting = startRelay({ env: startEnv(slackApiUrl), logger: silentLogger, port, host: "127.0.0.1" });
     let started = false;
-    void starting.then(() => (started = true), () => undefined);
+    void starting.then(
+      () => (started = true),
+      () => undefined,
+    );
 
-    await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 10_000, "/healthz");
+    await until(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      10_000,
+      "/healthz",
+    );
     expect(started).toBe(false);
     accept();
     const relay = await starting;
@@ -165,7 +176,9 @@ describe("the relay process", () => {
     await standIn.connected();
     expect((await fetch(`${relay.url}/slack/events`, { method: "POST" })).status).toBe(404);
 
-    const created = (await (await createRequest(relay.url, { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } })).json()) as { id: string };
+    const created = (await (await createRequest(relay.url, { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } })).json()) as {
+      id: string;
+    };
     const waiting = getRequest(relay.url, created.id, "?wait=10");
     await relay.service.idle();
     const ack = await standIn.deliver("interactive", blockAction({ actionId: Action.stepYes, value: encodeButton({ r: created.id }), ts }));

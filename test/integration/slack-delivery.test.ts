@@ -102,7 +102,11 @@ describe("readiness ping", () => {
       signingSecret: SIGNING_SECRET,
       apiUrl: SLACK_API_URL,
       logger: silentLogger,
-      service: new RequestService({ store, messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {} }, defaultTimeoutSeconds: 60 }),
+      service: new RequestService({
+        store,
+        messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {} },
+        defaultTimeoutSeconds: 60,
+      }),
       pingTimeoutMs: 200,
     });
     return slack;
@@ -136,7 +140,12 @@ it("the messenger refuses a Slack answer without channel or ts as a permanent fa
   const api = new FakeSlackApi().on("chat.postMessage", { ok: true });
   const store = createMemoryStore();
   const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
-  const service = new RequestService({ store, messenger: createSlackMessenger({ client, logger: silentLogger }), defaultTimeoutSeconds: 60, defaultChannel: CHANNEL });
+  const service = new RequestService({
+    store,
+    messenger: createSlackMessenger({ client, logger: silentLogger }),
+    defaultTimeoutSeconds: 60,
+    defaultChannel: CHANNEL,
+  });
   const { record } = await service.create({ tokenName: "t", body: { kind: "step_gate", toolName: "Bash", input: {} } });
   await service.idle();
   expect((await service.get(record.id))?.status).toBe("failed");

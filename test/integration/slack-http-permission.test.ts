@@ -99,7 +99,13 @@ describe("permission modals", () => {
     relay.api.onPost().on("chat.update");
     const record = await relay.create(permission());
     const submit = (text: string) =>
-      relay.post(viewSubmission({ callbackId: View.edit, privateMetadata: meta(record.id), values: { [Field.editJson.block]: { [Field.editJson.action]: state.text(text) } } }));
+      relay.post(
+        viewSubmission({
+          callbackId: View.edit,
+          privateMetadata: meta(record.id),
+          values: { [Field.editJson.block]: { [Field.editJson.action]: state.text(text) } },
+        }),
+      );
 
     for (const bad of ["{not json", "[1, 2]", "null"]) {
       const refused = await submit(bad);

@@ -49,7 +49,9 @@ describe("signatures", () => {
     relay.api.onPost();
     const record = await relay.create(permission);
     const timestamp = Math.floor(Date.now() / 1000);
-    const signedFor = new URLSearchParams({ payload: JSON.stringify(blockAction({ actionId: Action.deny, value: encodeButton({ r: record.id }) })) }).toString();
+    const signedFor = new URLSearchParams({
+      payload: JSON.stringify(blockAction({ actionId: Action.deny, value: encodeButton({ r: record.id }) })),
+    }).toString();
     const response = await relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }) }), {
       timestamp,
       signature: sign(signedFor, undefined, timestamp),

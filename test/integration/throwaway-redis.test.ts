@@ -42,12 +42,18 @@ describe("a throwaway redis-server", () => {
   it("when the process that started it is killed with SIGKILL, the server stops and its dir is removed", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", `
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `
         const { startRedisServer } = await import("./test/helpers/redis-server.ts");
         const server = await startRedisServer();
         process.stdout.write(server.url + "\\n");
         setInterval(() => {}, 1000);
-      `],
+      `,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     const exited = new Promise((resolve) => child.once("exit", resolve));

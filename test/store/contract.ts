@@ -221,9 +221,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, created, clock } = await open();
         const request = await created();
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            store.transition(request.id, answer(clock.t, { behavior: "deny", message: `no ${i}` }, { id: `U${i}` })),
-          ),
+          Array.from({ length: 20 }, (_, i) => store.transition(request.id, answer(clock.t, { behavior: "deny", message: `no ${i}` }, { id: `U${i}` }))),
         );
         const winners = results.filter((r) => r.outcome === "applied");
         expect(winners).toHaveLength(1);

@@ -119,8 +119,12 @@ describe("relay instances sharing one Redis", () => {
     const after = await instance();
     expect(await after.findBySlackMessage(slack)).toBe(request.id);
     expect(await after.get(request.id)).toStrictEqual({ ...request, slack });
-    const result = await after.transition(request.id, { status: "answered", decision: { behavior: "deny", message: "not today" }, answeredBy: { id: "U1" }, at: T0 });
+    const result = await after.transition(request.id, {
+      status: "answered",
+      decision: { behavior: "deny", message: "not today" },
+      answeredBy: { id: "U1" },
+      at: T0,
+    });
     expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", decision: { behavior: "deny", message: "not today" } } });
   });
 });
-

@@ -101,9 +101,7 @@ describe("loadConfig defaults", () => {
 
   it("adds the trailing slash SLACK_API_URL needs to be a base URL", () => {
     expect(loadConfig({ ...http, SLACK_API_URL: "https://slack-gov.com/api" }).slack.apiUrl).toBe("https://slack-gov.com/api/");
-    expect(loadConfig({ ...http, SLACK_API_URL: "https://proxy.internal/slack/api/" }).slack.apiUrl).toBe(
-      "https://proxy.internal/slack/api/",
-    );
+    expect(loadConfig({ ...http, SLACK_API_URL: "https://proxy.internal/slack/api/" }).slack.apiUrl).toBe("https://proxy.internal/slack/api/");
   });
 
   it("treats empty strings as unset", () => {
@@ -166,9 +164,7 @@ describe("missing required variables", () => {
   it("names SLACK_BOT_TOKEN first when nothing is set, with where to find it", () => {
     const error = errorFor({});
     expect(error.name).toBe("ConfigError");
-    expect(error.message).toBe(
-      "SLACK_BOT_TOKEN is missing: create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
-    );
+    expect(error.message).toBe("SLACK_BOT_TOKEN is missing: create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)");
   });
 
   it("checks SLACK_BOT_TOKEN before the signing secret and the agent tokens", () => {

@@ -69,11 +69,14 @@ describe("logger", () => {
 
   it("redacts bot, user and app-level tokens in the message, in fields and nested deep", () => {
     const { logger, lines } = capture();
-    logger.error({
-      headers: { authorization: `Bearer ${USER}` },
-      attempts: [{ token: APP }],
-      [`key-${BOT}`]: 1,
-    }, `auth failed for ${BOT}`);
+    logger.error(
+      {
+        headers: { authorization: `Bearer ${USER}` },
+        attempts: [{ token: APP }],
+        [`key-${BOT}`]: 1,
+      },
+      `auth failed for ${BOT}`,
+    );
     const line = lines[0]!;
     for (const token of [BOT, USER, APP]) expect(line).not.toContain(token.slice(5));
     const entry = JSON.parse(line) as { msg: string; headers: { authorization: string }; attempts: Array<{ token: string }> };

@@ -12,7 +12,6 @@ import { parseHookQuery } from "../../requests/hooks/query.js";
 import type { AuthHook } from "../auth.js";
 import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 
-
 export interface ClaudeCodeHookDeps {
   hookCalls: HookCalls;
   authenticate: AuthHook;

@@ -40,9 +40,7 @@ export const askUserQuestionView: KindViewOf = (record) => {
           let text = `*${fit.text(`${key}_label`)}*`;
           if (option.description) text += `\n${fit.text(`${key}_desc`)}`;
           if (option.preview) text += `\n${fit.code(`${key}_preview`)[0] ?? ""}`;
-          const pick = oneTap
-            ? button(cutShort(option.label, LIMITS.buttonText), Action.option, encodeButton({ r: record.id, q: i, o: j }))
-            : undefined;
+          const pick = oneTap ? button(cutShort(option.label, LIMITS.buttonText), Action.option, encodeButton({ r: record.id, q: i, o: j })) : undefined;
           return section(key, text, pick);
         });
         return [section(`q${i}`, `${chip}${fit.text(`q${i}`)}${multi}`), ...options];

@@ -4,16 +4,7 @@
  * names or URLs in agent text into live mentions) and ids are always set.
  * Callers pass text that is already escaped.
  */
-import type {
-  ActionsBlock,
-  Button,
-  ConfirmationDialog,
-  ContextBlock,
-  HeaderBlock,
-  MrkdwnElement,
-  PlainTextElement,
-  SectionBlock,
-} from "@slack/types";
+import type { ActionsBlock, Button, ConfirmationDialog, ContextBlock, HeaderBlock, MrkdwnElement, PlainTextElement, SectionBlock } from "@slack/types";
 
 export function plain(text: string): PlainTextElement {
   return { type: "plain_text", text };

@@ -65,15 +65,11 @@ export const interactiveView: KindViewOf = (record) => {
     controls() {
       if (only?.question.type === "confirm") {
         const value = encodeButton({ r: record.id, q: only.index });
-        return [
-          actions("actions", [button("Yes", Action.confirmYes, value, { style: "primary" }), button("No", Action.confirmNo, value)]),
-        ];
+        return [actions("actions", [button("Yes", Action.confirmYes, value, { style: "primary" }), button("No", Action.confirmNo, value)])];
       }
       if (only) {
         return (only.question.options ?? []).map((option, o): KnownBlock =>
-          actions(`q${only.index}_o${o}`, [
-            button(cutShort(option, LIMITS.buttonText), Action.option, encodeButton({ r: record.id, q: only.index, o })),
-          ]),
+          actions(`q${only.index}_o${o}`, [button(cutShort(option, LIMITS.buttonText), Action.option, encodeButton({ r: record.id, q: only.index, o }))]),
         );
       }
       if (shown.length === 0) return [];

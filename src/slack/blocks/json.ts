@@ -14,9 +14,7 @@ export function prettyJson(value: unknown): string {
   return nestsDeeperThan(value, MAX_PRETTY_DEPTH) ? compactJson(value) : (JSON.stringify(value, null, 2) ?? "null");
 }
 
-type Frame =
-  | { kind: "array"; items: unknown[]; next: number }
-  | { kind: "object"; entries: Array<[string, unknown]>; next: number };
+type Frame = { kind: "array"; items: unknown[]; next: number } | { kind: "object"; entries: Array<[string, unknown]>; next: number };
 
 /** JSON.stringify(value) without recursion (for JSON data: objects, arrays, strings, numbers, booleans, null). */
 export function compactJson(value: unknown): string {

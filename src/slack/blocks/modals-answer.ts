@@ -55,14 +55,9 @@ function labelled(label: string, question: string, extraHint: string[], optional
 }
 
 function askInputs(question: AskQuestion, index: number): InputBlock[] {
-  const options = [
-    ...question.options.map((choice, j) => option(choice.label, String(j), choice.description)),
-    option("Other", OTHER_VALUE),
-  ];
+  const options = [...question.options.map((choice, j) => option(choice.label, String(j), choice.description)), option("Other", OTHER_VALUE)];
   const action_id = Field.question(index).action;
-  const element: InputBlockElement = question.multiSelect
-    ? { type: "checkboxes", action_id, options }
-    : { type: "radio_buttons", action_id, options };
+  const element: InputBlockElement = question.multiSelect ? { type: "checkboxes", action_id, options } : { type: "radio_buttons", action_id, options };
   return [
     labelled(question.header || question.question, question.question, [], true, element, index),
     textInput(Field.questionOther(index), "Other answer", { multiline: false, optional: true }),
@@ -78,17 +73,19 @@ function interactiveInput(question: InteractiveQuestion, index: number): InputBl
   switch (question.type) {
     case "choice": {
       const initial = typeof question.default === "string" ? pick(question.default) : undefined;
-      element = choices.length <= LIMITS.choiceOptions
-        ? { type: "radio_buttons", action_id, options: choices }
-        : { type: "static_select", action_id, options: choices, placeholder: plain("Choose one") };
+      element =
+        choices.length <= LIMITS.choiceOptions
+          ? { type: "radio_buttons", action_id, options: choices }
+          : { type: "static_select", action_id, options: choices, placeholder: plain("Choose one") };
       if (initial) element.initial_option = initial;
       break;
     }
     case "multiChoice": {
       const initial = Array.isArray(question.default) ? question.default.map(pick).filter((o) => o !== undefined) : [];
-      element = choices.length <= LIMITS.choiceOptions
-        ? { type: "checkboxes", action_id, options: choices }
-        : { type: "multi_static_select", action_id, options: choices, placeholder: plain("Choose any") };
+      element =
+        choices.length <= LIMITS.choiceOptions
+          ? { type: "checkboxes", action_id, options: choices }
+          : { type: "multi_static_select", action_id, options: choices, placeholder: plain("Choose any") };
       if (initial.length > 0) element.initial_options = initial;
       break;
     }

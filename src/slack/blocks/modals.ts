@@ -72,10 +72,7 @@ export function editModal(record: RequestRecord, meta: ModalMetadata): ModalView
     title: "Edit tool input",
     submit: "Allow",
     metadata: meta,
-    blocks: [
-      section("intro", `Change the input of *${toolName(record)}*, then *Allow*. The agent runs the tool with the edited input.`),
-      input,
-    ],
+    blocks: [section("intro", `Change the input of *${toolName(record)}*, then *Allow*. The agent runs the tool with the edited input.`), input],
   });
 }
 

@@ -20,9 +20,7 @@ const BlockActions = z.looseObject({
   channel: z.looseObject({ id: z.string() }).nullish(),
   message: z.looseObject({ ts: z.string() }).nullish(),
   container: z.looseObject({ channel_id: z.string().optional(), message_ts: z.string().optional() }).nullish(),
-  view: z
-    .looseObject({ id: z.string(), hash: z.string().optional(), private_metadata: z.string().optional() })
-    .nullish(),
+  view: z.looseObject({ id: z.string(), hash: z.string().optional(), private_metadata: z.string().optional() }).nullish(),
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).min(1),
 });
 type BlockActions = z.infer<typeof BlockActions>;

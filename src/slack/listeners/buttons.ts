@@ -16,9 +16,7 @@ import { Action, type ButtonValue } from "../ids.js";
 export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input";
 
 export type ButtonOutcome =
-  | { type: "decision"; decision: Decision }
-  | { type: "modal"; modal: ModalName; questionIndex?: number }
-  | { type: "ignore"; reason: string };
+  { type: "decision"; decision: Decision } | { type: "modal"; modal: ModalName; questionIndex?: number } | { type: "ignore"; reason: string };
 
 /**
  * @param clickerName the clicker's Slack name, for "Denied by <name> in Slack."
@@ -79,12 +77,7 @@ export function interpretButton(record: RequestRecord, actionId: string, value: 
 }
 
 /** A one-tap choice or confirm answers the one question a person sees; defaults fill the rest. */
-function oneTapInteractive(
-  body: InteractiveQuestionsBody,
-  value: ButtonValue,
-  type: "choice" | "confirm",
-  confirmed?: boolean,
-): ButtonOutcome {
+function oneTapInteractive(body: InteractiveQuestionsBody, value: ButtonValue, type: "choice" | "confirm", confirmed?: boolean): ButtonOutcome {
   const question = value.q === undefined ? questionsForPerson(body)[0] : body.questions[value.q];
   if (!question || question.type !== type || !questionsForPerson(body).includes(question)) {
     return ignore("not the question this request shows");

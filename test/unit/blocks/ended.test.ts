@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkMessageLimits, endedMessage, requestMessage } from "../../../src/slack/blocks/index.js";
 import { Action } from "../../../src/slack/ids.js";
-import {
-  answered,
-  askRecord,
-  cancelled,
-  expired,
-  failed,
-  interactiveRecord,
-  permissionRecord,
-  stepGateRecord,
-} from "../../fixtures/records.js";
+import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 import { actionIds, sectionText } from "./helpers.js";
 
 const AT = "<!date^1700000060^{time}|22:14 UTC>";
@@ -93,9 +84,7 @@ describe("ended message", () => {
   });
 
   it("says Cancelled with the reason when there is one", () => {
-    expect(outcome(cancelled(permissionRecord(), "Claude Code closed the connection"))).toBe(
-      `🚫 Cancelled: Claude Code closed the connection · ${AT}`,
-    );
+    expect(outcome(cancelled(permissionRecord(), "Claude Code closed the connection"))).toBe(`🚫 Cancelled: Claude Code closed the connection · ${AT}`);
     expect(outcome(cancelled(permissionRecord(), undefined, "agent"))).toBe(`🚫 Cancelled by agent · ${AT}`);
     expect(outcome(cancelled(permissionRecord()))).toBe(`🚫 Cancelled · ${AT}`);
   });

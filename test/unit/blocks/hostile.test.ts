@@ -19,16 +19,7 @@ import {
   otherModal,
   requestMessage,
 } from "../../../src/slack/blocks/index.js";
-import {
-  answered,
-  askRecord,
-  cancelled,
-  expired,
-  failed,
-  interactiveRecord,
-  permissionRecord,
-  stepGateRecord,
-} from "../../fixtures/records.js";
+import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 import { unescapedMarkup } from "./helpers.js";
 
 const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";

@@ -47,7 +47,12 @@ describe("full input viewer", () => {
     const record = permissionRecord({ input: { command: hostile.repeat(Math.ceil(1_000_000 / hostile.length)) } });
     const views = allViews(record);
     expect(views.length).toBeGreaterThan(1);
-    expect(shownInput(record, views.map((view) => view.blocks as KnownBlock[]))).toBe(JSON.stringify(record.body.input, null, 2));
+    expect(
+      shownInput(
+        record,
+        views.map((view) => view.blocks as KnownBlock[]),
+      ),
+    ).toBe(JSON.stringify(record.body.input, null, 2));
     for (const view of views) {
       expect(checkViewLimits(view)).toEqual([]);
       expect(view.blocks.filter((b) => b.block_id?.startsWith("input_")).length).toBeLessThanOrEqual(90);

@@ -81,9 +81,7 @@ describe("checkMessageLimits", () => {
 
   it("reports more than 11,000 characters of text in all, fallback included", () => {
     const blocks = [section("a", "x".repeat(3000)), section("b", "x".repeat(3000)), section("c", "x".repeat(3000))];
-    expect(only(checkMessageLimits(message([...blocks, section("d", "x".repeat(1999))], "f".repeat(2))))).toMatch(
-      /^message: 11001 characters/,
-    );
+    expect(only(checkMessageLimits(message([...blocks, section("d", "x".repeat(1999))], "f".repeat(2))))).toMatch(/^message: 11001 characters/);
   });
 
   it("reports a fallback text over 3000 characters, and an empty one", () => {

@@ -4,9 +4,7 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { permissionRecord } from "../../fixtures/records.js";
 import { actionIds, buttons, decodeCode, sectionText } from "./helpers.js";
 
-const suggestions = [
-  { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" },
-];
+const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" }];
 const value = encodeButton({ r: "req-0001" });
 
 describe("permission request message", () => {
@@ -63,13 +61,7 @@ describe("permission request message", () => {
   });
 
   it("offers Always allow only when there are suggestions", () => {
-    expect(actionIds(requestMessage(permissionRecord()))).toEqual([
-      Action.allow,
-      Action.edit,
-      Action.deny,
-      Action.denyWithReason,
-      Action.denyAndStop,
-    ]);
+    expect(actionIds(requestMessage(permissionRecord()))).toEqual([Action.allow, Action.edit, Action.deny, Action.denyWithReason, Action.denyAndStop]);
     expect(actionIds(requestMessage(permissionRecord({ suggestions: [] })))).not.toContain(Action.alwaysAllow);
   });
 
@@ -150,9 +142,7 @@ describe("permission request message", () => {
       }),
     );
     expect(sectionText(message, "title")).toBe("*Claude wants to read outside the project*");
-    expect(sectionText(message, "meta")).toBe(
-      "*Description:* Reads a file\n*Why it asks:* Path is outside allowed directories\n*Blocked path:* /etc/passwd",
-    );
+    expect(sectionText(message, "meta")).toBe("*Description:* Reads a file\n*Why it asks:* Path is outside allowed directories\n*Blocked path:* /etc/passwd");
     expect(sectionText(message, "tool")).toBe("*Tool:* Read file (Read)\n*Input:*");
   });
 

@@ -96,7 +96,7 @@ describe("prettyJson", () => {
   });
 
   it("writes compact JSON exactly as JSON.stringify does", () => {
-    const value = { a: [1, "two", null, { "k\"ey": [] }], b: {}, c: -0.5, d: "é😀\n" };
+    const value = { a: [1, "two", null, { 'k"ey': [] }], b: {}, c: -0.5, d: "é😀\n" };
     expect(compactJson(value)).toBe(JSON.stringify(value));
   });
 });

@@ -88,7 +88,13 @@ describe("createCanUseTool for any tool", () => {
   });
 
   it("when the SDK passes a title longer than the relay takes, it is cut instead of refused", async () => {
-    const { request } = await answered(createCanUseTool(client), "Bash", bash, { behavior: "allow", updatedInput: bash }, sdkContext({ title: "x".repeat(600) }));
+    const { request } = await answered(
+      createCanUseTool(client),
+      "Bash",
+      bash,
+      { behavior: "allow", updatedInput: bash },
+      sdkContext({ title: "x".repeat(600) }),
+    );
     expect(request.body.title).toHaveLength(500);
     expect(String(request.body.title).endsWith("…")).toBe(true);
   });
@@ -164,14 +170,26 @@ describe("createCanUseTool for any tool", () => {
 
   it("when onError itself throws, the callback still answers deny", async () => {
     const broken: Asker = { ask: () => Promise.reject(new Error("boom")) };
-    const result = await createCanUseTool(broken, { onError: () => { throw new Error("logger down"); } })("Bash", bash, sdkContext());
+    const result = await createCanUseTool(broken, {
+      onError: () => {
+        throw new Error("logger down");
+      },
+    })("Bash", bash, sdkContext());
     expect(result).toMatchObject({ behavior: "deny", message: expect.stringMatching(/boom/) });
   });
 });
 
 describe("createCanUseTool for AskUserQuestion", () => {
   const questions = [
-    { question: "Which database?", header: "Database", options: [{ label: "Postgres", description: "" }, { label: "SQLite", description: "" }], multiSelect: false },
+    {
+      question: "Which database?",
+      header: "Database",
+      options: [
+        { label: "Postgres", description: "" },
+        { label: "SQLite", description: "" },
+      ],
+      multiSelect: false,
+    },
   ];
 
   it("when the person picks an option, the agent receives allow with the questions and the answers", async () => {

@@ -36,7 +36,18 @@ describe("RelayClient.askInteractive", () => {
     relay.fault = (call) => {
       if (call.method !== "POST") return undefined;
       const now = Date.now();
-      return { status: 201, json: view({ id: "r5", body: { kind: "interactive_questions" }, idempotencyKey: undefined, status: "answered", createdAt: now, expiresAt: now, decision: { answers: { note: "" } } }) };
+      return {
+        status: 201,
+        json: view({
+          id: "r5",
+          body: { kind: "interactive_questions" },
+          idempotencyKey: undefined,
+          status: "answered",
+          createdAt: now,
+          expiresAt: now,
+          decision: { answers: { note: "" } },
+        }),
+      };
     };
     await expect(client.askInteractive([questions[2]!], { autonomous: true })).resolves.toEqual({ note: "" });
   });

@@ -48,21 +48,27 @@ describe("RelayClient.request", () => {
 
   it("when the body is refused with a 400, the error carries the relay's code, status and details and is not retried", async () => {
     relay.fault = () => error(400, "relay_invalid_request", "Invalid request: toolName: Required", [{ path: "toolName", message: "Required" }]);
-    const failure = await client().request(confirm).catch((e: unknown) => e);
+    const failure = await client()
+      .request(confirm)
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(RelayClientError);
     expect(failure).toMatchObject({ code: "relay_invalid_request", status: 400, details: [{ path: "toolName", message: "Required" }] });
     expect(relay.calls).toHaveLength(1);
   });
 
   it("when the token is wrong, it fails with relay_unauthorized at once, without retrying", async () => {
-    const failure = await client({ token: "wrong-token-000000000" }).request(confirm).catch((e: unknown) => e);
+    const failure = await client({ token: "wrong-token-000000000" })
+      .request(confirm)
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_unauthorized", status: 401 });
     expect(relay.calls).toHaveLength(1);
   });
 
   it("when the relay stays unreachable, it gives up after the allowed retries with relay_unreachable", async () => {
     await relay.stop();
-    const failure = await client({ retries: 2 }).request(confirm).catch((e: unknown) => e);
+    const failure = await client({ retries: 2 })
+      .request(confirm)
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_unreachable" });
     expect((failure as Error).message).toMatch(/ECONNREFUSED/);
   });
@@ -140,13 +146,17 @@ describe("RelayClient.wait", () => {
   });
 
   it("when the request is unknown (404), it fails with relay_not_found without retrying", async () => {
-    const failure = await client().wait("nope").catch((e: unknown) => e);
+    const failure = await client()
+      .wait("nope")
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: "relay_not_found", status: 404 });
     expect(relay.calls).toHaveLength(1);
   });
 
   it("when the token is refused (401), it fails with relay_unauthorized without retrying", async () => {
-    const failure = await client({ token: "another-token-00000000" }).wait("r1").catch((e: unknown) => e);
+    const failure = await client({ token: "another-token-00000000" })
+      .wait("r1")
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: "relay_unauthorized", status: 401 });
     expect(relay.calls).toHaveLength(1);
   });
@@ -192,7 +202,18 @@ describe("RelayClient.ask and cancel", () => {
     relay.fault = (call) => {
       if (!isPost(call)) return undefined;
       const now = Date.now();
-      return { status: 201, json: view({ id: "r9", body: confirm, idempotencyKey: undefined, status: "answered", createdAt: now, expiresAt: now, decision: { answers: { go: true } } }) };
+      return {
+        status: 201,
+        json: view({
+          id: "r9",
+          body: confirm,
+          idempotencyKey: undefined,
+          status: "answered",
+          createdAt: now,
+          expiresAt: now,
+          decision: { answers: { go: true } },
+        }),
+      };
     };
     await expect(client().ask(confirm)).resolves.toMatchObject({ id: "r9", status: "answered" });
     expect(relay.calls.filter(isGet)).toHaveLength(0);
@@ -268,7 +289,9 @@ describe("RelayClient.claudeCodeHook", () => {
 
   it("when the relay answers with a decision for another event, it is a bad reply, retried and then thrown", async () => {
     relay.hook = () => ({ status: 200, json: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } } });
-    const failure = await client({ retries: 1 }).claudeCodeHook(input, { timeoutSeconds: 60 }).catch((e: unknown) => e);
+    const failure = await client({ retries: 1 })
+      .claudeCodeHook(input, { timeoutSeconds: 60 })
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: "RelayClientError", code: "relay_bad_reply" });
     expect(relay.callsTo("POST", "/v1/hooks/claude-code")).toHaveLength(2);
   });

@@ -111,7 +111,13 @@ export class RelayStandIn {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? "/", "http://stand-in");
-    const call: Call = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, headers: req.headers, text: Buffer.concat(chunks).toString("utf8") };
+    const call: Call = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      text: Buffer.concat(chunks).toString("utf8"),
+    };
     this.calls.push(call);
     const fault = await this.fault?.(call);
     const reply = fault === undefined || fault === "lose" ? await this.route(call, res) : fault;

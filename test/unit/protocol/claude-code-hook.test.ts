@@ -28,7 +28,9 @@ describe("the hook output schemas", () => {
     for (const reply of [{ ok: true }, { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } }, null, "allow"]) {
       expect(HookOutputOf.PreToolUse.safeParse(reply).success).toBe(false);
     }
-    expect(HookOutputOf.PermissionRequest.safeParse({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "perhaps" } } }).success).toBe(false);
+    expect(
+      HookOutputOf.PermissionRequest.safeParse({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "perhaps" } } }).success,
+    ).toBe(false);
   });
 
   it("keep fields a newer relay adds, so the CLI passes them on to Claude Code", () => {

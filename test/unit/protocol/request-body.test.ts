@@ -85,7 +85,12 @@ describe("permission and step_gate bodies", () => {
     expect(problems({ ...body, toolName: "" })).toEqual(["toolName"]);
   });
 
-  it.each([["an array", []], ["a string", "ls"], ["null", null], ["missing", undefined]])("refuses input that is %s", (_, input) => {
+  it.each([
+    ["an array", []],
+    ["a string", "ls"],
+    ["null", null],
+    ["missing", undefined],
+  ])("refuses input that is %s", (_, input) => {
     expect(problems({ ...bash, input })).toEqual(["input"]);
     expect(problems({ ...gate, input })).toEqual(["input"]);
   });
@@ -144,10 +149,11 @@ describe("common fields", () => {
 describe("ask_user_question bodies", () => {
   it("accepts AskUserQuestion input as Claude sends it, filling defaults", () => {
     const body = parse(
-      ask(
-        askQuestion("Which database?", ["PostgreSQL", "SQLite"]),
-        { question: "Which features?", options: [{ label: "Auth" }, { label: "Billing", preview: "```ts\n```" }], multiSelect: true },
-      ),
+      ask(askQuestion("Which database?", ["PostgreSQL", "SQLite"]), {
+        question: "Which features?",
+        options: [{ label: "Auth" }, { label: "Billing", preview: "```ts\n```" }],
+        multiSelect: true,
+      }),
     );
     expect(body).toEqual({
       kind: "ask_user_question",

@@ -41,13 +41,7 @@ describe("questionsForPerson", () => {
 describe("autonomousAnswers", () => {
   it("answers every question that has a default with it, of each type", () => {
     const b = body(
-      [
-        { ...env, default: "production" },
-        { ...regions, default: ["eu", "us"] },
-        { ...ticket, default: "OPS-7" },
-        { ...go, default: false },
-        notes,
-      ],
+      [{ ...env, default: "production" }, { ...regions, default: ["eu", "us"] }, { ...ticket, default: "OPS-7" }, { ...go, default: false }, notes],
       true,
     );
     expect(autonomousAnswers(b)).toEqual({ env: "production", regions: ["eu", "us"], ticket: "OPS-7", go: false });
@@ -103,7 +97,10 @@ describe("resolveInteractiveAnswers", () => {
   });
 
   it("prefers what the person answered over the default", () => {
-    const b = body([{ ...env, default: "staging" }, { ...go, default: true }]);
+    const b = body([
+      { ...env, default: "staging" },
+      { ...go, default: true },
+    ]);
     expect(resolveInteractiveAnswers(b, { env: "production", go: false })).toEqual({
       ok: true,
       decision: { answers: { env: "production", go: false } },

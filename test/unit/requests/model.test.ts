@@ -5,17 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestView } from "../../../src/protocol/request-view.js";
 import { toView } from "../../../src/requests/model.js";
-import {
-  ALICE,
-  answered,
-  cancelled,
-  CREATED_AT,
-  ENDED_AT,
-  expired,
-  failed,
-  permissionRecord,
-  stepGateRecord,
-} from "../../fixtures/records.js";
+import { ALICE, answered, cancelled, CREATED_AT, ENDED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -10,19 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_POST_LEASE_MS, PermanentDeliveryError, RequestService } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import {
-  ALICE,
-  ALLOW,
-  bodyOf,
-  createHarness,
-  deferred,
-  DEFAULT_CHANNEL,
-  FakeMessenger,
-  flush,
-  T0,
-  useFakeClock,
-  type Harness,
-} from "./service-harness.js";
+import { ALICE, ALLOW, bodyOf, createHarness, deferred, DEFAULT_CHANNEL, FakeMessenger, flush, T0, useFakeClock, type Harness } from "./service-harness.js";
 
 const LEASE = DEFAULT_POST_LEASE_MS;
 const opened: Harness[] = [];
@@ -41,8 +29,7 @@ function dying(h: Harness): Harness {
   return h;
 }
 
-const create = async (h: Harness, fields: Record<string, unknown> = {}) =>
-  (await h.service.create({ tokenName: "ci-bot", body: bodyOf(fields) })).record;
+const create = async (h: Harness, fields: Record<string, unknown> = {}) => (await h.service.create({ tokenName: "ci-bot", body: bodyOf(fields) })).record;
 
 beforeEach(() => {
   useFakeClock();

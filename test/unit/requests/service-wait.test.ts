@@ -6,18 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import {
-  ALICE,
-  ALLOW,
-  bodyOf,
-  createHarness,
-  deferred,
-  flush,
-  T0,
-  useFakeClock,
-  watch,
-  type Harness,
-} from "./service-harness.js";
+import { ALICE, ALLOW, bodyOf, createHarness, deferred, flush, T0, useFakeClock, watch, type Harness } from "./service-harness.js";
 
 let h: Harness;
 beforeEach(() => {

@@ -6,18 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RelayError } from "../../../src/requests/errors.js";
 import { PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
-import {
-  ALICE,
-  ALLOW,
-  BOB,
-  bodyOf,
-  createHarness,
-  DEFAULT_CHANNEL,
-  deferred,
-  T0,
-  useFakeClock,
-  type Harness,
-} from "./service-harness.js";
+import { ALICE, ALLOW, BOB, bodyOf, createHarness, DEFAULT_CHANNEL, deferred, T0, useFakeClock, type Harness } from "./service-harness.js";
 
 let h: Harness;
 beforeEach(() => {

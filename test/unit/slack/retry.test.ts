@@ -24,12 +24,9 @@ describe("classifying Slack errors", () => {
     expect(classifySlackError(http(status))).toEqual({ kind: "permanent", code: `http_${status}` });
   });
 
-  it.each([["internal_error"], ["fatal_error"], ["service_unavailable"], ["request_timeout"], ["ratelimited"]])(
-    "platform error %s is transient",
-    (code) => {
-      expect(classifySlackError(platform(code))).toEqual({ kind: "transient", code });
-    },
-  );
+  it.each([["internal_error"], ["fatal_error"], ["service_unavailable"], ["request_timeout"], ["ratelimited"]])("platform error %s is transient", (code) => {
+    expect(classifySlackError(platform(code))).toEqual({ kind: "transient", code });
+  });
 
   it.each([
     ["channel_not_found"],

@@ -62,10 +62,7 @@ describe("deny-with-reason modal", () => {
   });
 
   it("when 'stop the agent' is ticked, the deny carries interrupt", () => {
-    const result = parseDenyReasonSubmission(
-      values(at(Field.denyReason, state.text("no")), at(Field.denyInterrupt, state.checkboxes(["interrupt"]))),
-      "alice",
-    );
+    const result = parseDenyReasonSubmission(values(at(Field.denyReason, state.text("no")), at(Field.denyInterrupt, state.checkboxes(["interrupt"]))), "alice");
     expect(result).toEqual({ ok: true, decision: { behavior: "deny", message: "no", interrupt: true } });
   });
 

@@ -67,5 +67,4 @@ describe("when the relay shuts down", () => {
     await service.idle();
     expect(messenger.posts).toEqual([]);
   });
-
 });

@@ -49,7 +49,9 @@ describe("parseHookInput", () => {
 
   it("refuses another hook event by its hook_event_name alone, even though its other fields are missing", () => {
     const stop = { session_id: "s", transcript_path: "/t.jsonl", cwd: "/w", hook_event_name: "Stop", stop_hook_active: false };
-    expect(problems(stop)).toEqual([{ path: "hook_event_name", message: expect.stringMatching(/"Stop" is not answered here.*PreToolUse and PermissionRequest/) }]);
+    expect(problems(stop)).toEqual([
+      { path: "hook_event_name", message: expect.stringMatching(/"Stop" is not answered here.*PreToolUse and PermissionRequest/) },
+    ]);
     expect(paths({ ...hookFixture("pre-tool-use"), hook_event_name: "PostToolUse" })).toEqual(["hook_event_name"]);
   });
 

@@ -14,7 +14,9 @@ const preToolUse = (permissionDecision: "allow" | "deny", permissionDecisionReas
 
 describe("PermissionRequest replies", () => {
   it("when the approver clicks Allow, Claude Code gets allow without updatedInput, so the original input runs", () => {
-    expect(hookOutput("PermissionRequest", answered(permission, { behavior: "allow", updatedInput: { ...input } }))).toEqual(permissionDecision({ behavior: "allow" }));
+    expect(hookOutput("PermissionRequest", answered(permission, { behavior: "allow", updatedInput: { ...input } }))).toEqual(
+      permissionDecision({ behavior: "allow" }),
+    );
   });
 
   it("when the approver edits the input, Claude Code gets allow with the edited input", () => {
@@ -51,7 +53,9 @@ describe("PermissionRequest replies", () => {
 
   it("a cancelled request is a deny that gives the reason", () => {
     const out = hookOutput("PermissionRequest", cancelled(permission, "Claude Code closed the connection", "claude-code"));
-    expect(out).toEqual(permissionDecision({ behavior: "deny", message: "The request was cancelled (Claude Code closed the connection), so the tool call was denied." }));
+    expect(out).toEqual(
+      permissionDecision({ behavior: "deny", message: "The request was cancelled (Claude Code closed the connection), so the tool call was denied." }),
+    );
     expect(hookOutput("PermissionRequest", cancelled(permission, undefined, "agent:ci-bot"))).toMatchObject(
       permissionDecision({ behavior: "deny", message: "The request was cancelled (by agent:ci-bot), so the tool call was denied." }),
     );
@@ -64,7 +68,9 @@ describe("PermissionRequest replies", () => {
   });
 
   it("a decision of another kind never allows", () => {
-    expect(hookOutput("PermissionRequest", answered(permission, { reply: "y" }))).toMatchObject(permissionDecision({ behavior: "deny", message: expect.stringMatching(/cannot apply/) }));
+    expect(hookOutput("PermissionRequest", answered(permission, { reply: "y" }))).toMatchObject(
+      permissionDecision({ behavior: "deny", message: expect.stringMatching(/cannot apply/) }),
+    );
   });
 });
 
@@ -98,6 +104,8 @@ describe("PreToolUse replies", () => {
   });
 
   it("a permission decision on a step gate never allows", () => {
-    expect(hookOutput("PreToolUse", answered(gate, { behavior: "allow", updatedInput: input }))).toMatchObject(preToolUse("deny", expect.stringMatching(/cannot apply/)));
+    expect(hookOutput("PreToolUse", answered(gate, { behavior: "allow", updatedInput: input }))).toMatchObject(
+      preToolUse("deny", expect.stringMatching(/cannot apply/)),
+    );
   });
 });

@@ -39,7 +39,13 @@ describe("hookRequestBody", () => {
   it("leaves out what the hook input does not have", () => {
     const { cwd: _c, permission_suggestions: _p, ...bare } = hookFixture("permission-request");
     const body = hookRequestBody(parseHookInput(bare), { timeoutSeconds: 8 });
-    expect(body).toEqual({ kind: "permission", toolName: "Bash", input: bare.tool_input, agent: { name: "Claude Code", sessionId: bare.session_id }, timeoutSeconds: 8 });
+    expect(body).toEqual({
+      kind: "permission",
+      toolName: "Bash",
+      input: bare.tool_input,
+      agent: { name: "Claude Code", sessionId: bare.session_id },
+      timeoutSeconds: 8,
+    });
   });
 });
 
