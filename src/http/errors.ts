@@ -5,12 +5,13 @@
  * status; Fastify's own refusals (body too large, unknown media type, a
  * client that left mid-body) get the relay's codes; anything else is a bug in
  * the relay: 500 relay_internal_error, logged with the request id, which the
- * client also sees as a reference. No stack trace, token or internal message
+ * client also sees as a reference. A store outage (StoreUnavailableError)
+ * is 503 relay_store_unavailable with Retry-After. No stack trace, token or internal message
  * ever reaches the client.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorReply } from "../protocol/request-view.js";
-import { internalErrorMessage, RelayError } from "../requests/errors.js";
+import { internalErrorMessage, RelayError, StoreUnavailableError } from "../requests/errors.js";
 
 /** The error body of every refusal (src/protocol/request-view.ts). */
 export type ErrorBody = ErrorReply;
@@ -31,6 +32,10 @@ export interface ErrorScene {
 }
 
 export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: ErrorScene): ErrorResponse {
+  if (error instanceof StoreUnavailableError) {
+    log.warn({ reason: error.reason }, "the store is unavailable: answered 503");
+    return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
   const refusal = error instanceof RelayError ? error : fromFastify(error, log, bodyLimitBytes);
   if (refusal) return relayErrorReply(refusal);
   log.error({ error, stack: error instanceof Error ? error.stack : undefined }, "unexpected error while handling an HTTP request");

@@ -40,6 +40,15 @@ const refusals = {
   "405": { ...error("Another method than the path takes."), headers: z.object({ Allow: z.string().meta({ example: "POST" }) }) },
   "500": error("A bug or an outage in the relay, never bad input; `details.requestId` is the reference in its log."),
 } satisfies ZodOpenApiResponsesObject;
+/** Every route that reads or changes a request in the store. */
+const storeRefusals = {
+  "503": {
+    ...error(
+      "`relay_store_unavailable`: the relay's storage (Redis) did not answer within its bound (about 2 s); nothing was changed. Try again after `Retry-After` seconds.",
+    ),
+    headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "2" }) }),
+  },
+} satisfies ZodOpenApiResponsesObject;
 const bodyRefusals = {
   "413": error("A body over 1 MB."),
   "415": error("A body that is not `application/json` (or a `+json` type), or is compressed."),
@@ -112,6 +121,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               "200": { description: "The idempotency key named a request that already exists: the request as GET returns it.", content: json(RequestView) },
               ...refusals,
               ...bodyRefusals,
+              ...storeRefusals,
             },
             callbacks: {
               requestEnded: {
@@ -145,6 +155,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               "200": { description: "The request.", content: json(RequestView) },
               "404": error("No such request for this token (another token's request is not found either)."),
               ...refusals,
+              ...storeRefusals,
             },
           },
           delete: {
@@ -157,6 +168,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               "404": error("No such request for this token."),
               "409": error("The request already ended: `relay_already_answered` or `relay_already_ended`, with the request as `details`."),
               ...refusals,
+              ...storeRefusals,
             },
           },
         },
@@ -166,7 +178,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             summary: "A Claude Code `http` hook (PreToolUse, PermissionRequest)",
             description:
               "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
-              "No answer in time, a dropped request or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
+              "No answer in time, a dropped request, storage that stays unavailable or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
             requestParams: {
               query: z.object({
                 timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({

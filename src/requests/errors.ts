@@ -12,7 +12,9 @@ export type RelayErrorCode =
   | "relay_unsupported_media_type"
   | "relay_already_answered"
   | "relay_already_ended"
-  | "relay_not_ready";
+  | "relay_idempotency_mismatch"
+  | "relay_not_ready"
+  | "relay_store_unavailable";
 
 const statusByCode: Record<RelayErrorCode, number> = {
   relay_invalid_json: 400,
@@ -24,7 +26,9 @@ const statusByCode: Record<RelayErrorCode, number> = {
   relay_unsupported_media_type: 415,
   relay_already_answered: 409,
   relay_already_ended: 409,
+  relay_idempotency_mismatch: 409,
   relay_not_ready: 503,
+  relay_store_unavailable: 503,
 };
 
 export interface FieldProblem {
@@ -43,6 +47,29 @@ export class RelayError extends Error {
     super(message);
     this.name = "RelayError";
     this.status = statusByCode[code];
+  }
+}
+
+/** Seconds a client is told to wait (Retry-After) before trying again while the store is unavailable. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The store (Redis) did not answer in time or could not be reached: nothing
+ * was decided, and the same call may succeed once it is back. Stores throw it
+ * for outages only (never for a bug or a refusal); HTTP answers it with 503
+ * and Retry-After, a Claude Code hook with a deny, a Slack click with "not
+ * recorded, try again". `reason` is for the log (it may name hosts): the
+ * client sees only the fixed message.
+ */
+export class StoreUnavailableError extends RelayError {
+  readonly retryAfterSeconds = STORE_RETRY_AFTER_SECONDS;
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super("relay_store_unavailable", "The relay's storage is unavailable; nothing was changed. Try again shortly.");
+    this.name = "StoreUnavailableError";
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorReply, methodNotAllowed } from "../../../src/http/errors.js";
 import { createLogger } from "../../../src/logger.js";
-import { invalidRequest, RelayError } from "../../../src/requests/errors.js";
+import { invalidRequest, RelayError, StoreUnavailableError } from "../../../src/requests/errors.js";
 
 function capture() {
   const lines: string[] = [];
@@ -29,6 +29,18 @@ describe("errorReply", () => {
   it("lists the allowed methods in the Allow header on 405", () => {
     const reply = errorReply(methodNotAllowed(["GET", "DELETE"]), capture().scene);
     expect(reply).toMatchObject({ status: 405, headers: { Allow: "GET, DELETE" }, body: { error: { details: { allow: ["GET", "DELETE"] } } } });
+  });
+
+  it("answers a store outage with 503 relay_store_unavailable and Retry-After, logging the reason but never showing it", () => {
+    const { scene, lines } = capture();
+    const reply = errorReply(new StoreUnavailableError("connect ECONNREFUSED 10.1.2.3:6379"), scene);
+    expect(reply).toEqual({
+      status: 503,
+      body: { error: { code: "relay_store_unavailable", message: expect.stringMatching(/storage is unavailable/) } },
+      headers: { "Retry-After": "2" },
+    });
+    expect(JSON.stringify(reply.body)).not.toContain("10.1.2.3");
+    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: "warn", reason: "connect ECONNREFUSED 10.1.2.3:6379" })]);
   });
 
   it("closes the connection after 413", () => {
