@@ -5,7 +5,7 @@
  * (and cut long texts) by the same numbers.
  */
 import { z } from "zod";
-import { isValidPattern, matchPattern } from "./pattern.js";
+import { isValidPattern, PatternBudget } from "./pattern.js";
 
 /** Longest wait an agent may ask for (seconds): a week. */
 export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -135,7 +135,7 @@ const InteractiveQuestionShape = z.object({
 export const InteractiveQuestion = InteractiveQuestionShape.superRefine(checkInteractiveQuestion);
 export type InteractiveQuestion = z.infer<typeof InteractiveQuestion>;
 
-export const InteractiveQuestionsBody = z
+const InteractiveQuestionsFields = z
   .strictObject({
     kind: z.literal("interactive_questions"),
     ...common,
@@ -144,7 +144,16 @@ export const InteractiveQuestionsBody = z
   })
   .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
+/** As an agent sends it: text defaults are also matched against their patterns, all within one budget. */
+export const InteractiveQuestionsBody = InteractiveQuestionsFields.superRefine(checkDefaultsMatchPatterns);
+
 export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody]);
+/**
+ * A body the relay itself stored after CreateRequestBody accepted it: the
+ * same shapes, without running the agent's patterns again (they were
+ * checked at create; a read must not cost pattern time or fail under load).
+ */
+export const StoredRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsFields]);
 export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
 export type PermissionBody = z.infer<typeof PermissionBody>;
 export type StepGateBody = z.infer<typeof StepGateBody>;
@@ -188,19 +197,19 @@ function checkInteractiveQuestion(q: QuestionShape, ctx: z.RefinementCtx): void 
     else if (!patternValid) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
   }
   if (q.default !== undefined) {
-    const problem = defaultProblem(q, patternValid);
+    const problem = defaultProblem(q);
     if (problem) ctx.addIssue({ code: "custom", path: ["default"], message: problem });
   }
 }
 
-function defaultProblem(q: QuestionShape, patternValid: boolean): string | undefined {
+function defaultProblem(q: QuestionShape): string | undefined {
   const value = q.default;
   switch (q.type) {
     case "confirm":
       return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
     case "text":
       if (typeof value !== "string") return "default must be a string for a text question";
-      return q.pattern !== undefined && patternValid && matchPattern(q.pattern, value) !== "match" ? "default does not match pattern" : undefined;
+      return undefined; // matched against the pattern by checkDefaultsMatchPatterns, within the body's budget
     case "choice":
       if (typeof value !== "string") return "default must be a string for a choice question";
       return q.options && !q.options.includes(value) ? "default must be one of options" : undefined;
@@ -208,4 +217,16 @@ function defaultProblem(q: QuestionShape, patternValid: boolean): string | undef
       if (!Array.isArray(value)) return "default must be an array of strings for a multiChoice question";
       return q.options && value.some((v) => !q.options!.includes(v)) ? "default must only name options" : undefined;
   }
+}
+
+/** Text defaults must match their question's pattern; all matches of one body share one PatternBudget. */
+function checkDefaultsMatchPatterns(body: z.output<typeof InteractiveQuestionsFields>, ctx: z.RefinementCtx): void {
+  const budget = new PatternBudget();
+  body.questions.forEach((q, index) => {
+    if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || !isValidPattern(q.pattern)) return;
+    const result = budget.match(q.pattern, q.default);
+    if (result === "match") return;
+    const message = result === "no_match" ? "default does not match pattern" : "default could not be checked against pattern in time (simplify the pattern)";
+    ctx.addIssue({ code: "custom", path: ["questions", index, "default"], message });
+  });
 }

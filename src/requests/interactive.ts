@@ -3,7 +3,7 @@
  * mode), and how submitted values become a valid `answers` object.
  */
 import type { InteractiveAnswer, InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { matchPattern } from "../protocol/pattern.js";
+import { PatternBudget } from "../protocol/pattern.js";
 import type { InteractiveQuestion, InteractiveQuestionsBody } from "../protocol/request-body.js";
 
 /** The questions a person must see; in autonomous mode only those with no default that are required. */
@@ -29,12 +29,16 @@ export type InteractiveResult =
 /**
  * Checks what a person submitted for the questions they were shown and
  * builds the decision: defaults fill the rest, empty non-required answers
- * take their default or are left out.
+ * take their default or are left out. All pattern matches of one
+ * submission share one PatternBudget (about 100 ms), so a submission with
+ * many slow patterns cannot stall the relay: past the budget, the answers
+ * still unchecked are refused with a message saying why.
  */
 export function resolveInteractiveAnswers(body: InteractiveQuestionsBody, submitted: SubmittedValues): InteractiveResult {
   const shown = new Set(questionsForPerson(body).map((q) => q.id));
   const answers: Record<string, InteractiveAnswer> = {};
   const errors: Record<string, string> = {};
+  const budget = new PatternBudget();
   for (const q of body.questions) {
     const value = shown.has(q.id) ? normalise(q, submitted[q.id]) : undefined;
     if (value === undefined) {
@@ -42,7 +46,7 @@ export function resolveInteractiveAnswers(body: InteractiveQuestionsBody, submit
       else if (q.required && shown.has(q.id)) errors[q.id] = "This question needs an answer.";
       continue;
     }
-    const problem = check(q, value);
+    const problem = check(q, value, budget);
     if (problem) errors[q.id] = problem;
     else answers[q.id] = value;
   }
@@ -57,7 +61,7 @@ function normalise(q: InteractiveQuestion, value: InteractiveAnswer | undefined)
   return value;
 }
 
-function check(q: InteractiveQuestion, value: InteractiveAnswer): string | undefined {
+function check(q: InteractiveQuestion, value: InteractiveAnswer, budget: PatternBudget): string | undefined {
   switch (q.type) {
     case "confirm":
       return typeof value === "boolean" ? undefined : "Choose Yes or No.";
@@ -68,10 +72,16 @@ function check(q: InteractiveQuestion, value: InteractiveAnswer): string | undef
     case "text": {
       if (typeof value !== "string") return "Type an answer.";
       if (q.pattern === undefined) return undefined;
-      const result = matchPattern(q.pattern, value);
-      if (result === "match") return undefined;
-      if (result === "timeout") return "The answer could not be checked against the required format in time.";
-      return `The answer must match the format ${q.pattern}`;
+      switch (budget.match(q.pattern, value)) {
+        case "match":
+          return undefined;
+        case "no_match":
+          return `The answer must match the format ${q.pattern}`;
+        case "timeout":
+          return "The answer could not be checked against the required format in time.";
+        case "over_budget":
+          return "The answers' formats took too long to check all together; this one was not checked. Ask the agent for simpler formats.";
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Decision } from "../protocol/decisions.js";
-import { CreateRequestBody } from "../protocol/request-body.js";
+import { StoredRequestBody } from "../protocol/request-body.js";
 import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
 
 export const RequestRecord = z.object({
@@ -14,8 +14,8 @@ export const RequestRecord = z.object({
   tokenName: z.string(),
   /** Slack channel or user id the request is posted to. */
   channel: z.string(),
-  /** The agent's request, as validated. */
-  body: CreateRequestBody,
+  /** The agent's request, as validated at create (read back without rerunning its patterns). */
+  body: StoredRequestBody,
   /** Unix time in milliseconds. */
   createdAt: z.number(),
   /** Unix time in milliseconds after which the request expires. */

@@ -4,7 +4,7 @@
  * instead of stalling the relay.
  */
 import { describe, expect, it } from "vitest";
-import { isValidPattern, matchPattern, PATTERN_TIMEOUT_MS } from "../../../src/protocol/pattern.js";
+import { isValidPattern, matchPattern, PATTERN_BUDGET_MS, PATTERN_TIMEOUT_MS, PatternBudget } from "../../../src/protocol/pattern.js";
 
 describe("isValidPattern", () => {
   it.each(["[A-Z]+-[0-9]+", "\\d{3}", "", "a|b", "(?<year>\\d{4})", "\\p{L}+"])("accepts %j", (pattern) => {
@@ -59,5 +59,34 @@ describe("matchPattern", () => {
     expect(matchPattern("(a|aa)+", `${"a".repeat(60)}b`)).toBe("timeout");
     expect(matchPattern("(a|aa)+", "aaaa")).toBe("match");
     expect(matchPattern("[0-9]{3}", "123")).toBe("match");
+  });
+});
+
+describe("PatternBudget", () => {
+  const slow = "(a+)+";
+  const hostile = `${"a".repeat(40)}b`;
+
+  it("lets many slow matches together run for about the budget, not one time limit each", () => {
+    const budget = new PatternBudget();
+    const started = performance.now();
+    const results = Array.from({ length: 20 }, () => budget.match(slow, hostile));
+    const elapsed = performance.now() - started;
+    // Without a shared budget, 20 × PATTERN_TIMEOUT_MS = 1 s of stalled event loop.
+    expect(elapsed).toBeLessThan(PATTERN_BUDGET_MS + 2 * PATTERN_TIMEOUT_MS);
+    expect(results.slice(0, 2)).toEqual(["timeout", "timeout"]);
+    expect(results.at(-1)).toBe("over_budget");
+    expect(results.every((result) => result === "timeout" || result === "over_budget")).toBe(true);
+  });
+
+  it("matches normally while budget is left", () => {
+    const budget = new PatternBudget();
+    expect(budget.match("[0-9]+", "123")).toBe("match");
+    expect(budget.match("[0-9]+", "12a")).toBe("no_match");
+  });
+
+  it("refuses every further match once spent, fast ones included", () => {
+    const budget = new PatternBudget(PATTERN_TIMEOUT_MS);
+    expect(budget.match(slow, hostile)).toBe("timeout");
+    expect(budget.match("[0-9]+", "123")).toBe("over_budget");
   });
 });

@@ -287,6 +287,22 @@ describe("interactive_questions bodies", () => {
     expect(problems(interactive({ id: "a", question: "Q?", type: "text", pattern: "(", default: "x" }))).toEqual(["questions.0.pattern"]);
   });
 
+  it("checks the defaults of many slow patterns within one budget and refuses those it could not check", () => {
+    const questions = Array.from({ length: 20 }, (_, i) => ({
+      id: `q${i}`,
+      question: `Q${i}?`,
+      type: "text",
+      pattern: "(a+)+",
+      default: `${"a".repeat(40)}b`,
+    }));
+    const started = performance.now();
+    const result = CreateRequestBody.safeParse(interactive(...questions));
+    expect(performance.now() - started).toBeLessThan(400);
+    if (result.success) throw new Error("accepted");
+    expect(result.error.issues.map((issue) => issue.path.join("."))).toEqual(questions.map((_, i) => `questions.${i}.default`));
+    expect(result.error.issues.every((issue) => /could not be checked against pattern in time/.test(issue.message))).toBe(true);
+  });
+
   it("accepts a text default that matches the pattern as a whole", () => {
     expect(() => parse(interactive({ id: "a", question: "Q?", type: "text", pattern: "[0-9]+", default: "123" }))).not.toThrow();
   });

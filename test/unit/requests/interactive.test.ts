@@ -154,6 +154,18 @@ describe("resolveInteractiveAnswers", () => {
     });
   });
 
+  it("caps the pattern time of a whole submission, refusing the answers left unchecked and saying why", () => {
+    const questions = Array.from({ length: 20 }, (_, i) => ({ id: `q${i}`, question: `Value ${i}?`, type: "text" as const, pattern: "(a+)+" }));
+    const submitted = Object.fromEntries(questions.map((q) => [q.id, `${"a".repeat(40)}b`]));
+    const started = performance.now();
+    const result = resolveInteractiveAnswers(body(questions), submitted);
+    expect(performance.now() - started).toBeLessThan(300);
+    if (result.ok) throw new Error("accepted");
+    expect(Object.keys(result.errors)).toHaveLength(20);
+    expect(result.errors.q0).toBe("The answer could not be checked against the required format in time.");
+    expect(result.errors.q19).toMatch(/took too long to check all together; this one was not checked/);
+  });
+
   it("accepts any text when the question has no pattern", () => {
     expect(resolveInteractiveAnswers(body([notes]), { notes: "<!channel> anything" })).toEqual({
       ok: true,

@@ -4,8 +4,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { RequestView } from "../../../src/protocol/request-view.js";
-import { toView } from "../../../src/requests/model.js";
-import { ALICE, answered, cancelled, CREATED_AT, ENDED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
+import { RequestRecord, toView } from "../../../src/requests/model.js";
+import {
+  ALICE,
+  answered,
+  cancelled,
+  CREATED_AT,
+  ENDED_AT,
+  expired,
+  failed,
+  interactiveRecord,
+  permissionRecord,
+  stepGateRecord,
+} from "../../fixtures/records.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -78,5 +89,26 @@ describe("the view and the protocol", () => {
       const view = JSON.parse(JSON.stringify(toView(record))) as unknown;
       expect(RequestView.parse(view)).toEqual(view);
     }
+  });
+});
+
+describe("RequestRecord (a stored request read back)", () => {
+  const patterned = (i: number, pattern: string, value: string) => ({ id: `q${i}`, question: `Q${i}?`, type: "text", pattern, default: value, required: true });
+
+  it("reads a stored request without running its patterns again: 20 slow patterns cost no pattern time", () => {
+    const stored = {
+      ...interactiveRecord(),
+      body: { kind: "interactive_questions", questions: Array.from({ length: 20 }, (_, i) => patterned(i, "(a+)+", `${"a".repeat(40)}b`)) },
+    };
+    const started = performance.now();
+    const record = RequestRecord.parse(stored);
+    // Checked again, each default would take a full pattern time limit (20 × 50 ms) and fail under load.
+    expect(performance.now() - started).toBeLessThan(40);
+    expect(record.body.kind === "interactive_questions" && record.body.questions).toHaveLength(20);
+  });
+
+  it("still refuses a stored body of the wrong shape", () => {
+    const stored = { ...interactiveRecord(), body: { kind: "interactive_questions", questions: [{ id: "a", question: "Q?", type: "nope" }] } };
+    expect(RequestRecord.safeParse(stored).success).toBe(false);
   });
 });
