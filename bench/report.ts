@@ -31,7 +31,8 @@ export interface Machine {
   load: [number, number];
 }
 
-export const TARGETS = { p50: 5, p99: 20, memoryBytes: 300 * 1024 * 1024, hookRatio: 2 } as const;
+/** Click-to-agent p50 per store (issue 6: ≤ 2 ms memory, ≤ 3 ms Redis) and p99 for both, in ms; peak RSS; hook/core ratio. */
+export const TARGETS = { p50: { memory: 2, redis: 3 }, p99: 10, memoryBytes: 300 * 1024 * 1024, hookRatio: 2 } as const;
 
 interface Table {
   title: string;
@@ -48,11 +49,11 @@ function tables(results: StoreResults[]): Table[] {
     const first = latency[0]!.latency!;
     out.push({
       title: `Click-to-agent latency, ms (${first.kind}; ${first.median.n} clicks × ${first.rounds.length} rounds; median round)`,
-      header: ["store", "p50", "p90", "p99", "max", "p50 of rounds", "target p50 < 5, p99 < 20"],
+      header: ["store", "p50", "p90", "p99", "max", "p50 of rounds", "target p50 ≤ 2 (memory) / 3 (redis), p99 ≤ 10"],
       rows: latency.map(({ store, latency: l }) => {
         const m = l!.median;
         const spread = l!.rounds.map((r) => ms(r.p50)).join(" / ");
-        return [store, ms(m.p50), ms(m.p90), ms(m.p99), ms(m.max), spread, `${mark(m.p50 < TARGETS.p50)} ${mark(m.p99 < TARGETS.p99)}`];
+        return [store, ms(m.p50), ms(m.p90), ms(m.p99), ms(m.max), spread, `${mark(m.p50 <= TARGETS.p50[store])} ${mark(m.p99 <= TARGETS.p99)}`];
       }),
     });
   }

@@ -1,11 +1,13 @@
 /**
- * A button click as Slack delivers it in HTTP mode: a block_actions payload,
- * form-encoded as `payload=`, signed with the app's signing secret (v0
- * HMAC-SHA256 over "v0:<timestamp>:<body>"). Built before the clock starts,
- * so the bench times the relay, not the signing.
+ * A button click as Slack delivers it in HTTP mode: a block_actions payload
+ * carrying the whole message it came from (text and every block as posted),
+ * the clicked button as Slack describes it (block id, text, style, value),
+ * the message's input state and the usual envelope; form-encoded as
+ * `payload=`, signed with the app's signing secret (v0 HMAC-SHA256 over
+ * "v0:<timestamp>:<body>"). Built before the clock starts, so the bench times
+ * the relay, not the signing.
  */
 import { createHmac } from "node:crypto";
-import { encodeButton } from "../src/slack/ids.js";
 import type { PostedMessage } from "./slack-stand-in.js";
 
 export interface SignedClick {
@@ -16,19 +18,51 @@ export interface SignedClick {
 const user = { id: "U0BENCH", username: "bench", name: "bench", team_id: "T0BENCH" };
 const team = { id: "T0BENCH", domain: "bench" };
 
+interface Button {
+  block_id: string;
+  action_id: string;
+  text?: unknown;
+  value?: string;
+  style?: string;
+}
+
 export function signedClick(secret: string, message: PostedMessage, actionId: string): SignedClick {
+  const button = findButton(message.blocks, actionId);
+  if (!button) throw new Error(`the message of request ${message.id} has no ${actionId} button`);
   const payload = {
     type: "block_actions",
-    team,
     user,
     api_app_id: "A0BENCH",
     token: "legacy",
-    trigger_id: `trigger-${message.ts}`,
     container: { type: "message", message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+    trigger_id: `1234567890123.1234567890.${message.ts.replace(".", "")}`,
+    team,
+    enterprise: null,
+    is_enterprise_install: false,
     channel: { id: message.channel, name: "approvals" },
-    message: { type: "message", ts: message.ts, bot_id: "B0BENCH", text: "request" },
-    response_url: "https://hooks.slack.invalid/actions/T0BENCH/1/bench",
-    actions: [{ type: "button", action_id: actionId, block_id: "actions", value: encodeButton({ r: message.id }), action_ts: message.ts }],
+    message: {
+      user: "U0BENCHBOT",
+      type: "message",
+      ts: message.ts,
+      bot_id: "B0BENCH",
+      app_id: "A0BENCH",
+      text: message.text,
+      team: team.id,
+      blocks: message.blocks,
+    },
+    state: { values: {} },
+    response_url: `https://hooks.slack.invalid/actions/T0BENCH/1234567890/${message.ts.replace(".", "")}`,
+    actions: [
+      {
+        action_id: button.action_id,
+        block_id: button.block_id,
+        ...(button.text === undefined ? {} : { text: button.text }),
+        ...(button.value === undefined ? {} : { value: button.value }),
+        ...(button.style === undefined ? {} : { style: button.style }),
+        type: "button",
+        action_ts: `${Math.floor(Date.now() / 1000)}.123456`,
+      },
+    ],
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(Math.floor(Date.now() / 1000));
@@ -41,4 +75,27 @@ export function signedClick(secret: string, message: PostedMessage, actionId: st
       "x-slack-signature": signature,
     },
   };
+}
+
+/** The button `actionId` in any actions block of `blocks`, with the block's id. */
+function findButton(blocks: unknown[], actionId: string): Button | undefined {
+  for (const block of blocks) {
+    if (!isRecord(block) || block.type !== "actions" || !Array.isArray(block.elements)) continue;
+    for (const element of block.elements) {
+      if (isRecord(element) && element.action_id === actionId) {
+        return {
+          block_id: typeof block.block_id === "string" ? block.block_id : "actions",
+          action_id: actionId,
+          text: element.text,
+          ...(typeof element.value === "string" ? { value: element.value } : {}),
+          ...(typeof element.style === "string" ? { style: element.style } : {}),
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

@@ -11,12 +11,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 
-/** A posted request message as the bench needs it to click on it. */
+/** A posted request message as the bench needs it to click on it the way Slack delivers clicks. */
 export interface PostedMessage {
   /** The relay's request id, read from the buttons' values. */
   id: string;
   channel: string;
   ts: string;
+  /** The message's fallback text, as posted. */
+  text: string;
+  /** The message's blocks, as posted: Slack sends them back in every block_actions payload. */
+  blocks: unknown[];
 }
 
 export interface SlackStandIn {
@@ -56,7 +60,7 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
       const args = argsOf(req, body);
       const channel = typeof args.channel === "string" ? args.channel : "C0BENCH0001";
       reply = { ok: true, channel, ts, message: { ts } };
-      record(String(args.blocks ?? ""), channel, ts);
+      record(String(args.blocks ?? ""), String(args.text ?? ""), channel, ts);
     } else if (method === "auth.test") {
       reply = { ok: true, team: "bench", user: "relay-bench", team_id: "T0BENCH", user_id: "U0BENCH", bot_id: "B0BENCH" };
     }
@@ -65,11 +69,12 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
     res.end(payload);
   }
 
-  function record(text: string, channel: string, ts: string): void {
-    const marker = MARKER_PATTERN.exec(text)?.[0];
-    const id = REQUEST_ID.exec(text)?.[1];
+  function record(blocksJson: string, text: string, channel: string, ts: string): void {
+    const marker = MARKER_PATTERN.exec(blocksJson)?.[0];
+    const id = REQUEST_ID.exec(blocksJson)?.[1];
     if (!marker || !id) return;
-    const message = { id, channel, ts };
+    const blocks: unknown = JSON.parse(blocksJson);
+    const message = { id, channel, ts, text, blocks: Array.isArray(blocks) ? blocks : [] };
     const waiter = waiting.get(marker);
     if (waiter) {
       waiting.delete(marker);
