@@ -72,6 +72,8 @@ export function repeat(intervalMs: number, task: () => Promise<void>): () => voi
   return () => clearInterval(timer);
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class Delivery {
   private readonly background = new Set<Promise<unknown>>();
   /** Ids this instance is posting right now: its own recovery leaves them alone. */
@@ -93,9 +95,13 @@ export class Delivery {
     this.track(this.deliver(record).finally(() => this.posting.delete(record.id)));
   }
 
-  /** Rewrites an ended request's message in the background. */
+  /**
+   * Rewrites an ended request's message in the background, from the next
+   * turn of the event loop: building the message and calling Slack wait until
+   * the caller has woken the waiting agent and acked the click.
+   */
   showEnded(record: RequestRecord): void {
-    this.track(this.update(record));
+    this.track(nextTurn().then(() => this.update(record)));
   }
 
   /**

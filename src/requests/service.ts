@@ -134,7 +134,7 @@ export class RequestService {
         // Hold no record while parked: thousands of long-polls may wait at once.
         record = undefined;
         await waiter.next(until - this.now(), signal);
-        record = await this.get(id);
+        record = waiter.ended ?? (await this.get(id));
       }
       return record;
     } finally {
@@ -216,11 +216,17 @@ export class RequestService {
     this.waiters.wakeAll();
   }
 
+  /**
+   * The transition, then the waiting agents on this instance woken with the
+   * ended record (no re-read); the message update comes after, off their path
+   * (see Delivery.showEnded). Other instances wake on the store's notification.
+   */
   private async end(id: string, change: Transition): Promise<TransitionResult> {
     const result = await this.store.transition(id, change);
     if (result.outcome === "applied") {
-      this.logger.info({ id, status: change.status }, "request ended");
+      this.waiters.wake(id, result.record);
       if (result.record.slack) this.delivery.showEnded(result.record);
+      this.logger.info({ id, status: change.status }, "request ended");
     }
     return result;
   }

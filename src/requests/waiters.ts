@@ -1,15 +1,21 @@
 /**
  * Long-polls held open on this instance, keyed by request id. The store's
- * "ended" notifications wake them; each waiter then re-reads the request.
+ * "ended" notifications wake them (they then re-read the request); a request
+ * that ends on this instance wakes them with the ended record itself, so the
+ * waiting agent hears back without another store round trip.
  */
+import type { RequestRecord } from "./model.js";
+
 export interface Waiter {
   /** Resolves on the next wake-up for this id, after `ms`, or when `signal` aborts. */
   next(ms: number, signal?: AbortSignal): Promise<void>;
+  /** The ended record a wake-up carried, if one did: final, so it needs no re-read. */
+  readonly ended: RequestRecord | undefined;
   remove(): void;
 }
 
 export class Waiters {
-  private readonly byId = new Map<string, Set<() => void>>();
+  private readonly byId = new Map<string, Set<(record?: RequestRecord) => void>>();
   private count = 0;
 
   get size(): number {
@@ -18,8 +24,10 @@ export class Waiters {
 
   add(id: string): Waiter {
     let woken = false;
+    let ended: RequestRecord | undefined;
     let release: (() => void) | undefined;
-    const wake = () => {
+    const wake = (record?: RequestRecord) => {
+      if (record) ended = record;
       woken = true;
       release?.();
     };
@@ -29,6 +37,9 @@ export class Waiters {
     this.count += 1;
     let removed = false;
     return {
+      get ended() {
+        return ended;
+      },
       next: (ms, signal) => {
         if (woken || ms <= 0 || signal?.aborted) {
           woken = false;
@@ -59,8 +70,9 @@ export class Waiters {
     };
   }
 
-  wake(id: string): void {
-    this.byId.get(id)?.forEach((wake) => wake());
+  /** Wakes every waiter of `id`; `record` is the request as it ended, when the caller has it. */
+  wake(id: string, record?: RequestRecord): void {
+    this.byId.get(id)?.forEach((wake) => wake(record));
   }
 
   wakeAll(): void {

@@ -123,7 +123,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       posting.delete(id);
       forgetAt(id, change.at + retentionMs);
       queueCallback(result.record, change.at);
-      listeners.forEach((listener) => listener(id));
+      // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
+      queueMicrotask(() => listeners.forEach((listener) => listener(id)));
       return { outcome: "applied", record: clone(result.record) };
     },
 

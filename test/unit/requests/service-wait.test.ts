@@ -51,6 +51,36 @@ describe("wait", () => {
     expect(h.service.waiting).toBe(0);
   });
 
+  it("wakes a waiting agent on this instance with the ended record, without reading the store again", async () => {
+    const store = createMemoryStore({ now: () => Date.now() });
+    const reads: string[] = [];
+    h = createHarness({ store: { ...store, get: (id) => (reads.push(id), store.get(id)) } });
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    const readsBeforeAnswer = reads.length;
+    await h.service.answer(id, ALLOW, ALICE, await h.service.get(id));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW, answeredBy: ALICE });
+    expect(reads.length).toBe(readsBeforeAnswer + 1);
+  });
+
+  it("answers the waiting agent before the Slack message update starts", async () => {
+    const { id } = await create();
+    await flush();
+    const events: string[] = [];
+    h.messenger.showEndedWith = async () => {
+      events.push("message update");
+    };
+    const wait = h.service.wait(id, 60_000).then(() => events.push("agent answered"));
+    await flush();
+    await h.service.answer(id, ALLOW, ALICE);
+    await wait;
+    await h.service.idle();
+    expect(events).toEqual(["agent answered", "message update"]);
+  });
+
   it("wakes every waiter of the request, and only those", async () => {
     const a = await create();
     const b = await create();
