@@ -12,6 +12,7 @@ import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
 import * as actions from "./listeners/actions.js";
 import * as messages from "./listeners/messages.js";
+import * as modalButtons from "./listeners/modal-buttons.js";
 import * as views from "./listeners/views.js";
 
 export interface SlackClientOptions {
@@ -74,7 +75,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const socket = appToken ? new SocketModeReceiver({ appToken, logger: log, installerOptions: { clientOptions: { slackApiUrl: apiUrl } } }) : undefined;
   if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
   // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
-  // `response_action: "errors"` included) and the listener records the answer afterwards.
+  // `response_action: "errors"` included). The listeners choose when: an answer is recorded first and
+  // acked once stored (listeners/actions.ts, views.ts); notices and the message update come after.
   const http = socket ? undefined : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
   const app = new App({
     receiver: socket ?? http!,
@@ -100,6 +102,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => logger.error({ error }, "slack listener error"));
   const deps = { service, client, logger };
   actions.register(app, deps);
+  modalButtons.register(app, deps);
   views.register(app, deps);
   messages.register(app, deps);
 

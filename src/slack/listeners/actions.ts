@@ -1,19 +1,55 @@
 /**
- * Button clicks (block_actions) on request messages and inside the
- * full-input modal. Acks at once, then checks the click really belongs to
- * the request's message, then records the decision or opens a modal. A
- * click that cannot be tied to a request is acked and ignored.
+ * Button clicks (block_actions), routed by Bolt: one listener per action_id.
+ * The ids are the fixed constants of ids.ts (the request id travels in the
+ * button's value, never in the action_id), so plain string constraints match
+ * them exactly.
+ *
+ * - answer buttons (Allow, Always allow, Deny, Deny & stop, Yes / No / Stop,
+ *   one-tap options and confirms) record the answer *before* the ack, within
+ *   STORE_BUDGET, so an acked click is never lost: if the process dies right
+ *   after the ack, the answer is already stored. A click the store could not
+ *   take in time (down, slow, erroring) is acked and the person is told
+ *   (ephemeral) that it was not recorded; the buttons stay.
+ * - modal and page buttons live in modal-buttons.ts;
+ * - any other action_id is acked and ignored here.
+ *
+ * A click counts only on the message the request was posted as.
  */
-import type { App } from "@slack/bolt";
+import type { App, BlockAction } from "@slack/bolt";
 import { z } from "zod";
-import type { RequestRecord } from "../../requests/model.js";
-import { answerModal, denyReasonModal, editModal, inputModal, otherModal } from "../blocks/index.js";
-import { Action, decodeButton, decodeMetadata, type ButtonValue, type ModalMetadata } from "../ids.js";
-import { interpretButton, type ModalName } from "./buttons.js";
-import { displayName, isRequestMessage, personOf, SlackUser, type ListenerDeps } from "./context.js";
-import { endedNotice, reportOutcome, tellPerson, type NoticeTarget } from "./notices.js";
+import type { SlackRef } from "../../protocol/request-view.js";
+import { Action, decodeButton, type ButtonValue } from "../ids.js";
+import { interpretButton } from "./buttons.js";
+import {
+  acking,
+  displayName,
+  isRequestMessage,
+  NOT_RECORDED,
+  personOf,
+  SlackUser,
+  STORE_BUDGET,
+  withinBudget,
+  type Ack,
+  type Bounded,
+  type ListenerDeps,
+} from "./context.js";
+import { reportOutcome, tellPerson } from "./notices.js";
 
-const BlockActions = z.looseObject({
+/** Buttons whose click is an answer. */
+export const ANSWER_BUTTONS = [
+  Action.allow,
+  Action.alwaysAllow,
+  Action.deny,
+  Action.denyAndStop,
+  Action.stepYes,
+  Action.stepNo,
+  Action.stepStop,
+  Action.option,
+  Action.confirmYes,
+  Action.confirmNo,
+] as const;
+
+export const BlockActions = z.looseObject({
   type: z.literal("block_actions"),
   user: SlackUser,
   trigger_id: z.string().optional(),
@@ -23,88 +59,70 @@ const BlockActions = z.looseObject({
   view: z.looseObject({ id: z.string(), hash: z.string().optional(), private_metadata: z.string().optional() }).nullish(),
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).min(1),
 });
-type BlockActions = z.infer<typeof BlockActions>;
+export type BlockActions = z.infer<typeof BlockActions>;
 
-export function register(app: App, deps: ListenerDeps): void {
-  app.action(/.*/, async ({ ack, body }) => {
-    await ack();
-    try {
-      await handleClick(deps, body);
-    } catch (error) {
-      deps.logger.error({ error }, "slack action failed");
-    }
-  });
+/** A click parsed: the payload, the clicked action, its decoded value and the message it came from. */
+export interface Click {
+  body: BlockActions;
+  actionId: string;
+  value: ButtonValue;
+  where: Partial<SlackRef>;
 }
 
-async function handleClick(deps: ListenerDeps, raw: unknown): Promise<void> {
+export function register(app: App, deps: ListenerDeps): void {
+  for (const actionId of ANSWER_BUTTONS)
+    app.action<BlockAction>(
+      actionId,
+      acking<void>(deps, "answer click", (body, ack) => answerClick(deps, body, ack)),
+    );
+  const ours = new Set<string>(Object.values(Action));
+  app.action({ type: "block_actions", action_id: notOneOf(ours) }, async ({ ack }) => ack());
+}
+
+/** A click tied to a button value, or undefined (logged) when the payload is not one. */
+export function parseClick(deps: ListenerDeps, raw: unknown): Click | undefined {
   const parsed = BlockActions.safeParse(raw);
-  if (!parsed.success) return deps.logger.debug("slack action ignored: not a block_actions payload");
+  if (!parsed.success) return void deps.logger.debug("slack action ignored: not a block_actions payload");
   const body = parsed.data;
   const action = body.actions[0]!;
   const value = decodeButton(action.value);
-  if (!value) return deps.logger.debug({ actionId: action.action_id }, "slack action ignored: undecodable value");
-  if (action.action_id === Action.viewPage) return turnPage(deps, body, value);
-
-  const record = await deps.service.get(value.r);
-  const where = {
-    channel: body.channel?.id ?? body.container?.channel_id,
-    ts: body.message?.ts ?? body.container?.message_ts,
-  };
-  if (!record || !isRequestMessage(record, where)) {
-    return deps.logger.debug({ id: value.r, ...where }, "slack action ignored: no such request on this message");
-  }
-  const target: NoticeTarget = { channel: record.slack!.channel, user: body.user.id };
-  const outcome = interpretButton(record, action.action_id, value, displayName(body.user));
-  switch (outcome.type) {
-    case "ignore":
-      return deps.logger.debug({ id: record.id, actionId: action.action_id, reason: outcome.reason }, "slack action ignored");
-    case "decision": {
-      const result = await deps.service.answer(record.id, outcome.decision, personOf(body.user), record);
-      return reportOutcome(deps, result, target);
-    }
-    case "modal":
-      // The full-input modal only shows what was asked, so it opens whatever the status.
-      if (record.status !== "pending" && outcome.modal !== "input") return tellPerson(deps, target, endedNotice(record));
-      return openModal(deps, body, record, outcome.modal, outcome.questionIndex);
-  }
+  if (!value) return void deps.logger.debug({ actionId: action.action_id }, "slack action ignored: undecodable value");
+  const where = { channel: body.channel?.id ?? body.container?.channel_id, ts: body.message?.ts ?? body.container?.message_ts };
+  return { body, actionId: action.action_id, value, where };
 }
 
-async function openModal(deps: ListenerDeps, body: BlockActions, record: RequestRecord, name: ModalName, q?: number): Promise<void> {
-  if (!body.trigger_id) return deps.logger.debug({ id: record.id }, "slack modal not opened: no trigger_id");
-  const meta: ModalMetadata = { r: record.id, c: record.slack!.channel, ts: record.slack!.ts };
-  const view = buildModal(record, name, q === undefined ? meta : { ...meta, q });
-  try {
-    await deps.client.views.open({ trigger_id: body.trigger_id, view });
-  } catch (error) {
-    deps.logger.warn({ id: record.id, modal: name, error }, "slack views.open failed");
+async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
+  const started = performance.now();
+  const click = parseClick(deps, raw);
+  if (!click) return;
+  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
+  if (!read.ok) return notRecorded(deps, click, read, ack);
+  const record = read.value;
+  if (!record || !isRequestMessage(record, click.where)) {
+    return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
+  const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));
+  if (outcome.type !== "decision") {
+    const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
+    return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
+  }
+  const remaining = STORE_BUDGET.totalMs - (performance.now() - started);
+  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, personOf(click.body.user), record), remaining);
+  if (!answered.ok) return notRecorded(deps, click, answered, ack);
+  await ack();
+  await reportOutcome(deps, answered.value, { channel: record.slack!.channel, user: click.body.user.id });
 }
 
-function buildModal(record: RequestRecord, name: ModalName, meta: ModalMetadata) {
-  switch (name) {
-    case "edit":
-      return editModal(record, meta);
-    case "denyReason":
-      return denyReasonModal(record, meta);
-    case "other":
-      return otherModal(record, meta.q ?? 0, meta);
-    case "answer":
-      return answerModal(record, meta);
-    case "input":
-      return inputModal(record, 0);
-  }
+/** Acks, then tells the person their click did not count; the message and its buttons stay as they are. */
+async function notRecorded(deps: ListenerDeps, click: Click, failure: Bounded<unknown> & { ok: false }, ack: Ack): Promise<void> {
+  await ack();
+  deps.logger.warn({ id: click.value.r, actionId: click.actionId, reason: failure.reason, error: failure.error }, "slack click not recorded");
+  if (click.where.channel === undefined) return;
+  await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_RECORDED);
 }
 
-/** Page buttons inside the full-input modal: swap the page in place. */
-async function turnPage(deps: ListenerDeps, body: BlockActions, value: ButtonValue): Promise<void> {
-  const meta = decodeMetadata(body.view?.private_metadata);
-  if (!body.view || meta?.r !== value.r) return deps.logger.debug("slack page ignored: not inside this request's modal");
-  const record = await deps.service.get(value.r);
-  if (!record) return deps.logger.debug({ id: value.r }, "slack page ignored: unknown request");
-  const update = { view_id: body.view.id, view: inputModal(record, value.p ?? 0) };
-  try {
-    await deps.client.views.update(body.view.hash ? { ...update, hash: body.view.hash } : update);
-  } catch (error) {
-    deps.logger.warn({ id: record.id, error }, "slack views.update failed");
-  }
+/** Matches any string but the given ones. */
+export function notOneOf(ids: ReadonlySet<string>): RegExp {
+  const escaped = [...ids].map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^(?!(?:${escaped.join("|")})$)`);
 }

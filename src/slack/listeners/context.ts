@@ -1,7 +1,8 @@
 /**
  * What every Slack listener group needs: its dependencies, the person
- * behind an interaction, and the check that an interaction really comes
- * from the message a request was posted as.
+ * behind an interaction, the check that an interaction really comes from the
+ * message a request was posted as, and the time a listener may give the store
+ * before it must ack (Slack waits 3 s for the ack, network included).
  */
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import type { Logger } from "../../logger.js";
 import type { Person, SlackRef } from "../../protocol/request-view.js";
 import type { RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
+import { settleBefore } from "../../protocol/timing.js";
 
 export interface ListenerDeps {
   service: Pick<RequestService, "get" | "answer" | "findBySlackMessage">;
@@ -38,4 +40,58 @@ export function displayName(user: SlackUser): string {
 /** true when `ref` names exactly the message the request was posted as. */
 export function isRequestMessage(record: RequestRecord, ref: Partial<SlackRef>): boolean {
   return record.slack !== undefined && record.slack.channel === ref.channel && record.slack.ts === ref.ts;
+}
+
+/**
+ * Store budgets before an ack, in milliseconds: reading the request, and
+ * everything (read and transition) together. Past them the person is told
+ * their answer was not recorded, well inside Slack's 3 s.
+ */
+export const STORE_BUDGET = { readMs: 1500, totalMs: 2500 } as const;
+
+export type Bounded<T> = { ok: true; value: T } | { ok: false; reason: "timeout" | "error"; error?: unknown };
+
+/**
+ * `task`'s value if it settles within `ms`; a task that throws or is still
+ * running then is "not done" (and runs on: a late store reply is not waited for).
+ */
+export function withinBudget<T>(task: Promise<T>, ms: number): Promise<Bounded<T>> {
+  const settled = task.then(
+    (value): Bounded<T> => ({ ok: true, value }),
+    (error: unknown): Bounded<T> => ({ ok: false, reason: "error", error }),
+  );
+  return settleBefore(settled, { ms: Math.max(0, ms) }, (): Bounded<T> => ({ ok: false, reason: "timeout" }));
+}
+
+/** What a person whose answer could not be recorded is told (ephemeral for clicks, next to the field in modals). */
+export const NOT_RECORDED =
+  "⚠️ Your answer was not recorded: the relay could not save it just now. Nothing changed and the buttons still work; try again in a moment.";
+export const NOT_RECORDED_FIELD = "Your answer was not recorded: the relay could not save it just now. Submit again in a moment.";
+export const NOT_OPENED = "⚠️ The relay could not read this request just now, so nothing opened. Try again in a moment.";
+
+/** Bolt's ack, for a block action (no response) or a view submission (an optional response_action). */
+export type Ack<R = void> = (response?: R) => Promise<void>;
+
+/**
+ * A Bolt listener around `handle` that acks exactly once, whatever `handle`
+ * does: it may ack when it is ready (after recording, or with errors for a
+ * modal); if it returns or throws without acking, the ack goes out then.
+ * Errors are logged, never thrown to Bolt (the interaction is acked).
+ */
+export function acking<R>(deps: Pick<ListenerDeps, "logger">, what: string, handle: (body: unknown, ack: Ack<R>) => Promise<void>) {
+  return async ({ ack, body }: { ack: (response?: R) => Promise<void>; body: unknown }): Promise<void> => {
+    let acked = false;
+    const once: Ack<R> = async (response) => {
+      if (acked) return;
+      acked = true;
+      await (response === undefined ? ack() : ack(response));
+    };
+    try {
+      await handle(body, once);
+    } catch (error) {
+      deps.logger.error({ error }, `slack ${what} failed`);
+    } finally {
+      await once();
+    }
+  };
 }

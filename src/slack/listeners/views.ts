@@ -1,14 +1,19 @@
 /**
- * Modal submissions (view_submission). Unlike clicks, the ack carries the
- * answer to Slack: an invalid answer is acked with `response_action:
- * "errors"` next to the field and nothing is recorded. So the listener reads
- * the request, validates synchronously, acks, and only then records.
+ * Modal submissions (view_submission), routed by Bolt: one listener per
+ * callback_id. Unlike a click, the ack carries the answer back to Slack, and
+ * it must go out within Slack's 3 s: so the request is read within the
+ * store budget (a store that does not answer in time gets an error next to
+ * the first field asking to submit again), the answer is validated
+ * synchronously (invalid: `response_action: "errors"`, nothing recorded), and
+ * a valid answer is recorded before the ack, within the budget too: the modal
+ * closes only once the answer is stored; otherwise it stays open with the
+ * person's input and an error saying it was not recorded.
  */
-import type { App } from "@slack/bolt";
+import type { App, ViewResponseAction, ViewSubmitAction } from "@slack/bolt";
 import { z } from "zod";
 import type { RequestRecord } from "../../requests/model.js";
 import { isOneTap } from "../blocks/index.js";
-import { decodeMetadata, View, type ModalMetadata } from "../ids.js";
+import { decodeMetadata, Field, View, type ModalMetadata } from "../ids.js";
 import {
   parseAskSubmission,
   parseDenyReasonSubmission,
@@ -18,8 +23,29 @@ import {
   parseStateValues,
   type SubmissionResult,
 } from "../submissions.js";
-import { displayName, isRequestMessage, personOf, SlackUser, type ListenerDeps } from "./context.js";
+import { notOneOf } from "./actions.js";
+import {
+  acking,
+  displayName,
+  isRequestMessage,
+  NOT_RECORDED_FIELD,
+  personOf,
+  SlackUser,
+  STORE_BUDGET,
+  withinBudget,
+  type Ack,
+  type ListenerDeps,
+} from "./context.js";
 import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
+
+/** The modals a person submits an answer from, with the field an error lands on when no input block is found. */
+const ANSWER_VIEWS = {
+  [View.edit]: Field.editJson.block,
+  [View.denyReason]: Field.denyReason.block,
+  [View.other]: Field.otherText.block,
+  [View.answer]: Field.question(0).block,
+} as const;
+type AnswerView = keyof typeof ANSWER_VIEWS;
 
 const ViewSubmission = z.looseObject({
   type: z.literal("view_submission"),
@@ -27,38 +53,36 @@ const ViewSubmission = z.looseObject({
   view: z.looseObject({
     callback_id: z.string(),
     private_metadata: z.string().optional(),
+    blocks: z.array(z.looseObject({ type: z.string().optional(), block_id: z.string().optional() })).optional(),
     state: z.looseObject({ values: z.unknown() }).optional(),
   }),
 });
 type ViewSubmission = z.infer<typeof ViewSubmission>;
 
-type Ack = (response?: { response_action: "errors"; errors: Record<string, string> }) => Promise<void>;
+type ViewAck = Ack<ViewResponseAction>;
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(/.*/, async ({ ack, body }) => {
-    let acked = false;
-    const once: Ack = async (response) => {
-      if (acked) return;
-      acked = true;
-      await (response ? ack(response) : ack());
-    };
-    try {
-      await handleSubmission(deps, body, once);
-    } catch (error) {
-      deps.logger.error({ error }, "slack view submission failed");
-    } finally {
-      await once();
-    }
-  });
+  for (const callbackId of Object.keys(ANSWER_VIEWS) as AnswerView[]) {
+    app.view<ViewSubmitAction>(
+      callbackId,
+      acking<ViewResponseAction>(deps, "view submission", (body, ack) => submit(deps, callbackId, body, ack)),
+    );
+  }
+  // Any other modal (the full-input viewer has no submit button) is closed and ignored.
+  const ours = new Set<string>(Object.keys(ANSWER_VIEWS));
+  app.view<ViewSubmitAction>({ type: "view_submission", callback_id: notOneOf(ours) }, async ({ ack }) => ack());
 }
 
-async function handleSubmission(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
+async function submit(deps: ListenerDeps, callbackId: AnswerView, raw: unknown, ack: ViewAck): Promise<void> {
+  const started = performance.now();
   const parsed = ViewSubmission.safeParse(raw);
   if (!parsed.success) return deps.logger.debug("slack view ignored: not a view_submission payload");
   const body = parsed.data;
   const meta = decodeMetadata(body.view.private_metadata);
-  if (!meta) return deps.logger.debug({ callbackId: body.view.callback_id }, "slack view ignored: undecodable metadata");
-  const record = await deps.service.get(meta.r);
+  if (!meta) return deps.logger.debug({ callbackId }, "slack view ignored: undecodable metadata");
+  const read = await withinBudget(deps.service.get(meta.r), STORE_BUDGET.readMs);
+  if (!read.ok) return notRecorded(deps, callbackId, body, meta, read, ack);
+  const record = read.value;
   if (!record || !comesFromRequestMessage(record, meta)) {
     return deps.logger.debug({ id: meta.r }, "slack view ignored: no such request on this message");
   }
@@ -67,12 +91,33 @@ async function handleSubmission(deps: ListenerDeps, raw: unknown, ack: Ack): Pro
     await ack();
     return tellPerson(deps, target, endedNotice(record));
   }
-  const result = parseSubmission(record, body, meta);
-  if (!result) return deps.logger.debug({ id: record.id, callbackId: body.view.callback_id }, "slack view ignored: does not apply");
+  const result = parseSubmission(record, callbackId, body, meta);
+  if (!result) return deps.logger.debug({ id: record.id, callbackId }, "slack view ignored: does not apply");
   if (!result.ok) return ack({ response_action: "errors", errors: result.errors });
+  const remaining = STORE_BUDGET.totalMs - (performance.now() - started);
+  const answered = await withinBudget(deps.service.answer(record.id, result.decision, personOf(body.user), record), remaining);
+  if (!answered.ok) return notRecorded(deps, callbackId, body, meta, answered, ack);
   await ack();
-  const outcome = await deps.service.answer(record.id, result.decision, personOf(body.user), record);
-  await reportOutcome(deps, outcome, target);
+  await reportOutcome(deps, answered.value, target);
+}
+
+/** Keeps the modal open with an error on its first field: nothing was recorded, the person submits again. */
+function notRecorded(
+  deps: ListenerDeps,
+  callbackId: AnswerView,
+  body: ViewSubmission,
+  meta: ModalMetadata,
+  failure: { reason: string; error?: unknown },
+  ack: ViewAck,
+) {
+  deps.logger.warn({ id: meta.r, callbackId, reason: failure.reason, error: failure.error }, "slack view submission not recorded");
+  const block = firstInputBlock(body) ?? ANSWER_VIEWS[callbackId];
+  return ack({ response_action: "errors", errors: { [block]: NOT_RECORDED_FIELD } });
+}
+
+/** The block_id of the modal's first input block, as Slack sent the view back. */
+function firstInputBlock(body: ViewSubmission): string | undefined {
+  return body.view.blocks?.find((block) => block.type === "input" && block.block_id)?.block_id;
 }
 
 /** Modals carry the message they were opened from; it must still be the request's message. */
@@ -80,10 +125,10 @@ function comesFromRequestMessage(record: RequestRecord, meta: ModalMetadata): bo
   return isRequestMessage(record, { channel: meta.c, ts: meta.ts });
 }
 
-function parseSubmission(record: RequestRecord, body: ViewSubmission, meta: ModalMetadata): SubmissionResult | undefined {
+function parseSubmission(record: RequestRecord, callbackId: AnswerView, body: ViewSubmission, meta: ModalMetadata): SubmissionResult | undefined {
   const values = parseStateValues(body.view.state?.values);
   const request = record.body;
-  switch (body.view.callback_id) {
+  switch (callbackId) {
     case View.edit:
       return request.kind === "permission" ? parseEditSubmission(values) : undefined;
     case View.denyReason:
@@ -94,8 +139,6 @@ function parseSubmission(record: RequestRecord, body: ViewSubmission, meta: Moda
     case View.answer:
       if (request.kind === "ask_user_question") return parseAskSubmission(request, values);
       if (request.kind === "interactive_questions") return parseInteractiveSubmission(request, values);
-      return undefined;
-    default:
       return undefined;
   }
 }

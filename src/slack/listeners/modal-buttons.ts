@@ -1,0 +1,103 @@
+/**
+ * Buttons that open a modal (Edit…, Deny with reason…, Other…, Answer…,
+ * View full input) and the page buttons inside the full-input modal, one
+ * Bolt listener per action_id. Opening a modal records nothing, so these ack
+ * at once; the request is then read within the store budget (views.open must
+ * follow the click within 3 s, while its trigger_id is valid) and a store
+ * that does not answer gets the person a notice instead of silence.
+ */
+import type { App, BlockAction } from "@slack/bolt";
+import type { RequestRecord } from "../../requests/model.js";
+import { answerModal, denyReasonModal, editModal, inputModal, otherModal } from "../blocks/index.js";
+import { Action, decodeMetadata, type ModalMetadata } from "../ids.js";
+import { parseClick, type Click } from "./actions.js";
+import { interpretButton, type ModalName } from "./buttons.js";
+import { acking, displayName, isRequestMessage, NOT_OPENED, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { endedNotice, tellPerson } from "./notices.js";
+
+export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
+
+export function register(app: App, deps: ListenerDeps): void {
+  for (const actionId of MODAL_BUTTONS)
+    app.action<BlockAction>(
+      actionId,
+      acking<void>(deps, "modal click", (body, ack) => modalClick(deps, body, ack)),
+    );
+  app.action<BlockAction>(
+    Action.viewPage,
+    acking<void>(deps, "page click", (body, ack) => turnPage(deps, body, ack)),
+  );
+}
+
+async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
+  await ack();
+  const click = parseClick(deps, raw);
+  if (!click) return;
+  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
+  if (!read.ok) {
+    deps.logger.warn({ id: click.value.r, actionId: click.actionId, reason: read.reason, error: read.error }, "slack modal not opened: store did not answer");
+    if (click.where.channel !== undefined) await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_OPENED);
+    return;
+  }
+  const record = read.value;
+  if (!record || !isRequestMessage(record, click.where)) {
+    return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
+  }
+  const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));
+  if (outcome.type !== "modal") {
+    const reason = outcome.type === "ignore" ? outcome.reason : "not a modal button";
+    return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
+  }
+  // The full-input modal only shows what was asked, so it opens whatever the status.
+  if (record.status !== "pending" && outcome.modal !== "input") {
+    return tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, endedNotice(record));
+  }
+  await openModal(deps, click, record, outcome.modal, outcome.questionIndex);
+}
+
+async function openModal(deps: ListenerDeps, click: Click, record: RequestRecord, name: ModalName, q?: number): Promise<void> {
+  const triggerId = click.body.trigger_id;
+  if (!triggerId) return deps.logger.debug({ id: record.id }, "slack modal not opened: no trigger_id");
+  const meta: ModalMetadata = { r: record.id, c: record.slack!.channel, ts: record.slack!.ts };
+  const view = buildModal(record, name, q === undefined ? meta : { ...meta, q });
+  try {
+    await deps.client.views.open({ trigger_id: triggerId, view });
+  } catch (error) {
+    deps.logger.warn({ id: record.id, modal: name, error }, "slack views.open failed");
+  }
+}
+
+function buildModal(record: RequestRecord, name: ModalName, meta: ModalMetadata) {
+  switch (name) {
+    case "edit":
+      return editModal(record, meta);
+    case "denyReason":
+      return denyReasonModal(record, meta);
+    case "other":
+      return otherModal(record, meta.q ?? 0, meta);
+    case "answer":
+      return answerModal(record, meta);
+    case "input":
+      return inputModal(record, 0);
+  }
+}
+
+/** Page buttons inside the full-input modal: swap the page in place. */
+async function turnPage(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
+  await ack();
+  const click = parseClick(deps, raw);
+  if (!click) return;
+  const { body, value } = click;
+  const meta = decodeMetadata(body.view?.private_metadata);
+  if (!body.view || meta?.r !== value.r) return deps.logger.debug("slack page ignored: not inside this request's modal");
+  const read = await withinBudget(deps.service.get(value.r), STORE_BUDGET.readMs);
+  if (!read.ok) return deps.logger.warn({ id: value.r, reason: read.reason, error: read.error }, "slack page not turned: store did not answer");
+  const record = read.value;
+  if (!record) return deps.logger.debug({ id: value.r }, "slack page ignored: unknown request");
+  const update = { view_id: body.view.id, view: inputModal(record, value.p ?? 0) };
+  try {
+    await deps.client.views.update(body.view.hash ? { ...update, hash: body.view.hash } : update);
+  } catch (error) {
+    deps.logger.warn({ id: record.id, error }, "slack views.update failed");
+  }
+}
