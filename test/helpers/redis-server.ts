@@ -74,24 +74,36 @@ rm -rf "$dir"
 exit $status
 `;
 
+export interface RedisServerOptions {
+  /** Listen on this port (a server started again where a relay reconnects); default: a free one. */
+  port?: number;
+  /**
+   * Keep the data in this dir, in an append-only file written through on
+   * every command, so a server started again on it has everything the last
+   * one acknowledged, even after SIGKILL. The caller removes the dir.
+   */
+  dataDir?: string;
+}
+
 /** Starts one server; retries with another port when the one picked was taken meanwhile. */
-export async function startRedisServer(binary = findRedisServer()): Promise<RedisServer> {
+export async function startRedisServer(binary = findRedisServer(), options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!binary) throw new Error(`no redis-server on the PATH: ${INSTALL_REDIS}`);
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      return await startOnce(binary, await freePort());
+      return await startOnce(binary, options.port ?? (await freePort()), options.dataDir);
     } catch (error) {
       lastError = error as Error;
-      if (!/address already in use/i.test(lastError.message)) break;
+      if (options.port !== undefined || !/address already in use/i.test(lastError.message)) break;
     }
   }
   throw lastError!;
 }
 
-async function startOnce(binary: string, port: number): Promise<RedisServer> {
+async function startOnce(binary: string, port: number, dataDir?: string): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), "relay-redis-"));
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no"];
+  const persistence = dataDir === undefined ? ["--dir", dir, "--appendonly", "no"] : ["--dir", dataDir, "--appendonly", "yes", "--appendfsync", "always"];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", ...persistence, "--save", "", "--logfile", "", "--daemonize", "no"];
   const child = spawn("/bin/sh", ["-c", WATCHDOG, "redis-watchdog", dir, binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
