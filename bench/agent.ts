@@ -20,6 +20,7 @@ export interface RequestView {
   status: string;
   decision?: Record<string, unknown>;
   slack?: { channel: string; ts: string };
+  error?: string;
 }
 
 export interface BenchAgentOptions {

@@ -6,6 +6,7 @@
 import type { HookResult } from "./hook.js";
 import type { LatencyResult } from "./latency.js";
 import type { MemoryResult } from "./memory.js";
+import type { RateLimitResult } from "./ratelimit.js";
 import { mb, ms, ratio } from "./stats.js";
 import type { StoreName } from "./target.js";
 import type { ThroughputResult } from "./throughput.js";
@@ -16,6 +17,7 @@ export interface StoreResults {
   throughput?: ThroughputResult;
   memory?: MemoryResult;
   hook?: HookResult;
+  ratelimit?: RateLimitResult;
   /** Measurements that could not be made, and why. */
   problems: string[];
 }
@@ -32,7 +34,7 @@ export interface Machine {
 }
 
 /** Click-to-agent p50 per store (issue 6: ≤ 2 ms memory, ≤ 3 ms Redis) and p99 for both, in ms; peak RSS; hook/core ratio. */
-export const TARGETS = { p50: { memory: 2, redis: 3 }, p99: 10, memoryBytes: 300 * 1024 * 1024, hookRatio: 2 } as const;
+export const TARGETS = { p50: { memory: 2, redis: 3 }, p99: 10, memoryBytes: 300 * 1024 * 1024, hookRatio: 2, postSecondsOver: 5, postCallsOver: 10 } as const;
 
 interface Table {
   title: string;
@@ -117,6 +119,31 @@ function tables(results: StoreResults[]): Table[] {
         ratio(h!.ratioP50),
         ratio(h!.ratioP99),
         `${mark(h!.ratioP50 <= TARGETS.hookRatio)} ${mark(h!.ratioP99 <= TARGETS.hookRatio)}`,
+      ]),
+    });
+  }
+  const ratelimit = results.filter((r) => r.ratelimit);
+  if (ratelimit.length > 0) {
+    const first = ratelimit[0]!.ratelimit!;
+    out.push({
+      title: `Slack rate limit: ${first.n} requests at once to one channel, Slack allowing 1 post/s per channel, bursts of 3 (429 + Retry-After: 1 beyond)`,
+      header: [
+        "store",
+        "all posted, s",
+        "chat.postMessage calls",
+        "refused (429)",
+        `target ≤ ${first.n + TARGETS.postSecondsOver} s, ≤ ${first.n + TARGETS.postCallsOver} calls`,
+        `with timeout ${first.tight.timeoutSeconds} s: posted / expired unposted / failed`,
+        "how the unposted ended",
+      ],
+      rows: ratelimit.map(({ store, ratelimit: r }) => [
+        store,
+        (r!.allPostedMs / 1000).toFixed(1),
+        String(r!.postCalls),
+        String(r!.refused),
+        `${mark(r!.allPostedMs <= (r!.n + TARGETS.postSecondsOver) * 1000)} ${mark(r!.postCalls <= r!.n + TARGETS.postCallsOver)}`,
+        `${r!.tight.posted} / ${r!.tight.expired} / ${r!.tight.failed}`,
+        r!.tight.expiredErrors.join("; "),
       ]),
     });
   }

@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: builds the relay, then measures it on loopback against a
  * Slack Web API stand-in — click-to-agent latency, throughput, memory with
- * many held long-polls, and the Claude Code hook endpoint — with the memory
+ * many held long-polls, the Claude Code hook endpoint, and posting behind
+ * Slack's per-channel rate limit (ratelimit) — with the memory
  * store and with Redis. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
  * Redis: REDIS_TEST_URL when set (the bench's keys are removed afterwards),
  * otherwise a throwaway redis-server from the PATH for the run; with neither,
  * only the memory store is measured.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,memory,hook]
+ *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
@@ -23,13 +24,14 @@ import { Redis } from "ioredis";
 import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
+import { runRateLimit } from "./ratelimit.js";
 import { runMemory } from "./memory.js";
 import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
 import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "memory", "hook"] as const;
+const SCENARIOS = ["latency", "throughput", "memory", "hook", "ratelimit"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
@@ -38,12 +40,14 @@ const PROFILES = {
     throughput: { concurrency: 32, durationMs: 8000, warmupMs: 1500, rounds: 3 },
     memory: { waiters: 10_000, warmup: 100 },
     hook: { n: 500, warmup: 50, rounds: 3 },
+    ratelimit: { n: 60, tightTimeoutSeconds: 30 },
   },
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2 },
     throughput: { concurrency: 8, durationMs: 2000, warmupMs: 500, rounds: 2 },
     memory: { waiters: 1000, warmup: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
+    ratelimit: { n: 10, tightTimeoutSeconds: 5 },
   },
 };
 
@@ -158,6 +162,8 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         ...(scenario === "memory" ? ["--expose-gc"] : []),
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
+      // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
+      ...(scenario === "ratelimit" ? { standIn: { postsPerSecond: 1, postBurst: 3 } } : {}),
     };
     try {
       await withTarget(target, async ({ agent, relay, standIn }) => {
@@ -165,6 +171,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
         if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
         if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
+        if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, settings.ratelimit, log);
         if (scenario === "hook") {
           const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
           results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);

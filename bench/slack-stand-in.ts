@@ -6,6 +6,10 @@
  * found in its text (each bench request carries a unique one in its tool
  * input), so the bench learns which request id and ts each message has
  * without asking the relay.
+ *
+ * With `postsPerSecond` it enforces chat.postMessage's limit per channel as
+ * Slack does: a token bucket per channel (that rate, `postBurst` at once)
+ * and HTTP 429 with `Retry-After: 1` for a post over it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
@@ -28,8 +32,10 @@ export interface SlackStandIn {
   apiUrl: string;
   /** Resolves once the message carrying `marker` was posted; forgets it then. */
   posted(marker: string, timeoutMs?: number): Promise<PostedMessage>;
-  /** Web API calls answered so far, by method. */
+  /** Web API calls answered so far, by method (refused ones included). */
   calls: Map<string, number>;
+  /** chat.postMessage calls refused with 429. */
+  refused: number;
   close(): Promise<void>;
 }
 
@@ -38,7 +44,27 @@ export const MARKER_PATTERN = /bench-marker-[0-9a-f-]{36}/;
 /** A button value as src/slack/ids.ts encodes it, seen inside the JSON-encoded blocks. */
 const REQUEST_ID = /\\"r\\":\\"([^"\\]+)\\"/;
 
-export async function startSlackStandIn(): Promise<SlackStandIn> {
+export interface StandInOptions {
+  /** Enforce chat.postMessage's per-channel limit at this rate (unset: no limit). */
+  postsPerSecond?: number;
+  /** Posts a channel may take at once after a quiet spell (default 1). */
+  postBurst?: number;
+}
+
+export async function startSlackStandIn({ postsPerSecond, postBurst = 1 }: StandInOptions = {}): Promise<SlackStandIn> {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  /** true when `channel` may take one more post now (and takes it). */
+  const admit = (channel: string): boolean => {
+    if (postsPerSecond === undefined) return true;
+    const now = performance.now();
+    const bucket = buckets.get(channel) ?? { tokens: postBurst, at: now };
+    bucket.tokens = Math.min(postBurst, bucket.tokens + ((now - bucket.at) / 1000) * postsPerSecond);
+    bucket.at = now;
+    buckets.set(channel, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
   const seen = new Map<string, PostedMessage>();
   const waiting = new Map<string, (message: PostedMessage) => void>();
   const calls = new Map<string, number>();
@@ -55,10 +81,17 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
     calls.set(method, (calls.get(method) ?? 0) + 1);
     let reply: Record<string, unknown> = { ok: true };
     if (method === "chat.postMessage") {
-      sequence += 1;
-      const ts = `${1_700_000_000 + Math.floor(sequence / 1_000_000)}.${String(sequence % 1_000_000).padStart(6, "0")}`;
       const args = argsOf(req, body);
       const channel = typeof args.channel === "string" ? args.channel : "C0BENCH0001";
+      if (!admit(channel)) {
+        standIn.refused += 1;
+        const payload = JSON.stringify({ ok: false, error: "ratelimited" });
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "1", "content-length": Buffer.byteLength(payload) });
+        res.end(payload);
+        return;
+      }
+      sequence += 1;
+      const ts = `${1_700_000_000 + Math.floor(sequence / 1_000_000)}.${String(sequence % 1_000_000).padStart(6, "0")}`;
       reply = { ok: true, channel, ts, message: { ts } };
       record(String(args.blocks ?? ""), String(args.text ?? ""), channel, ts);
     } else if (method === "auth.test") {
@@ -89,9 +122,10 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const standIn: SlackStandIn = {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
+    refused: 0,
     posted(marker, timeoutMs = 10_000) {
       const message = seen.get(marker);
       if (message) {
@@ -115,6 +149,7 @@ export async function startSlackStandIn(): Promise<SlackStandIn> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return standIn;
 }
 
 /** The arguments of a form-encoded (as @slack/web-api sends them) or JSON Web API call. */

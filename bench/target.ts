@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { BenchAgent } from "./agent.js";
 import { startRelayProcess, type RelayProcess } from "./relay-process.js";
-import { startSlackStandIn, type SlackStandIn } from "./slack-stand-in.js";
+import { startSlackStandIn, type SlackStandIn, type StandInOptions } from "./slack-stand-in.js";
 
 export type StoreName = "memory" | "redis";
 
@@ -22,6 +22,8 @@ export interface TargetOptions {
   logLevel: string;
   /** Extra node flags for the relay (profiling). */
   nodeFlags?: string[];
+  /** How the Slack stand-in behaves (rate limits). */
+  standIn?: StandInOptions;
 }
 
 export interface Target {
@@ -36,7 +38,7 @@ export const BENCH_CHANNEL = "C0BENCH0001";
 export async function withTarget<T>(options: TargetOptions, run: (target: Target) => Promise<T>): Promise<T> {
   const token = randomBytes(24).toString("hex");
   const signingSecret = `bench-${randomBytes(16).toString("hex")}`;
-  const standIn = await startSlackStandIn();
+  const standIn = await startSlackStandIn(options.standIn);
   let relay: RelayProcess | undefined;
   let agent: BenchAgent | undefined;
   try {

@@ -30,12 +30,19 @@ export interface RequestMessenger {
 
 export interface PostOptions {
   /**
-   * Asked before each attempt and before each wait for one, with the time
-   * (Unix ms) that attempt starts; resolving false stops the post (the
-   * request ended, or another instance posts it). Never rejects.
+   * Asked before the post joins its channel's line, before each attempt and
+   * before each wait for one, with the time (Unix ms) that attempt starts;
+   * resolving false stops the post (the request ended, or another instance
+   * posts it). Never rejects. From the first call on, the service keeps its
+   * post lease alive until the post settles.
    */
   keepTrying?: (attemptAt: number) => Promise<boolean>;
+  /** Told why an attempt failed (e.g. "Slack was rate limiting") each time the post is retried. */
+  onRetry?: (reason: string) => void;
 }
+
+/** The `expired` error of a request whose message never reached Slack, when nothing more precise is known. */
+export const NEVER_POSTED = "The request was never posted to Slack before its deadline: Slack was rate limiting or could not be reached.";
 
 export class PermanentDeliveryError extends Error {
   constructor(readonly reason: string) {
@@ -78,6 +85,8 @@ export class Delivery {
   private readonly background = new Set<Promise<unknown>>();
   /** Ids this instance is posting right now: its own recovery leaves them alone. */
   private readonly posting = new Set<string>();
+  /** Why the last attempt at posting each request failed, for its `expired` error. */
+  private readonly retryReasons = new Map<string, string>();
 
   constructor(private readonly deps: DeliveryDeps) {
     if (!Number.isSafeInteger(deps.postLeaseMs) || deps.postLeaseMs <= 0) throw new Error("postLeaseMs must be a positive integer");
@@ -131,6 +140,17 @@ export class Delivery {
     return started;
   }
 
+  /** The error an expired request gets when it was never posted (as far as this instance knows why). */
+  unpostedError(id: string): string {
+    const reason = this.retryReasons.get(id);
+    return reason === undefined ? NEVER_POSTED : `${reason}: the message could not be posted to Slack before the request's deadline.`;
+  }
+
+  /** The request ended (on any instance): nothing more to remember about posting it. */
+  forget(id: string): void {
+    this.retryReasons.delete(id);
+  }
+
   /** Resolves when every background Slack call started so far has settled. */
   async idle(): Promise<void> {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
@@ -139,18 +159,34 @@ export class Delivery {
   private async deliver(record: RequestRecord): Promise<void> {
     const { store, messenger, logger, now } = this.deps;
     let slack: SlackRef | undefined;
+    // A post may wait in its channel's line for longer than a lease: from the messenger's first
+    // keepTrying on, the lease is renewed every third of a lease until the post settles.
+    let heartbeat: NodeJS.Timeout | undefined;
+    const beat = () => {
+      heartbeat ??= setInterval(() => void this.renew(record.id, now()), Math.max(1, Math.floor(this.deps.postLeaseMs / 3)));
+      heartbeat.unref();
+    };
     try {
-      slack = await messenger.post(record, { keepTrying: (attemptAt) => this.renew(record.id, attemptAt) });
+      slack = await messenger.post(record, {
+        keepTrying: (attemptAt) => {
+          beat();
+          return this.renew(record.id, attemptAt);
+        },
+        onRetry: (reason) => this.retryReasons.set(record.id, reason),
+      });
     } catch (error) {
       const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
       logger.warn({ id: record.id, reason }, "slack post failed");
       await this.deps.end(record.id, { status: "failed", at: now(), error: reason });
       return;
+    } finally {
+      clearInterval(heartbeat);
     }
     if (!slack) {
-      logger.info({ id: record.id }, "slack post stopped: the request ended or another instance posted it");
+      logger.info({ id: record.id }, "slack post stopped: the request ended, another instance posted it, or its deadline came first");
       return;
     }
+    this.retryReasons.delete(record.id);
     const stored = await store.setSlackMessage(record.id, slack);
     if (stored && stored.status !== "pending") await this.update(stored);
   }

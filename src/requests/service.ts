@@ -70,7 +70,10 @@ export class RequestService {
       postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
       end: (id, change) => this.end(id, change),
     });
-    this.unsubscribe = this.store.onEnded((id) => this.waiters.wake(id));
+    this.unsubscribe = this.store.onEnded((id) => {
+      this.waiters.wake(id);
+      this.delivery.forget(id);
+    });
   }
 
   async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
@@ -107,7 +110,7 @@ export class RequestService {
   async get(id: string): Promise<RequestRecord | undefined> {
     const record = await this.store.get(id);
     if (record?.status === "pending" && record.expiresAt <= this.now()) {
-      const result = await this.end(id, { status: "expired", at: this.now() });
+      const result = await this.end(id, this.expiry(id));
       return "record" in result ? result.record : undefined;
     }
     return record;
@@ -171,7 +174,7 @@ export class RequestService {
     const ids = await this.store.dueForExpiry(this.now(), limit);
     let expired = 0;
     for (const id of ids) {
-      const result = await this.end(id, { status: "expired", at: this.now() });
+      const result = await this.end(id, this.expiry(id));
       if (result.outcome === "applied") expired += 1;
     }
     return expired;
@@ -214,6 +217,11 @@ export class RequestService {
     this.closed = true;
     this.unsubscribe();
     this.waiters.wakeAll();
+  }
+
+  /** The expiry of a request now; the error says why when it never reached Slack. */
+  private expiry(id: string): Transition {
+    return { status: "expired", at: this.now(), unpostedError: this.delivery.unpostedError(id) };
   }
 
   /**

@@ -42,7 +42,8 @@ export interface CreateResult {
 /** What a transition out of `pending` carries. */
 export type Transition =
   | { status: "answered"; decision: Decision; answeredBy: Person; at: number }
-  | { status: "expired"; at: number }
+  /** `unpostedError`: the error recorded when the request was never posted to Slack. */
+  | { status: "expired"; at: number; unpostedError?: string }
   | { status: "cancelled"; at: number; by?: string; reason?: string }
   | { status: "failed"; at: number; error: string };
 

@@ -1,18 +1,19 @@
 /**
  * The RequestMessenger the service uses to reach Slack: posts a request's
- * message and rewrites it once the request ends. Transient failures are
- * retried here (see retry.ts); a permanent refusal surfaces as
- * PermanentDeliveryError so the service marks the request `failed`. The
- * service's `keepTrying` is asked before every attempt and wait of a post
- * (it renews the post lease) and may stop it.
+ * message (poster.ts, paced by the ChannelQueue) and rewrites it once the
+ * request ends. Transient failures are retried here; a permanent refusal
+ * surfaces as PermanentDeliveryError so the service marks the request
+ * `failed`. The service's `keepTrying` is asked before every attempt of a
+ * post and may stop it.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import type { RequestRecord } from "../requests/model.js";
-import type { SlackRef } from "../protocol/request-view.js";
-import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
-import { endedMessage, requestMessage } from "./blocks/index.js";
-import { defaultSleep, RetryStoppedError, withSlackRetry } from "./retry.js";
+import type { PostOptions, RequestMessenger } from "../requests/delivery.js";
+import { endedMessage } from "./blocks/index.js";
+import { ChannelQueue } from "./channel-queue.js";
+import { postRequest } from "./poster.js";
+import { defaultSleep, withSlackRetry } from "./retry.js";
 
 export interface SlackMessengerDeps {
   /** Built with `retryConfig: { retries: 0 }` and `rejectRateLimitedCalls: true` (see createSlackClient). */
@@ -25,6 +26,8 @@ export interface SlackMessengerDeps {
   random?: () => number;
   /** How long an ended request's message update keeps being retried (ms). */
   updateRetryMs?: number;
+  /** Paces every call; one per messenger by default. */
+  queue?: ChannelQueue;
 }
 
 export function createSlackMessenger({
@@ -34,26 +37,12 @@ export function createSlackMessenger({
   sleep = defaultSleep,
   random = Math.random,
   updateRetryMs = 5 * 60_000,
+  queue = new ChannelQueue({ now, sleep }),
 }: SlackMessengerDeps): RequestMessenger {
   const retry = { logger, now, sleep, random };
+  const poster = { client, queue, logger, now, sleep, random };
   return {
-    async post(record: RequestRecord, { keepTrying }: PostOptions = {}): Promise<SlackRef | undefined> {
-      const { text, blocks } = requestMessage(record);
-      const send = () => client.chat.postMessage({ channel: record.channel, text, blocks, unfurl_links: false, unfurl_media: false });
-      const options = { ...retry, deadline: record.expiresAt, what: "chat.postMessage", ...(keepTrying ? { keepTrying } : {}) };
-      let response: Awaited<ReturnType<typeof send>>;
-      try {
-        response = await withSlackRetry(send, options);
-      } catch (error) {
-        if (error instanceof RetryStoppedError) return undefined;
-        throw error;
-      }
-      if (typeof response.channel !== "string" || typeof response.ts !== "string") {
-        throw new PermanentDeliveryError("chat.postMessage returned no channel or ts");
-      }
-      logger.debug({ id: record.id, channel: response.channel, ts: response.ts }, "slack message posted");
-      return { channel: response.channel, ts: response.ts };
-    },
+    post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;

@@ -52,7 +52,7 @@ function changeArgs(change: Transition): string[] {
     case "answered":
       return [JSON.stringify(change.decision), JSON.stringify(change.answeredBy)];
     case "expired":
-      return [];
+      return change.unpostedError === undefined ? [] : [change.unpostedError];
     case "cancelled":
       return [...(change.by === undefined ? [] : ["cancelledBy", change.by]), ...(change.reason === undefined ? [] : ["error", change.reason])];
     case "failed":

@@ -24,6 +24,7 @@ export function applyTransition(record: RequestRecord, change: Transition): Pure
       next.error = change.error;
       break;
     case "expired":
+      if (change.unpostedError !== undefined && !record.slack) next.error = change.unpostedError;
       break;
   }
   return { outcome: "applied", record: next };

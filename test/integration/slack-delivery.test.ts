@@ -69,13 +69,32 @@ describe("posting a request", () => {
     relay.api.done();
   });
 
-  it("when Slack stays down until the request's deadline, the request fails with the last error", async () => {
+  it("when Slack stays down until the request's deadline, the request is never failed: it expires saying Slack did not take it", async () => {
     relay.api.on("chat.postMessage", { status: 503 }, 40);
-    const record = await relay.create({ ...stepGate, timeoutSeconds: 120 });
-    expect(record.status).toBe("failed");
-    expect(record.error).toMatch(/^http_503 \(gave up after \d+ attempts\)$/);
+    const created = await relay.create({ ...stepGate, timeoutSeconds: 120 });
+    expect(created.status).toBe("pending");
     expect(relay.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(120_000);
     expect(Math.max(...relay.sleeps)).toBeLessThanOrEqual(30_000);
+    relay.advance(120_000);
+    const record = await relay.service.get(created.id);
+    expect(record?.status).toBe("expired");
+    expect(record?.error).toBe("Slack did not take the message (http_503): the message could not be posted to Slack before the request's deadline.");
+    expect(record?.slack).toBeUndefined();
+  });
+
+  it("when Slack keeps rate limiting until the request's deadline, it expires with an error saying Slack was rate limiting", async () => {
+    relay.api.on("chat.postMessage", { status: 429, headers: { "retry-after": "30" } }, 4);
+    const created = await relay.create({ ...stepGate, timeoutSeconds: 100 });
+    expect(created.status).toBe("pending");
+    expect(relay.api.callsTo("chat.postMessage")).toHaveLength(4);
+    expect(relay.sleeps).toEqual([30_000, 30_000, 30_000]);
+    relay.advance(10_000);
+    const record = await relay.service.get(created.id);
+    expect(record).toMatchObject({
+      status: "expired",
+      error: "Slack was rate limiting: the message could not be posted to Slack before the request's deadline.",
+    });
+    relay.api.done();
   });
 
   it("a failing message update is retried and never changes the recorded answer", async () => {

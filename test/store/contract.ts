@@ -217,6 +217,21 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(due).toStrictEqual({ outcome: "applied", record: { ...request, status: "expired", endedAt: clock.t + 1000 } });
       });
 
+      it("an expiry records why a request was never posted, and nothing for one that was posted", async () => {
+        const { store, created, clock } = await open();
+        const unposted = await created({ expiresAt: clock.t });
+        const posted = await created({ expiresAt: clock.t });
+        await store.setSlackMessage(posted.id, { channel: "C0123456789", ts: "1800000000.000100" });
+        const why = "Slack was rate limiting: the message could not be posted to Slack before the request's deadline.";
+        expect(await store.transition(unposted.id, { status: "expired", at: clock.t, unpostedError: why })).toMatchObject({
+          outcome: "applied",
+          record: { status: "expired", error: why },
+        });
+        const result = await store.transition(posted.id, { status: "expired", at: clock.t, unpostedError: why });
+        expect(result.outcome).toBe("applied");
+        expect("record" in result && result.record.error).toBeUndefined();
+      });
+
       it("when 20 answers race, the first wins and every other one gets the winner's decision back", async () => {
         const { store, created, clock } = await open();
         const request = await created();

@@ -11,6 +11,8 @@
   ARGV[2] pub/sub channel for ended requests
   ARGV[3] now (Unix ms), stored as endedAt
   ARGV[4] retention (ms)
+  ARGV[5] optional: the error to record when the request was never posted
+          to Slack (it has no `slack` field)
 
   Returns
     {APPLIED, field, value, ...}        expired; the stored hash
@@ -28,5 +30,6 @@ if tonumber(redis.call("HGET", KEYS[1], "expiresAt")) > tonumber(ARGV[3]) then
 end
 
 redis.call("HSET", KEYS[1], "status", "expired", "endedAt", ARGV[3])
+if ARGV[5] and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[5]) end
 finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[3])
 return reply(APPLIED, KEYS[1])

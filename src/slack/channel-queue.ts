@@ -1,0 +1,187 @@
+/**
+ * Keeps the relay's Web API calls to Slack's pace. Hand-written because the
+ * WebClient's own queue is global (one concurrency limit for every method
+ * and channel) and its rate-limit handling retries blindly: Slack limits
+ * chat.postMessage per channel (about one message a second, short bursts
+ * tolerated) and other methods per workspace, and a 429 says how long to
+ * stay away (Retry-After).
+ *
+ * Calls are grouped under a key: `chat.postMessage:<channel>` for posts, the
+ * method name for everything else. Each key has a FIFO line of callers, an
+ * optional token bucket (posts: `postsPerSecond`, `postBurst`) and a pause
+ * set by `pause()` from a 429's Retry-After. Only the head of a line waits
+ * for a token and calls, one call at a time per key, so 60 posts to one
+ * channel make one call a second instead of 60 callers hammering Slack, and
+ * the head that got a 429 waits it out and retries before anyone behind it.
+ * A caller whose deadline comes before its turn leaves the line empty-handed.
+ *
+ * Pacing is per relay instance: instances sharing Redis do not share it,
+ * each honours the 429s it gets (see README Operations).
+ */
+import { defaultSleep } from "./retry.js";
+
+export interface ChannelQueueOptions {
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Steady rate of chat.postMessage per channel. */
+  postsPerSecond?: number;
+  /**
+   * Posts one channel may take at once after a quiet spell. Below what Slack
+   * tolerates, so Slack's own bucket keeps some room for network jitter.
+   */
+  postBurst?: number;
+}
+
+interface Line {
+  /** Whole and partial tokens in the bucket; unused for keys without a bucket. */
+  tokens: number;
+  /** When `tokens` was last brought up to date (Unix ms). */
+  refilledAt: number;
+  /** No call under this key before this time (Unix ms), from a Retry-After. */
+  pausedUntil: number;
+  /** Callers waiting behind the head, first first; each is resolved when the line is handed to it. */
+  waiting: Array<() => void>;
+  /** true while a caller holds the line (waits for its moment, or calls). */
+  busy: boolean;
+}
+
+/** A caller's turn under one key: it holds the line until `release`. */
+export interface Turn {
+  /** Hands the line to the next caller; `used: false` gives the token back (no call was made). */
+  release(used?: boolean): void;
+  /**
+   * Waits, still holding the line, for another go (after `pause`), and takes
+   * a token; false when that would be after the deadline (the line is
+   * released then).
+   */
+  again(deadline?: number): Promise<boolean>;
+}
+
+/** The key a Web API call is paced and paused under. */
+export function queueKey(method: string, channel?: string): string {
+  return method === "chat.postMessage" && channel !== undefined ? `${method}:${channel}` : method;
+}
+
+export class ChannelQueue {
+  private readonly lines = new Map<string, Line>();
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly rate: number;
+  private readonly burst: number;
+
+  constructor({ now = Date.now, sleep = defaultSleep, postsPerSecond = 1, postBurst = 2 }: ChannelQueueOptions = {}) {
+    if (!(postsPerSecond > 0) || !(postBurst >= 1)) throw new Error("postsPerSecond must be positive and postBurst at least 1");
+    this.now = now;
+    this.sleep = sleep;
+    this.rate = postsPerSecond;
+    this.burst = postBurst;
+  }
+
+  /**
+   * Waits for the caller's turn under `key` and takes it (a token, for a
+   * paced key): the caller then holds the line, so calls under one key go one
+   * at a time and a 429 is seen before the next call is made. Resolves
+   * undefined, without a turn, when it would come after `deadline` (Unix ms).
+   * `front` puts the caller at the head of the line (a retry keeps its place).
+   */
+  async turn(key: string, deadline: number, { front = false }: { front?: boolean } = {}): Promise<Turn | undefined> {
+    const line = this.line(key);
+    if (line.busy) {
+      // The one ahead hands the line over (busy stays true) when it releases it.
+      await new Promise<void>((resolve) => (front ? line.waiting.unshift(resolve) : line.waiting.push(resolve)));
+    }
+    line.busy = true;
+    let held = true;
+    if (!(await this.ready(key, line, deadline))) {
+      this.handOver(key, line);
+      return undefined;
+    }
+    return {
+      release: (used = true) => {
+        if (!held) return;
+        held = false;
+        if (!used && this.paced(key)) line.tokens = Math.min(this.burst, line.tokens + 1);
+        this.handOver(key, line);
+      },
+      again: async (againDeadline = deadline) => {
+        if (!held) throw new Error("turn.again() after release()");
+        if (await this.ready(key, line, againDeadline)) return true;
+        held = false;
+        this.handOver(key, line);
+        return false;
+      },
+    };
+  }
+
+  /** Waits, holding the line, until the head may go, and takes a token; false when that is after `deadline`. */
+  private async ready(key: string, line: Line, deadline: number): Promise<boolean> {
+    for (;;) {
+      const at = this.readyAt(key, line);
+      if (at > deadline) return false;
+      const wait = at - this.now();
+      if (wait <= 0) break;
+      await this.sleep(wait);
+    }
+    if (this.paced(key)) line.tokens -= 1;
+    return true;
+  }
+
+  private handOver(key: string, line: Line): void {
+    const next = line.waiting.shift();
+    if (next) return next();
+    line.busy = false;
+    this.tidy(key, line);
+  }
+
+  /** Slack answered 429 under `key`: no call under it for `ms`, then one call, then the steady rate (no burst). */
+  pause(key: string, ms: number): void {
+    const line = this.line(key);
+    line.pausedUntil = Math.max(line.pausedUntil, this.now() + ms);
+    line.tokens = 1;
+    line.refilledAt = line.pausedUntil;
+  }
+
+  /** Callers waiting under `key` (the head included), or under every key. */
+  depth(key?: string): number {
+    const size = (line: Line) => line.waiting.length + (line.busy ? 1 : 0);
+    if (key !== undefined) return this.lines.has(key) ? size(this.lines.get(key)!) : 0;
+    let total = 0;
+    for (const line of this.lines.values()) total += size(line);
+    return total;
+  }
+
+  private paced(key: string): boolean {
+    return key.startsWith("chat.postMessage:");
+  }
+
+  /** When the head may go: after the pause and, for a paced key, once a whole token is in the bucket. */
+  private readyAt(key: string, line: Line): number {
+    const now = this.now();
+    let at = Math.max(now, line.pausedUntil);
+    if (this.paced(key)) {
+      if (now > line.refilledAt) {
+        line.tokens = Math.min(this.burst, line.tokens + ((now - line.refilledAt) / 1000) * this.rate);
+        line.refilledAt = now;
+      }
+      if (line.tokens < 1) at = Math.max(at, line.refilledAt + Math.ceil(((1 - line.tokens) / this.rate) * 1000));
+    }
+    return at;
+  }
+
+  private line(key: string): Line {
+    let line = this.lines.get(key);
+    if (!line) {
+      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false };
+      this.lines.set(key, line);
+    }
+    return line;
+  }
+
+  /** Forgets an idle line once it holds nothing worth keeping (full bucket, no pause), so keys do not pile up. */
+  private tidy(key: string, line: Line): void {
+    if (line.busy || line.waiting.length > 0 || line.pausedUntil > this.now()) return;
+    const full = !this.paced(key) || line.tokens + ((this.now() - line.refilledAt) / 1000) * this.rate >= this.burst;
+    if (full) this.lines.delete(key);
+  }
+}

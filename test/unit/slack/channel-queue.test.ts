@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChannelQueue, queueKey } from "../../../src/slack/channel-queue.js";
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0, toFake: ["setTimeout", "clearTimeout", "Date"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Fake time: the queue sleeps on (faked) timers; `settle` runs them all. */
+function clock() {
+  const sleeps: number[] = [];
+  return {
+    now: () => Date.now(),
+    sleep: (ms: number) => {
+      sleeps.push(ms);
+      return new Promise<void>((resolve) => setTimeout(resolve, ms));
+    },
+    sleeps,
+  };
+}
+
+/** Takes a turn under `key` and releases it at once, as a call that takes no time; true when given. */
+async function call(queue: ChannelQueue, key: string, deadline: number): Promise<boolean> {
+  const turn = await queue.turn(key, deadline);
+  turn?.release();
+  return turn !== undefined;
+}
+
+/** Waits for every turn in `turns`, running the fake timers meanwhile. */
+async function settle<T>(turns: Array<Promise<T>>): Promise<T[]> {
+  const all = Promise.all(turns);
+  await vi.runAllTimersAsync();
+  return all;
+}
+
+const POSTS = queueKey("chat.postMessage", "C0ONE");
+
+describe("pacing posts per channel", () => {
+  it("lets a burst through at once, then one post a second, in the order they came", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 3 });
+    const given: Array<[number, number]> = [];
+    await settle(Array.from({ length: 6 }, (_, i) => call(queue, POSTS, 60_000).then((ok) => ok && given.push([i, c.now()]))));
+    expect(given).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [3, 1000],
+      [4, 2000],
+      [5, 3000],
+    ]);
+  });
+
+  it("paces each channel on its own", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const other = queueKey("chat.postMessage", "C0TWO");
+    await settle([call(queue, POSTS, 10_000), call(queue, POSTS, 10_000), call(queue, other, 10_000)]);
+    expect(c.now()).toBe(1000);
+    expect(c.sleeps).toEqual([1000]);
+  });
+
+  it("leaves other methods unpaced", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const turns = await settle(Array.from({ length: 20 }, () => call(queue, "chat.update", 10_000)));
+    expect(turns.every(Boolean)).toBe(true);
+    expect(c.now()).toBe(0);
+  });
+
+  it("a turn that would come after the caller's deadline is not given, and uses no token", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const results = await settle([call(queue, POSTS, 10_000), call(queue, POSTS, 500), call(queue, POSTS, 10_000)]);
+    expect(results).toEqual([true, false, true]);
+    expect(c.now()).toBe(1000);
+  });
+
+  it("a turn released unused gives its token back to the next caller at once", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    (await queue.turn(POSTS, 10_000))!.release(false);
+    expect(await call(queue, POSTS, 10_000)).toBe(true);
+    expect(c.now()).toBe(0);
+  });
+
+  it("one call at a time per key: the next caller waits until the one ahead releases the line", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 10, postBurst: 3 });
+    const first = (await queue.turn(POSTS, 10_000))!;
+    let second = false;
+    const next = call(queue, POSTS, 10_000).then(() => (second = true));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(second).toBe(false);
+    first.release();
+    await next;
+    expect(second).toBe(true);
+  });
+});
+
+describe("Retry-After", () => {
+  it("a 429 on a channel pauses that channel for Retry-After, then one post, then one a second (no new burst)", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 3 });
+    await call(queue, POSTS, 60_000);
+    queue.pause(POSTS, 5000);
+    const times: number[] = [];
+    await settle(Array.from({ length: 3 }, () => call(queue, POSTS, 60_000).then(() => times.push(c.now()))));
+    expect(times).toEqual([5000, 6000, 7000]);
+  });
+
+  it("a 429 on one channel leaves the others alone", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c });
+    queue.pause(POSTS, 5000);
+    expect(await call(queue, queueKey("chat.postMessage", "C0TWO"), 60_000)).toBe(true);
+    expect(c.now()).toBe(0);
+  });
+
+  it("a method-wide 429 pauses that method for everyone", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c });
+    queue.pause("chat.update", 3000);
+    const times: number[] = [];
+    await settle([call(queue, "chat.update", 60_000), call(queue, "chat.update", 60_000)].map((turn) => turn.then(() => times.push(c.now()))));
+    expect(times).toEqual([3000, 3000]);
+    expect(await call(queue, POSTS, 60_000)).toBe(true);
+  });
+
+  it("the caller that got a 429 waits the pause out holding the line and goes before anyone behind it", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 3 });
+    const order: Array<[string, number]> = [];
+    const first = (async () => {
+      const turn = (await queue.turn(POSTS, 60_000))!;
+      queue.pause(POSTS, 2000);
+      expect(await turn.again()).toBe(true);
+      order.push(["first", c.now()]);
+      turn.release();
+    })();
+    const second = call(queue, POSTS, 60_000).then(() => {
+      order.push(["second", c.now()]);
+    });
+    await settle([first, second]);
+    expect(order).toEqual([
+      ["first", 2000],
+      ["second", 3000],
+    ]);
+  });
+
+  it("a pause longer than the caller's deadline gives the line up", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c });
+    const turn = (await queue.turn(POSTS, 5000))!;
+    queue.pause(POSTS, 10_000);
+    expect(await turn.again()).toBe(false);
+    expect(queue.depth(POSTS)).toBe(0);
+  });
+
+  it("counts the callers waiting per key", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    await call(queue, POSTS, 60_000);
+    const waiting = [call(queue, POSTS, 60_000), call(queue, POSTS, 60_000)];
+    expect(queue.depth(POSTS)).toBe(2);
+    expect(queue.depth()).toBe(2);
+    await settle(waiting);
+    expect(queue.depth()).toBe(0);
+  });
+});
