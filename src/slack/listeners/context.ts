@@ -95,3 +95,17 @@ export function acking<R>(deps: Pick<ListenerDeps, "logger">, what: string, hand
     }
   };
 }
+
+/** A Bolt constraint matching exactly one of `ids` (action_ids or callback_ids). */
+export function oneOf(ids: Iterable<string>): RegExp {
+  return new RegExp(`^(?:${[...ids].map(escapeRegExp).join("|")})$`);
+}
+
+/** A Bolt constraint matching anything but `ids`. */
+export function noneOf(ids: Iterable<string>): RegExp {
+  return new RegExp(`^(?!(?:${[...ids].map(escapeRegExp).join("|")})$)`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,7 +1,8 @@
 /**
  * Buttons that open a modal (Edit…, Deny with reason…, Other…, Answer…,
- * View full input) and the page buttons inside the full-input modal, one
- * Bolt listener per action_id. Opening a modal records nothing, so these ack
+ * View full input) and the page buttons inside the full-input modal: one
+ * Bolt listener per family, constrained to its action_ids (see actions.ts
+ * for why not one per id). Opening a modal records nothing, so these ack
  * at once; the request is then read within the store budget (views.open must
  * follow the click within 3 s, while its trigger_id is valid) and a store
  * that does not answer gets the person a notice instead of silence.
@@ -12,17 +13,14 @@ import { answerModal, denyReasonModal, editModal, inputModal, otherModal } from 
 import { Action, decodeMetadata, type ModalMetadata } from "../ids.js";
 import { parseClick, type Click } from "./actions.js";
 import { interpretButton, type ModalName } from "./buttons.js";
-import { acking, displayName, isRequestMessage, NOT_OPENED, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, displayName, isRequestMessage, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, tellPerson } from "./notices.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
 
 export function register(app: App, deps: ListenerDeps): void {
-  for (const actionId of MODAL_BUTTONS)
-    app.action<BlockAction>(
-      actionId,
-      acking<void>(deps, "modal click", (body, ack) => modalClick(deps, body, ack)),
-    );
+  const open = acking<void>(deps, "modal click", (body, ack) => modalClick(deps, body, ack));
+  app.action<BlockAction>({ type: "block_actions", action_id: oneOf(MODAL_BUTTONS) }, open);
   app.action<BlockAction>(
     Action.viewPage,
     acking<void>(deps, "page click", (body, ack) => turnPage(deps, body, ack)),

@@ -1,6 +1,7 @@
 /**
- * Modal submissions (view_submission), routed by Bolt: one listener per
- * callback_id. Unlike a click, the ack carries the answer back to Slack, and
+ * Modal submissions (view_submission), routed by Bolt on their callback_id:
+ * one listener for the answer modals, constrained to exactly their ids (see
+ * actions.ts for why not one per id), and one that closes any other. Unlike a click, the ack carries the answer back to Slack, and
  * it must go out within Slack's 3 s: so the request is read within the
  * store budget (a store that does not answer in time gets an error next to
  * the first field asking to submit again), the answer is validated
@@ -23,12 +24,13 @@ import {
   parseStateValues,
   type SubmissionResult,
 } from "../submissions.js";
-import { notOneOf } from "./actions.js";
 import {
   acking,
   displayName,
   isRequestMessage,
+  noneOf,
   NOT_RECORDED_FIELD,
+  oneOf,
   personOf,
   SlackUser,
   STORE_BUDGET,
@@ -62,22 +64,22 @@ type ViewSubmission = z.infer<typeof ViewSubmission>;
 type ViewAck = Ack<ViewResponseAction>;
 
 export function register(app: App, deps: ListenerDeps): void {
-  for (const callbackId of Object.keys(ANSWER_VIEWS) as AnswerView[]) {
-    app.view<ViewSubmitAction>(
-      callbackId,
-      acking<ViewResponseAction>(deps, "view submission", (body, ack) => submit(deps, callbackId, body, ack)),
-    );
-  }
+  const ids = Object.keys(ANSWER_VIEWS);
+  const answer = acking<ViewResponseAction>(deps, "view submission", (body, ack) => submit(deps, body, ack));
+  app.view<ViewSubmitAction>({ type: "view_submission", callback_id: oneOf(ids) }, answer);
   // Any other modal (the full-input viewer has no submit button) is closed and ignored.
-  const ours = new Set<string>(Object.keys(ANSWER_VIEWS));
-  app.view<ViewSubmitAction>({ type: "view_submission", callback_id: notOneOf(ours) }, async ({ ack }) => ack());
+  app.view<ViewSubmitAction>({ type: "view_submission", callback_id: noneOf(ids) }, async ({ ack }) => ack());
 }
 
-async function submit(deps: ListenerDeps, callbackId: AnswerView, raw: unknown, ack: ViewAck): Promise<void> {
+const isAnswerView = (id: string): id is AnswerView => Object.hasOwn(ANSWER_VIEWS, id);
+
+async function submit(deps: ListenerDeps, raw: unknown, ack: ViewAck): Promise<void> {
   const started = performance.now();
   const parsed = ViewSubmission.safeParse(raw);
   if (!parsed.success) return deps.logger.debug("slack view ignored: not a view_submission payload");
   const body = parsed.data;
+  const callbackId = body.view.callback_id;
+  if (!isAnswerView(callbackId)) return deps.logger.debug({ callbackId }, "slack view ignored: not an answer modal");
   const meta = decodeMetadata(body.view.private_metadata);
   if (!meta) return deps.logger.debug({ callbackId }, "slack view ignored: undecodable metadata");
   const read = await withinBudget(deps.service.get(meta.r), STORE_BUDGET.readMs);
