@@ -24,7 +24,11 @@ export interface RequestMessenger {
    * when `options.keepTrying` stopped it.
    */
   post(record: RequestRecord, options?: PostOptions): Promise<SlackRef | undefined>;
-  /** Rewrites the posted message to show how the request ended. */
+  /**
+   * Rewrites the posted message to show how the request ended: one attempt,
+   * paced like every call. Throws TransientDeliveryError (retry later, after
+   * `retryAfterMs` when Slack said) or PermanentDeliveryError.
+   */
   showEnded(record: RequestRecord): Promise<void>;
 }
 
@@ -51,6 +55,18 @@ export class PermanentDeliveryError extends Error {
   }
 }
 
+/** Slack could not take a call now (rate limit, outage, network); worth trying again. */
+export class TransientDeliveryError extends Error {
+  constructor(
+    readonly reason: string,
+    /** What Slack asked to wait before the next call (429 Retry-After), in milliseconds. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(`Slack did not take the call: ${reason}`);
+    this.name = "TransientDeliveryError";
+  }
+}
+
 export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;
 
 export interface DeliveryDeps {
@@ -63,6 +79,8 @@ export interface DeliveryDeps {
   postLeaseMs: number;
   /** Ends a request as the service does (which also updates its message). */
   end: (id: string, change: Transition) => Promise<TransitionResult>;
+  /** Rewrites the message of a request that ended before its message was recorded (its update is queued already). */
+  showEnded: (record: RequestRecord) => void;
 }
 
 /** Runs `task` every `intervalMs`, skipping a tick while the last run is busy; returns a function that stops it. */
@@ -78,8 +96,6 @@ export function repeat(intervalMs: number, task: () => Promise<void>): () => voi
   timer.unref();
   return () => clearInterval(timer);
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class Delivery {
   private readonly background = new Set<Promise<unknown>>();
@@ -102,15 +118,6 @@ export class Delivery {
     if (this.posting.has(record.id)) return;
     this.posting.add(record.id);
     this.track(this.deliver(record).finally(() => this.posting.delete(record.id)));
-  }
-
-  /**
-   * Rewrites an ended request's message in the background, from the next
-   * turn of the event loop: building the message and calling Slack wait until
-   * the caller has woken the waiting agent and acked the click.
-   */
-  showEnded(record: RequestRecord): void {
-    this.track(nextTurn().then(() => this.update(record)));
   }
 
   /**
@@ -188,7 +195,7 @@ export class Delivery {
     }
     this.retryReasons.delete(record.id);
     const stored = await store.setSlackMessage(record.id, slack);
-    if (stored && stored.status !== "pending") await this.update(stored);
+    if (stored && stored.status !== "pending") this.deps.showEnded(stored);
   }
 
   /** Keeps the request for this instance until a lease after `attemptAt`; false once it is no longer unposted. */
@@ -198,14 +205,6 @@ export class Delivery {
     } catch (error) {
       this.deps.logger.warn({ id, error }, "post lease renewal failed; posting anyway");
       return true;
-    }
-  }
-
-  private async update(record: RequestRecord): Promise<void> {
-    try {
-      await this.deps.messenger.showEnded(record);
-    } catch (error) {
-      this.deps.logger.warn({ id: record.id, error }, "slack update failed");
     }
   }
 

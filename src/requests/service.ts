@@ -15,9 +15,10 @@ import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
+import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 
-export { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "./delivery.js";
+export { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type RequestMessenger } from "./delivery.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -53,6 +54,7 @@ export class RequestService {
   private readonly newId: () => string;
   private readonly waiters: Waiters;
   private readonly delivery: Delivery;
+  private readonly updates: UpdateOutbox;
   private readonly unsubscribe: () => void;
   private closed = false;
 
@@ -62,6 +64,7 @@ export class RequestService {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? randomUUID;
     this.waiters = new Waiters();
+    this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
     this.delivery = new Delivery({
       store: deps.store,
       messenger: deps.messenger,
@@ -69,6 +72,7 @@ export class RequestService {
       now: this.now,
       postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
       end: (id, change) => this.end(id, change),
+      showEnded: (record) => this.updates.show(record, { later: false }),
     });
     this.unsubscribe = this.store.onEnded((id) => {
       this.waiters.wake(id);
@@ -189,17 +193,28 @@ export class RequestService {
     return this.delivery.recover(limit);
   }
 
-  /** Runs `expireDue`, then `recoverUnposted`, every `intervalMs`; returns a function that stops it. */
+  /**
+   * Rewrites the messages of ended requests whose update is due (a failed
+   * attempt's retry, or one an instance left behind), on any instance; safe
+   * to run on every instance. Returns how many it tried.
+   */
+  sweepUpdates(): Promise<number> {
+    return this.updates.runOnce();
+  }
+
+  /** Runs `expireDue`, `recoverUnposted` and `sweepUpdates` every `intervalMs`; returns a function that stops it. */
   startSweeper(intervalMs: number): () => void {
     return repeat(intervalMs, async () => {
       await this.expireDue().catch((error: unknown) => this.logger.error({ error }, "expiry sweep failed"));
       await this.recoverUnposted().catch((error: unknown) => this.logger.error({ error }, "posting recovery failed"));
+      await this.sweepUpdates().catch((error: unknown) => this.logger.error({ error }, "message update sweep failed"));
     });
   }
 
   /** Resolves when every background Slack call started so far has settled. */
-  idle(): Promise<void> {
-    return this.delivery.idle();
+  async idle(): Promise<void> {
+    await this.delivery.idle();
+    await this.updates.idle();
   }
 
   /** Number of long-polls currently held open. */
@@ -227,13 +242,13 @@ export class RequestService {
   /**
    * The transition, then the waiting agents on this instance woken with the
    * ended record (no re-read); the message update comes after, off their path
-   * (see Delivery.showEnded). Other instances wake on the store's notification.
+   * (see UpdateOutbox.show). Other instances wake on the store's notification.
    */
   private async end(id: string, change: Transition): Promise<TransitionResult> {
     const result = await this.store.transition(id, change);
     if (result.outcome === "applied") {
       this.waiters.wake(id, result.record);
-      if (result.record.slack) this.delivery.showEnded(result.record);
+      if (result.record.slack) this.updates.show(result.record);
       this.logger.info({ id, status: change.status }, "request ended");
     }
     return result;

@@ -39,6 +39,21 @@ export interface CreateResult {
   created: boolean;
 }
 
+/**
+ * How long after a request ends its queued message update becomes due
+ * (ms): the instance that ended it tries at once and has this long to itself
+ * before any other instance's sweep claims the update.
+ */
+export const UPDATE_GRACE_MS = 30_000;
+
+/** A queued message update handed to one instance for the length of a lease. */
+export interface ClaimedUpdate {
+  /** Id of the ended request whose Slack message is to show how it ended. */
+  id: string;
+  /** Attempts made before this one (0 for the first). */
+  attempts: number;
+}
+
 /** What a transition out of `pending` carries. */
 export type Transition =
   | { status: "answered"; decision: Decision; answeredBy: Person; at: number }
@@ -72,11 +87,19 @@ export interface RequestStore {
    */
   create(record: RequestRecord, options?: CreateOptions): Promise<CreateResult>;
   get(id: string): Promise<RequestRecord | undefined>;
-  /** Records where the Slack message lives (and takes the request out of the posting set); returns the record as it now is. */
+  /**
+   * Records where the Slack message lives (and takes the request out of the
+   * posting set); returns the record as it now is. When the request has
+   * already ended, the update of that message is queued (see claimUpdates).
+   */
   setSlackMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
   /** Finds the request a Slack message (channel + ts) belongs to. */
   findBySlackMessage(slack: SlackRef): Promise<string | undefined>;
-  /** Moves a pending request to a final status (and out of the posting set); atomic, first one wins. */
+  /**
+   * Moves a pending request to a final status (and out of the posting set);
+   * atomic, first one wins. When the request has a Slack message, the same
+   * step queues its update, due UPDATE_GRACE_MS after `change.at`.
+   */
   transition(id: string, change: Transition): Promise<TransitionResult>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
@@ -92,6 +115,17 @@ export interface RequestStore {
   retryCallback(id: string, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued callback (delivered or given up); false when none was queued. */
   completeCallback(id: string): Promise<boolean>;
+  /**
+   * Hands out up to `limit` queued message updates due at or before `now`
+   * (Unix ms), earliest first, and makes each one due again only at
+   * `now + leaseMs`, as claimCallbacks does. An update stays queued until
+   * `completeUpdate`, even after its request is forgotten.
+   */
+  claimUpdates(now: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]>;
+  /** Makes a queued message update due at `nextAt` (Unix ms), `attempts` made so far; false when none is queued. */
+  retryUpdate(id: string, nextAt: number, attempts: number): Promise<boolean>;
+  /** Forgets a queued message update (done, or given up); false when none was queued. */
+  completeUpdate(id: string): Promise<boolean>;
   /**
    * Hands out up to `limit` ids from the posting set whose lease ended at or
    * before `now` (Unix ms), earliest first, and leases each to `now + leaseMs`:

@@ -7,10 +7,11 @@
  * stay away (Retry-After).
  *
  * Calls are grouped under a key: `chat.postMessage:<channel>` for posts, the
- * method name for everything else. Each key has a FIFO line of callers, an
- * optional token bucket (posts: `postsPerSecond`, `postBurst`) and a pause
- * set by `pause()` from a 429's Retry-After. Only the head of a line waits
- * for a token and calls, one call at a time per key, so 60 posts to one
+ * method name for everything else. A post key has a FIFO line of callers, a
+ * token bucket (`postsPerSecond`, `postBurst`) and a pause set by `pause()`
+ * from a 429's Retry-After; other keys have only the pause, and their calls
+ * go side by side. Only the head of a line waits
+ * for a token and calls, one post at a time per channel, so 60 posts to one
  * channel make one call a second instead of 60 callers hammering Slack, and
  * the head that got a 429 waits it out and retries before anyone behind it.
  * A caller whose deadline comes before its turn leaves the line empty-handed.
@@ -86,6 +87,7 @@ export class ChannelQueue {
    * `front` puts the caller at the head of the line (a retry keeps its place).
    */
   async turn(key: string, deadline: number, { front = false }: { front?: boolean } = {}): Promise<Turn | undefined> {
+    if (!this.paced(key)) return this.unpacedTurn(key, deadline);
     const line = this.line(key);
     if (line.busy) {
       // The one ahead hands the line over (busy stays true) when it releases it.
@@ -112,6 +114,24 @@ export class ChannelQueue {
         return false;
       },
     };
+  }
+
+  /** Milliseconds left of the pause under `key` (0 when there is none). */
+  pausedFor(key: string): number {
+    return Math.max(0, (this.lines.get(key)?.pausedUntil ?? 0) - this.now());
+  }
+
+  /** A method without a bucket: calls go side by side, held back only while a 429's pause lasts. */
+  private async unpacedTurn(key: string, deadline: number): Promise<Turn | undefined> {
+    const waitOut = async (until: number) => {
+      for (let paused = this.pausedFor(key); paused > 0; paused = this.pausedFor(key)) {
+        if (this.now() + paused > until) return false;
+        await this.sleep(paused);
+      }
+      return true;
+    };
+    if (!(await waitOut(deadline))) return undefined;
+    return { release: () => {}, again: (againDeadline = deadline) => waitOut(againDeadline) };
   }
 
   /** Waits, holding the line, until the head may go, and takes a token; false when that is after `deadline`. */

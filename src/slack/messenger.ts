@@ -1,19 +1,20 @@
 /**
  * The RequestMessenger the service uses to reach Slack: posts a request's
  * message (poster.ts, paced by the ChannelQueue) and rewrites it once the
- * request ends. Transient failures are retried here; a permanent refusal
- * surfaces as PermanentDeliveryError so the service marks the request
- * `failed`. The service's `keepTrying` is asked before every attempt of a
+ * request ends. A post retries transient failures itself until the
+ * request's deadline; a message update is one attempt (the service's
+ * outbox retries it). A permanent refusal surfaces as PermanentDeliveryError
+ * (a post's request is marked `failed`). The service's `keepTrying` is asked before every attempt of a
  * post and may stop it.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import type { RequestRecord } from "../requests/model.js";
-import type { PostOptions, RequestMessenger } from "../requests/delivery.js";
+import { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
 import { endedMessage } from "./blocks/index.js";
-import { ChannelQueue } from "./channel-queue.js";
+import { ChannelQueue, queueKey } from "./channel-queue.js";
 import { postRequest } from "./poster.js";
-import { defaultSleep, withSlackRetry } from "./retry.js";
+import { classifySlackError, defaultSleep } from "./retry.js";
 
 export interface SlackMessengerDeps {
   /** Built with `retryConfig: { retries: 0 }` and `rejectRateLimitedCalls: true` (see createSlackClient). */
@@ -24,8 +25,8 @@ export interface SlackMessengerDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Returns a number in [0, 1), for backoff jitter. */
   random?: () => number;
-  /** How long an ended request's message update keeps being retried (ms). */
-  updateRetryMs?: number;
+  /** Longest a message update waits for a rate-limit pause to end before it is handed back to be retried later (ms). */
+  updateWaitMs?: number;
   /** Paces every call; one per messenger by default. */
   queue?: ChannelQueue;
 }
@@ -36,10 +37,9 @@ export function createSlackMessenger({
   now = Date.now,
   sleep = defaultSleep,
   random = Math.random,
-  updateRetryMs = 5 * 60_000,
+  updateWaitMs = 10_000,
   queue = new ChannelQueue({ now, sleep }),
 }: SlackMessengerDeps): RequestMessenger {
-  const retry = { logger, now, sleep, random };
   const poster = { client, queue, logger, now, sleep, random };
   return {
     post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
@@ -48,11 +48,20 @@ export function createSlackMessenger({
       if (!record.slack) return;
       const { channel, ts } = record.slack;
       const { text, blocks } = endedMessage(record);
-      await withSlackRetry(() => client.chat.update({ channel, ts, text, blocks }), {
-        ...retry,
-        deadline: now() + updateRetryMs,
-        what: "chat.update",
-      });
+      const key = queueKey("chat.update");
+      // Wait out a pause Slack asked for (429) when it is short; a longer one comes back as the retry's delay.
+      const turn = await queue.turn(key, now() + updateWaitMs);
+      if (!turn) throw new TransientDeliveryError("chat.update is paused by Slack's rate limit", queue.pausedFor(key));
+      try {
+        await client.chat.update({ channel, ts, text, blocks });
+      } catch (error) {
+        const failure = classifySlackError(error);
+        if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
+        if (failure.retryAfterMs !== undefined) queue.pause(key, failure.retryAfterMs);
+        throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
+      } finally {
+        turn.release();
+      }
     },
   };
 }

@@ -1,15 +1,12 @@
 /**
- * Which Slack Web API failures are worth retrying, and the retry loop
- * itself. The WebClient is built with `retries: 0` and
- * `rejectRateLimitedCalls: true` so every failure surfaces here: transient
- * ones (rate limits, network, 5xx, Slack's own outages) are retried with
- * exponential backoff and jitter until a deadline; anything else is Slack
- * refusing for good, and becomes a PermanentDeliveryError. A caller may also
- * stop the loop between attempts (`keepTrying`), e.g. when another relay
- * instance took the work over.
+ * Which Slack Web API failures are worth retrying, and how long to wait.
+ * The WebClient is built with `retries: 0` and `rejectRateLimitedCalls: true`
+ * so every failure surfaces to the relay's own retries (poster.ts for posts,
+ * the service's update outbox for message updates): transient ones (rate
+ * limits, network, 5xx, Slack's own outages) are retried with exponential
+ * backoff and jitter, never sooner than a 429's Retry-After; anything else is
+ * Slack refusing for good.
  */
-import type { Logger } from "../logger.js";
-import { PermanentDeliveryError } from "../requests/delivery.js";
 import { retryDelayMs } from "../protocol/timing.js";
 
 /** Platform errors that mean "Slack had a problem, try again". */
@@ -69,56 +66,4 @@ export function backoffDelay(attempt: number, { random = Math.random }: BackoffO
   return retryDelayMs(attempt, 500, 30_000, random);
 }
 
-export interface RetryOptions extends BackoffOptions {
-  /** Unix time in milliseconds after which no new attempt starts. */
-  deadline: number;
-  /** What is being done, for logs ("chat.postMessage"). */
-  what: string;
-  logger: Logger;
-  /** Unix time in milliseconds. */
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  /**
-   * Asked before each attempt and before each wait for one, with the time
-   * (Unix ms) that attempt starts; resolving false stops the loop with a
-   * RetryStoppedError. Must not reject (a rejection escapes as it is).
-   */
-  keepTrying?: (attemptAt: number) => Promise<boolean>;
-}
-
-/** The caller's `keepTrying` said to stop: the work is no longer wanted here. */
-export class RetryStoppedError extends Error {
-  constructor(readonly what: string) {
-    super(`${what}: stopped before the next attempt`);
-    this.name = "RetryStoppedError";
-  }
-}
-
 export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `call` until it succeeds, fails permanently, or the next attempt would
- * start after `deadline`. Throws PermanentDeliveryError with Slack's error
- * code, or RetryStoppedError when `keepTrying` says so.
- */
-export async function withSlackRetry<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
-  const { deadline, what, logger, now = Date.now, sleep = defaultSleep, keepTrying } = options;
-  for (let attempt = 1; ; attempt += 1) {
-    if (keepTrying && !(await keepTrying(now()))) throw new RetryStoppedError(what);
-    let failure: SlackFailure;
-    try {
-      return await call();
-    } catch (error) {
-      failure = classifySlackError(error);
-      if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
-    }
-    const delay = Math.max(failure.retryAfterMs ?? 0, backoffDelay(attempt, options));
-    if (now() + delay > deadline) {
-      logger.warn({ what, code: failure.code, attempts: attempt }, "slack call gave up");
-      throw new PermanentDeliveryError(`${failure.code} (gave up after ${attempt} attempts)`);
-    }
-    if (keepTrying && !(await keepTrying(now() + delay))) throw new RetryStoppedError(what);
-    logger.info({ what, code: failure.code, attempt, delayMs: delay }, "slack call failed, retrying");
-    await sleep(delay);
-  }
-}

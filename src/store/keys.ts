@@ -26,6 +26,10 @@ export interface StoreKeys {
   readonly callbacks: string;
   /** HASH: request id → callback delivery attempts made so far. */
   readonly callbackAttempts: string;
+  /** ZSET of ended request ids whose Slack message is still to be updated, scored by when it is due (Unix ms). */
+  readonly updates: string;
+  /** HASH: request id → message update attempts made so far. */
+  readonly updateAttempts: string;
   /** ZSET of pending request ids whose Slack message is not recorded yet, scored by the end of the poster's lease (Unix ms). */
   readonly posting: string;
 }
@@ -43,5 +47,7 @@ export function storeKeys(prefix: string): StoreKeys {
     callbacks: `${prefix}:callbacks`,
     callbackAttempts: `${prefix}:callback-attempts`,
     posting: `${prefix}:posting`,
+    updates: `${prefix}:updates`,
+    updateAttempts: `${prefix}:update-attempts`,
   };
 }

@@ -6,7 +6,9 @@ import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
 import {
   DEFAULT_RETENTION_MS,
+  UPDATE_GRACE_MS,
   type ClaimedCallback,
+  type ClaimedUpdate,
   type CreateOptions,
   type CreateResult,
   type RequestStore,
@@ -33,6 +35,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const listeners = new Set<(id: string) => void>();
   /** Queued callbacks by request id: when each is due (Unix ms) and the attempts made. */
   const callbacks = new Map<string, { dueAt: number; attempts: number }>();
+  /** Queued message updates of ended requests by id: when each is due (Unix ms) and the attempts made. */
+  const updates = new Map<string, { dueAt: number; attempts: number }>();
   /** Pending requests whose Slack message is not recorded yet, by id: when their poster's lease ends (Unix ms). */
   const posting = new Map<string, number>();
   /** Ended ids with the time they may be forgotten, oldest first. */
@@ -104,6 +108,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       record.slack = { ...slack };
       messages.set(messageKey(slack), id);
       posting.delete(id);
+      if (record.status !== "pending") updates.set(id, { dueAt: now() + UPDATE_GRACE_MS, attempts: 0 });
       return clone(record);
     },
 
@@ -123,6 +128,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       posting.delete(id);
       forgetAt(id, change.at + retentionMs);
       queueCallback(result.record, change.at);
+      if (result.record.slack) updates.set(id, { dueAt: change.at + UPDATE_GRACE_MS, attempts: 0 });
       // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
       queueMicrotask(() => listeners.forEach((listener) => listener(id)));
       return { outcome: "applied", record: clone(result.record) };
@@ -157,6 +163,25 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
 
     async completeCallback(id) {
       return callbacks.delete(id);
+    },
+
+    async claimUpdates(at, leaseMs, limit) {
+      const dueAt = new Map([...updates].map(([id, entry]) => [id, entry.dueAt]));
+      return earliestDue(dueAt, at, limit).map((id): ClaimedUpdate => {
+        const entry = updates.get(id)!;
+        entry.dueAt = at + leaseMs;
+        return { id, attempts: entry.attempts };
+      });
+    },
+
+    async retryUpdate(id, nextAt, attempts) {
+      if (!updates.has(id)) return false;
+      updates.set(id, { dueAt: nextAt, attempts });
+      return true;
+    },
+
+    async completeUpdate(id) {
+      return updates.delete(id);
     },
 
     async claimUnposted(at, leaseMs, limit) {

@@ -15,8 +15,8 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestRecord } from "../requests/model.js";
-import type { ClaimedCallback, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "../requests/store.js";
-import { DEFAULT_RETENTION_MS } from "../requests/store.js";
+import type { ClaimedCallback, ClaimedUpdate, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "../requests/store.js";
+import { DEFAULT_RETENTION_MS, UPDATE_GRACE_MS } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
 import { decodeRecord, encodeRecord } from "./redis-record.js";
@@ -144,7 +144,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     async setSlackMessage(id: string, slack: SlackRef) {
       const key = keys.data(id);
-      const raw = await scripts.setSlack([key, keys.message(slack), keys.posting], [id, JSON.stringify({ channel: slack.channel, ts: slack.ts })]);
+      const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
+      const raw = await scripts.setSlack([key, keys.message(slack), keys.posting, keys.updates], [id, ref, now() + UPDATE_GRACE_MS]);
       return toSlackResult(key, raw);
     },
 
@@ -155,8 +156,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
     async transition(id: string, change: Transition): Promise<TransitionResult> {
       const key = keys.data(id);
       const script = SCRIPT_FOR[change.status];
-      const args = [id, keys.ended, String(change.at), retentionMs, ...changeArgs(change)];
-      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting], args));
+      const args = [id, keys.ended, String(change.at), retentionMs, change.at + UPDATE_GRACE_MS, ...changeArgs(change)];
+      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting, keys.updates], args));
     },
 
     async dueForExpiry(at: number, limit: number) {
@@ -176,6 +177,20 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     async completeCallback(id: string) {
       return toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]));
+    },
+
+    // The message-update outbox is a leased queue like the callbacks': the same scripts, its own keys.
+    async claimUpdates(at: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]> {
+      if (limit <= 0) return [];
+      return toClaimedCallbacks(await scripts.claimCallbacks([keys.updates, keys.updateAttempts], [at, leaseMs, limit]));
+    },
+
+    async retryUpdate(id: string, nextAt: number, attempts: number) {
+      return toQueuedResult("retry-update", await scripts.retryCallback([keys.updates, keys.updateAttempts], [id, nextAt, attempts]));
+    },
+
+    async completeUpdate(id: string) {
+      return toQueuedResult("complete-update", await scripts.completeCallback([keys.updates, keys.updateAttempts], [id]));
     },
 
     async claimUnposted(at: number, leaseMs: number, limit: number): Promise<string[]> {

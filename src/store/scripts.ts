@@ -13,11 +13,11 @@ import type { Redis } from "ioredis";
 
 const FILES = {
   create: "create-5.lua",
-  answer: "answer-4.lua",
-  expire: "expire-4.lua",
-  cancel: "cancel-4.lua",
-  fail: "fail-4.lua",
-  setSlack: "set-slack-3.lua",
+  answer: "answer-5.lua",
+  expire: "expire-5.lua",
+  cancel: "cancel-5.lua",
+  fail: "fail-5.lua",
+  setSlack: "set-slack-4.lua",
   claimCallbacks: "claim-callbacks-2.lua",
   retryCallback: "retry-callback-2.lua",
   completeCallback: "complete-callback-2.lua",

@@ -24,6 +24,14 @@ export interface SlackWebApiStandIn {
   waitFor(method: string, match?: (args: Record<string, unknown>, index: number) => boolean, timeoutMs?: number): Promise<ApiCall>;
   /** Calls made with another token than the bot's, or with a body that is not form-encoded. */
   problems: string[];
+  /**
+   * Answers the next `times` calls of `method` with an HTTP error instead
+   * (a 429 with `Retry-After: retryAfterSeconds`, a 503, …); they are
+   * recorded in `calls` like the others.
+   */
+  refuse(method: string, times: number, reply: { status: number; retryAfterSeconds?: number }): void;
+  /** How many calls of `method` were refused so far. */
+  refused(method: string): number;
   close(): Promise<void>;
 }
 
@@ -32,6 +40,8 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const problems: string[] = [];
   const arrived = new EventEmitter();
   let posts = 0;
+  const refusals = new Map<string, { times: number; status: number; retryAfterSeconds?: number }>();
+  const refusedCount = new Map<string, number>();
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
@@ -53,6 +63,17 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
       const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
       if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) problems.push(`${method}: wrong token`);
       if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) problems.push(`${method}: not form-encoded`);
+      const refusal = refusals.get(method);
+      if (refusal && refusal.times > 0) {
+        refusal.times -= 1;
+        refusedCount.set(method, (refusedCount.get(method) ?? 0) + 1);
+        calls.push({ method, args });
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (refusal.retryAfterSeconds !== undefined) headers["retry-after"] = String(refusal.retryAfterSeconds);
+        res.writeHead(refusal.status, headers).end(JSON.stringify({ ok: false, error: refusal.status === 429 ? "ratelimited" : "service_unavailable" }));
+        arrived.emit("call");
+        return;
+      }
       const reply = answer(method, args);
       calls.push({ method, args: method === "chat.postMessage" ? { ...args, ts: reply.ts } : args });
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
@@ -67,6 +88,10 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     calls,
     callsTo,
     problems,
+    refuse: (method, times, reply) => {
+      refusals.set(method, { times, ...reply });
+    },
+    refused: (method) => refusedCount.get(method) ?? 0,
     waitFor: (method, match = () => true, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = () => {

@@ -97,10 +97,15 @@ describe("posting a request", () => {
     relay.api.done();
   });
 
-  it("a failing message update is retried and never changes the recorded answer", async () => {
+  it("a failing message update is retried later by the sweep and never changes the recorded answer", async () => {
     relay.api.onPost().on("chat.update", { ok: false, error: "internal_error" }).on("chat.update");
     const record = await relay.create(stepGate);
     await relay.service.answer(record.id, { reply: "y" }, { id: "U0ALICE" });
+    await relay.settle();
+    expect(relay.api.callsTo("chat.update")).toHaveLength(1);
+    expect(await relay.service.sweepUpdates()).toBe(0);
+    relay.advance(60_000);
+    expect(await relay.service.sweepUpdates()).toBe(1);
     await relay.settle();
     expect(relay.api.callsTo("chat.update")).toHaveLength(2);
     expect((await relay.service.get(record.id))?.decision).toStrictEqual({ reply: "y" });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
-import type { RequestStore, Transition } from "../../src/requests/store.js";
+import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
 import { until } from "../helpers/redis.js";
 
 export interface ContractStoreOptions {
@@ -365,6 +365,63 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(b.id, answer(clock.t));
         await until(() => kept.includes(b.id), 2000, "the second notification");
         expect(removed).toStrictEqual([a.id]);
+      });
+    });
+
+    describe("message-update outbox", () => {
+      const LEASE_MS = 30_000;
+      const slack = (n: number) => ({ channel: "C0123456789", ts: `1800000000.00010${n}` });
+
+      it("each final transition of a request with a message queues its update, due a grace period after it ended", async () => {
+        const { store, created, clock } = await open();
+        const [a, b, c, d] = [await created(), await created({ expiresAt: clock.t }), await created(), await created()];
+        for (const [i, request] of [a, b, c, d].entries()) await store.setSlackMessage(request.id, slack(i));
+        await store.transition(a.id, answer(clock.t + 1));
+        await store.transition(b.id, { status: "expired", at: clock.t + 4 });
+        await store.transition(c.id, { status: "cancelled", at: clock.t + 3 });
+        await store.transition(d.id, { status: "failed", at: clock.t + 2, error: "x" });
+        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS + 4, LEASE_MS, 10)).toStrictEqual([
+          { id: a.id, attempts: 0 },
+          { id: d.id, attempts: 0 },
+          { id: c.id, attempts: 0 },
+          { id: b.id, attempts: 0 },
+        ]);
+      });
+
+      it("queues nothing for a request that ended without a message, or for a refused transition", async () => {
+        const { store, created, clock } = await open();
+        const [unposted, posted] = [await created(), await created()];
+        await store.setSlackMessage(posted.id, slack(1));
+        await store.transition(unposted.id, answer(clock.t));
+        await store.transition(posted.id, answer(clock.t));
+        await store.completeUpdate(posted.id);
+        await store.transition(posted.id, { status: "cancelled", at: clock.t });
+        expect(await store.claimUpdates(clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+      });
+
+      it("recording the message of a request that already ended queues its update", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        await store.transition(request.id, answer(clock.t));
+        await store.setSlackMessage(request.id, slack(1));
+        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      });
+
+      it("a claimed update comes back after its lease, a retry sets when and the attempts, a completed one never comes back", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        await store.setSlackMessage(request.id, slack(1));
+        await store.transition(request.id, answer(clock.t));
+        const due = clock.t + UPDATE_GRACE_MS;
+        expect(await store.claimUpdates(due, LEASE_MS, 10)).toHaveLength(1);
+        expect(await store.claimUpdates(due + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.retryUpdate(request.id, due + 5, 3)).toBe(true);
+        expect(await store.claimUpdates(due + 5, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 3 }]);
+        expect(await store.completeUpdate(request.id)).toBe(true);
+        expect(await store.retryUpdate(request.id, due, 4)).toBe(false);
+        expect(await store.completeUpdate(request.id)).toBe(false);
+        expect(await store.claimUpdates(due + 100 * LEASE_MS, LEASE_MS, 10)).toStrictEqual([]);
       });
     });
 

@@ -1,4 +1,8 @@
 --[[
+  A leased queue, used for two: the callback queue (callbacks zset and
+  attempts hash) and the message-update outbox (updates zset and
+  update-attempts hash).
+
   Hands out the callbacks that are due, each to one caller only: every id
   returned is made due again only at now + lease, so no other instance claims
   it while this one delivers. A deliverer that dies leaves its claims to be

@@ -1,4 +1,8 @@
 --[[
+  A leased queue, used for two: the callback queue (callbacks zset and
+  attempts hash) and the message-update outbox (updates zset and
+  update-attempts hash).
+
   Forgets a queued callback: it was delivered, or delivery was given up.
 
   KEYS[1] callbacks zset       <prefix>:callbacks

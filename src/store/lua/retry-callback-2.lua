@@ -1,4 +1,8 @@
 --[[
+  A leased queue, used for two: the callback queue (callbacks zset and
+  attempts hash) and the message-update outbox (updates zset and
+  update-attempts hash).
+
   Schedules the next delivery attempt of a queued callback. Never queues one
   that is not there (it was completed meanwhile).
 

@@ -27,11 +27,13 @@ end
 -- Bookkeeping for a request that just left `pending`: no more deadline, no
 -- more posting (an unposted request that ended is never posted), every key
 -- of the request kept for `retentionMs` only, its callback (when it has a
--- callback URL) queued as due at `at`, and every instance told. The
+-- callback URL) queued as due at `at`, the update of its Slack message (when
+-- it has one) queued as due at `updateDueAt`, and every instance told. The
 -- idempotency and message-index key names were built by keys.ts and stored in
--- the hash by create-5.lua and set-slack-3.lua. Queueing the callback here
--- makes it part of the transition: a request never ends without it.
-local function finish(dataKey, deadlinesKey, callbacksKey, postingKey, id, channel, retentionMs, at)
+-- the hash by create-5.lua and set-slack-4.lua. Queueing the callback here
+-- makes it part of the transition: a request never ends without it; the same
+-- goes for the message update.
+local function finish(dataKey, deadlinesKey, callbacksKey, postingKey, id, channel, retentionMs, at, updatesKey, updateDueAt)
   redis.call("ZREM", deadlinesKey, id)
   redis.call("ZREM", postingKey, id)
   redis.call("PEXPIRE", dataKey, retentionMs)
@@ -40,5 +42,6 @@ local function finish(dataKey, deadlinesKey, callbacksKey, postingKey, id, chann
   local msgKey = redis.call("HGET", dataKey, "msgKey")
   if msgKey then redis.call("PEXPIRE", msgKey, retentionMs) end
   if redis.call("HEXISTS", dataKey, "callbackUrl") == 1 then redis.call("ZADD", callbacksKey, at, id) end
+  if redis.call("HEXISTS", dataKey, "slack") == 1 then redis.call("ZADD", updatesKey, updateDueAt, id) end
   redis.call("PUBLISH", channel, id)
 end

@@ -6,8 +6,11 @@
   KEYS[1] request hash         <prefix>:{<id>}:data
   KEYS[2] message index key    <prefix>:msg:<channel>:<ts>
   KEYS[3] posting zset         <prefix>:posting
+  KEYS[4] updates zset         <prefix>:updates (queued here when the request
+                               has already ended: its message must show it)
   ARGV[1] request id
   ARGV[2] {channel, ts} (JSON, opaque here)
+  ARGV[3] when that message update is due (Unix ms)
 
   Returns
     {APPLIED, field, value, ...}  the stored hash, as it now is
@@ -27,4 +30,5 @@ if ttl > 0 then
 else
   redis.call("SET", KEYS[2], ARGV[1])
 end
+if redis.call("HGET", KEYS[1], "status") ~= "pending" then redis.call("ZADD", KEYS[4], ARGV[3], ARGV[1]) end
 return reply(APPLIED, KEYS[1])

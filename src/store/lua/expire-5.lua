@@ -7,11 +7,14 @@
   KEYS[3] callbacks zset       <prefix>:callbacks (queued here when the request
                                has a callback URL)
   KEYS[4] posting zset         <prefix>:posting (the request leaves it)
+  KEYS[5] updates zset         <prefix>:updates (the message update is queued
+                               here when the request has a Slack message)
   ARGV[1] request id
   ARGV[2] pub/sub channel for ended requests
   ARGV[3] now (Unix ms), stored as endedAt
   ARGV[4] retention (ms)
-  ARGV[5] optional: the error to record when the request was never posted
+  ARGV[5] when the message update is due (Unix ms)
+  ARGV[6] optional: the error to record when the request was never posted
           to Slack (it has no `slack` field)
 
   Returns
@@ -30,6 +33,6 @@ if tonumber(redis.call("HGET", KEYS[1], "expiresAt")) > tonumber(ARGV[3]) then
 end
 
 redis.call("HSET", KEYS[1], "status", "expired", "endedAt", ARGV[3])
-if ARGV[5] and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[5]) end
-finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[3])
+if ARGV[6] and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[6]) end
+finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[3], KEYS[5], ARGV[5])
 return reply(APPLIED, KEYS[1])

@@ -1,0 +1,121 @@
+/**
+ * Decided messages never keep live buttons: every ended request's Slack
+ * message is rewritten to show the outcome until Slack takes it, through
+ * restarts. The store queues the update in the very step that ends a request
+ * (or that records the message of a request that had already ended), due
+ * UPDATE_GRACE_MS later; the instance that ended it tries at once (`show`),
+ * and whatever is still queued once due — an attempt that failed, an instance
+ * that died — is claimed by any instance's sweep (`runOnce`), leased so one
+ * instance works on it at a time. A transient failure (429, 5xx, network) is
+ * retried after Slack's Retry-After or a growing backoff, with no limit; a
+ * permanent one (message deleted, bot removed from the channel) or a request
+ * the store no longer has ends it with a warning.
+ */
+import type { Logger } from "../logger.js";
+import { retryDelayMs } from "../protocol/timing.js";
+import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "./delivery.js";
+import type { RequestRecord } from "./model.js";
+import type { ClaimedUpdate, RequestStore } from "./store.js";
+
+export type UpdateStore = Pick<RequestStore, "get" | "claimUpdates" | "retryUpdate" | "completeUpdate">;
+
+export interface UpdateOutboxDeps {
+  store: UpdateStore;
+  messenger: Pick<RequestMessenger, "showEnded">;
+  logger: Logger;
+  /** Unix time in milliseconds. */
+  now: () => number;
+  /** In [0, 1), for backoff jitter. */
+  random?: () => number;
+  /** Milliseconds a claim keeps other instances off an update; longer than one Slack call. */
+  leaseMs?: number;
+  /** Updates claimed per sweep. */
+  batchSize?: number;
+  /** Milliseconds before the first retry, doubled for each later one up to `backoffMaxMs`. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+}
+
+/** Runs on the next turn of the event loop: what the caller does first (waking waiters) is not delayed. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class UpdateOutbox {
+  private readonly background = new Set<Promise<unknown>>();
+  /** Requests this instance is updating right now. */
+  private readonly updating = new Set<string>();
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private readonly backoffBaseMs: number;
+  private readonly backoffMaxMs: number;
+  private readonly random: () => number;
+
+  constructor(private readonly deps: UpdateOutboxDeps) {
+    this.leaseMs = deps.leaseMs ?? 30_000;
+    this.batchSize = deps.batchSize ?? 20;
+    this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
+    this.backoffMaxMs = deps.backoffMaxMs ?? 60_000;
+    this.random = deps.random ?? Math.random;
+  }
+
+  /**
+   * Rewrites the message of a request that just ended here, in the
+   * background (its update is queued already); `later` waits for the next
+   * turn of the event loop, so the caller's own work (waking the waiting
+   * agent, acking the click) goes first.
+   */
+  show(record: RequestRecord, { later = true }: { later?: boolean } = {}): void {
+    if (!record.slack || this.updating.has(record.id)) return;
+    this.track((later ? nextTurn() : Promise.resolve()).then(() => this.attempt(record, 0)));
+  }
+
+  /** Claims the updates due now (on any instance's requests) and makes one attempt at each; returns how many it claimed. */
+  async runOnce(): Promise<number> {
+    const { store, now, logger } = this.deps;
+    const claims = await store.claimUpdates(now(), this.leaseMs, this.batchSize);
+    await Promise.all(claims.map((claim) => this.handle(claim).catch((error: unknown) => logger.error({ id: claim.id, error }, "message update failed"))));
+    return claims.length;
+  }
+
+  /** Resolves when every update started by `show` so far has settled. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  private async handle({ id, attempts }: ClaimedUpdate): Promise<void> {
+    if (this.updating.has(id)) return;
+    const record = await this.deps.store.get(id);
+    if (!record?.slack || record.status === "pending") {
+      this.deps.logger.warn({ id }, "message update dropped: the request is gone or has no message");
+      await this.deps.store.completeUpdate(id);
+      return;
+    }
+    await this.attempt(record, attempts);
+  }
+
+  private async attempt(record: RequestRecord, attempts: number): Promise<void> {
+    const { store, messenger, logger, now } = this.deps;
+    this.updating.add(record.id);
+    try {
+      await messenger.showEnded(record);
+      await store.completeUpdate(record.id);
+    } catch (error) {
+      if (error instanceof PermanentDeliveryError) {
+        logger.warn({ id: record.id, reason: error.reason }, "slack refused the message update for good; it is dropped");
+        await store.completeUpdate(record.id);
+        return;
+      }
+      const retryAfterMs = error instanceof TransientDeliveryError ? error.retryAfterMs : undefined;
+      const delay = Math.max(retryAfterMs ?? 0, retryDelayMs(attempts + 1, this.backoffBaseMs, this.backoffMaxMs, this.random));
+      logger.info({ id: record.id, error, attempts: attempts + 1, delayMs: delay }, "message update failed, retrying");
+      await store.retryUpdate(record.id, now() + delay, attempts + 1);
+    } finally {
+      this.updating.delete(record.id);
+    }
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) => this.deps.logger.error({ error }, "message update failed"));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+}
