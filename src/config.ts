@@ -37,6 +37,10 @@ export interface Config {
   hookTimeoutSeconds: number;
   /** Hosts callbacks may go to; undefined → any host. */
   callbackHosts?: string[];
+  /** Seconds held calls may still finish after SIGTERM before the relay hands over and stops (RELAY_SHUTDOWN_GRACE). */
+  shutdownGraceSeconds: number;
+  /** Seconds between the whitespace a held Claude Code hook call is kept alive with (RELAY_HOOK_KEEPALIVE). */
+  hookKeepaliveSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -54,6 +58,11 @@ export class ConfigError extends Error {
  */
 const MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS = 10;
 
+/** Longest RELAY_SHUTDOWN_GRACE (seconds). */
+const MAX_SHUTDOWN_GRACE_SECONDS = 3600;
+/** Longest RELAY_HOOK_KEEPALIVE (seconds): load balancers commonly cut connections idle for 60 s. */
+const MAX_HOOK_KEEPALIVE_SECONDS = 300;
+
 const hint = {
   SLACK_BOT_TOKEN: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
   SLACK_APP_TOKEN: "create an app-level token with the connections:write scope (xapp-…), or unset it for HTTP mode",
@@ -67,6 +76,8 @@ const hint = {
   RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
   RELAY_HOOK_TIMEOUT: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,
   RELAY_CALLBACK_HOSTS: "use comma-separated host names such as hooks.example.com",
+  RELAY_SHUTDOWN_GRACE: `use a whole number of seconds between 0 and ${MAX_SHUTDOWN_GRACE_SECONDS} (shorter than your orchestrator's kill timeout, e.g. Kubernetes terminationGracePeriodSeconds)`,
+  RELAY_HOOK_KEEPALIVE: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
   LOG_LEVEL: "use debug, info, warn or error",
   RELAY_CONFIG_FILE: "point it at a readable JSON file whose keys are these variable names",
 } as const;
@@ -113,6 +124,8 @@ const fields = {
     )
     .pipe(z.array(z.string().regex(/^[^\s/?#@]+$/)).min(1))
     .optional(),
+  RELAY_SHUTDOWN_GRACE: intBetween(0, MAX_SHUTDOWN_GRACE_SECONDS).default(25),
+  RELAY_HOOK_KEEPALIVE: intBetween(1, MAX_HOOK_KEEPALIVE_SECONDS).default(15),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 } satisfies Partial<Record<VariableName, z.ZodType>>;
 
@@ -161,6 +174,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultTimeoutSeconds: read("RELAY_DEFAULT_TIMEOUT"),
     hookTimeoutSeconds: read("RELAY_HOOK_TIMEOUT"),
     callbackHosts: read("RELAY_CALLBACK_HOSTS"),
+    shutdownGraceSeconds: read("RELAY_SHUTDOWN_GRACE"),
+    hookKeepaliveSeconds: read("RELAY_HOOK_KEEPALIVE"),
     logLevel: read("LOG_LEVEL"),
   };
 }

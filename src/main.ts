@@ -8,7 +8,7 @@ import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
-import { HookCalls } from "./requests/hooks/calls.js";
+import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { createSlackMessenger } from "./slack/messenger.js";
@@ -32,8 +32,12 @@ export interface RunningRelay {
   url: string;
   config: Config;
   service: RequestService;
+  /** Drains (see below), then stops everything; what SIGTERM runs. */
   close(): Promise<void>;
 }
+
+/** Why the in-memory store's pending requests are cancelled at shutdown. */
+export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL to keep requests across restarts)`;
 
 /** Errors Slack gives for a bot token it will never accept. */
 const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -81,6 +85,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     tokens: config.tokens,
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
+    hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
     ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
     readiness: async () => {
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
@@ -92,13 +97,47 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   let slackStarted = false;
   let stopSweeper = () => {};
   let closing: Promise<void> | undefined;
-  /** Stops what runs, in order; also undoes a start that failed part of the way (a port in use, a refused token). */
+  /** Shared store (Redis): pending requests outlive this process, so held long-polls are handed over rather than ended. */
+  const handOver = config.redisUrl !== undefined;
+
+  /**
+   * Shutdown, step 1: the instance takes no new work (/readyz 503, new
+   * creates, long-polls and hook calls refused, every reply closes its
+   * connection) while the calls it holds may still be answered, until none is
+   * left or RELAY_SHUTDOWN_GRACE passes. Clicks and the sweeper go on meanwhile.
+   */
+  const drain = async () => {
+    service.drain();
+    const held = () => service.waiting + hookCalls.held;
+    const end = Date.now() + config.shutdownGraceSeconds * 1000;
+    logger.info({ held: held(), graceSeconds: config.shutdownGraceSeconds }, "shutting down: no new work; held calls may finish within the grace period");
+    while (held() > 0 && Date.now() < end) {
+      app.server.closeIdleConnections();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, end - Date.now())));
+    }
+    if (held() > 0) logger.info({ held: held(), handOver }, "grace period over: handing over held calls");
+  };
+
+  /**
+   * Stops what runs, in order; also undoes a start that failed part of the way
+   * (a port in use, a refused token). After the drain, held hook calls are
+   * denied ("the relay restarted") and their requests cancelled: the
+   * connection cannot move, and nobody may approve what the agent was told is
+   * denied. Held long-polls return the request as it is, still pending, and the
+   * client carries on against another instance (Redis); with the memory store
+   * every pending request is cancelled instead, since none survives the process.
+   */
   const close = () =>
     (closing ??= (async () => {
+      if (started) await drain();
       stopSweeper();
       if (slackStarted) await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
-      // Held hook calls are denied and their requests cancelled; held long-polls return the request as it is.
       await hookCalls.close();
+      if (started && !handOver) {
+        await service
+          .cancelAllPending("relay", MEMORY_STORE_LOST_REASON)
+          .catch((error: unknown) => logger.warn({ error }, "cancelling pending requests failed"));
+      }
       service.close();
       // Their sockets turn idle once the replies are out; any still busy after 2 s are cut.
       const idle = setInterval(() => app.server.closeIdleConnections(), 50);

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { HOOK_PATH, HookOutputOf, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
+import { HOOK_PATH, HookOutputOf, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
 import { CreatedRequest, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { Backoff, settleBefore } from "../protocol/timing.js";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
@@ -136,15 +136,18 @@ export class RelayClient {
   /**
    * Forwards a Claude Code hook call to the relay (POST /v1/hooks/claude-code)
    * and returns the hook JSON it answered, checked to be a decision for the
-   * input's event. Retries an unreachable relay while the hook's time allows;
+   * input's event. Retries an unreachable relay while the hook's time allows,
+   * and an instance that is shutting down (it is told this call retries, so
+   * it answers 503 rather than a deny; the retry reaches another instance);
    * throws RelayClientError when no usable answer came (the caller denies:
-   * fail closed).
+   * fail closed). The relay's keepalive spaces before the JSON are fine.
    */
   async claudeCodeHook(input: ClaudeCodeHookCall, options: ClaudeCodeHookOptions): Promise<HookOutput> {
     const { timeoutSeconds, signal } = options;
     const deadline = this.now() + Math.max(1000, timeoutSeconds * 1000 - HOOK_GIVE_UP_MARGIN_MS);
     const parse = parseWith<HookOutput>(HookOutputOf[input.hook_event_name]);
-    return this.call({ method: "POST", path: `${HOOK_PATH}?timeout=${timeoutSeconds}`, body: input, signal }, parse, { deadline });
+    const headers = { [RETRIES_UNAVAILABLE_HEADER]: "1" };
+    return this.call({ method: "POST", path: `${HOOK_PATH}?timeout=${timeoutSeconds}`, body: input, headers, signal }, parse, { deadline });
   }
 
   /**

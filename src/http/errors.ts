@@ -6,12 +6,13 @@
  * client that left mid-body) get the relay's codes; anything else is a bug in
  * the relay: 500 relay_internal_error, logged with the request id, which the
  * client also sees as a reference. A store outage (StoreUnavailableError)
- * is 503 relay_store_unavailable with Retry-After. No stack trace, token or internal message
+ * is 503 relay_store_unavailable with Retry-After; an instance shutting down
+ * answers new work 503 relay_shutting_down with Retry-After. No stack trace, token or internal message
  * ever reaches the client.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorReply } from "../protocol/request-view.js";
-import { internalErrorMessage, RelayError, StoreUnavailableError } from "../requests/errors.js";
+import { internalErrorMessage, RelayError, SHUTDOWN_RETRY_AFTER_SECONDS, StoreUnavailableError } from "../requests/errors.js";
 
 /** The error body of every refusal (src/protocol/request-view.ts). */
 export type ErrorBody = ErrorReply;
@@ -75,6 +76,10 @@ function relayErrorReply(error: RelayError): ErrorResponse {
       reply.headers.Allow = allowOf(error.details);
       break;
     case "relay_body_too_large":
+      reply.headers.Connection = "close";
+      break;
+    case "relay_shutting_down":
+      reply.headers["Retry-After"] = String(SHUTDOWN_RETRY_AFTER_SECONDS);
       reply.headers.Connection = "close";
       break;
     default:

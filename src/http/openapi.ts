@@ -44,7 +44,8 @@ const refusals = {
 const storeRefusals = {
   "503": {
     ...error(
-      "`relay_store_unavailable`: the relay's storage (Redis) did not answer within its bound (about 2 s); nothing was changed. Try again after `Retry-After` seconds.",
+      "`relay_store_unavailable`: the relay's storage (Redis) did not answer within its bound (about 2 s); nothing was changed. Try again after `Retry-After` seconds. " +
+        "`relay_shutting_down`: this instance is shutting down (SIGTERM) and takes no new request or long-poll; the connection is closed, so a retry after `Retry-After` seconds reaches another instance.",
     ),
     headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "2" }) }),
   },
@@ -211,7 +212,10 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             security: [],
             responses: {
               "200": { description: "Ready.", content: json(ReadinessReply) },
-              "503": { description: "Not ready; `checks` says which part is down.", content: json(ReadinessReply) },
+              "503": {
+                description: "Not ready: `checks` says which part is down; `status: shutting_down` (answered at once) while the instance drains after SIGTERM.",
+                content: json(ReadinessReply),
+              },
             },
           },
         },

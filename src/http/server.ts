@@ -45,6 +45,8 @@ export interface HttpDeps {
   maxWaitSeconds?: number;
   /** Claude Code's hook timeout (seconds) when the hook URL has no `?timeout=` (RELAY_HOOK_TIMEOUT). */
   hookTimeoutSeconds?: number;
+  /** Milliseconds between the keepalive spaces of a held hook call (RELAY_HOOK_KEEPALIVE). */
+  hookKeepaliveMs?: number;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -106,6 +108,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.headers(commonHeaders(request));
     if (!request.raw.complete && !unreadBodyIsSmall(request, bodyLimitBytes)) reply.header("connection", "close");
+    // Draining: the client's next call opens a new connection, which a load balancer sends elsewhere.
+    if (deps.service.isDraining) reply.header("connection", "close");
     done(null, payload);
   });
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request, bodyLimitBytes));
@@ -114,10 +118,15 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   });
 
   const declared = routesByPath(app);
-  registerHealthRoutes(app, { readiness: deps.readiness, logger });
+  registerHealthRoutes(app, { readiness: deps.readiness, draining: () => deps.service.isDraining, logger });
   registerOpenApiRoute(app);
   registerRequestRoutes(app, { service: deps.service, authenticate, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
-  registerClaudeCodeHookRoutes(app, { hookCalls: deps.hookCalls, authenticate, hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS });
+  registerClaudeCodeHookRoutes(app, {
+    hookCalls: deps.hookCalls,
+    authenticate,
+    hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+    ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
+  });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
   refuseOtherMethods(app, declared);
   return app;

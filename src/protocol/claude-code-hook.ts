@@ -20,6 +20,12 @@ import { JsonObject, LIMITS, MAX_SUGGESTIONS, PermissionUpdate } from "./request
 
 /** Path of the relay's endpoint for Claude Code `http` hooks. */
 export const HOOK_PATH = "/v1/hooks/claude-code";
+/**
+ * Request header by which a caller of HOOK_PATH says it retries a 503 itself
+ * (the client library does; Claude Code does not): while an instance shuts
+ * down, such a call gets 503 relay_shutting_down instead of a deny.
+ */
+export const RETRIES_UNAVAILABLE_HEADER = "x-relay-retries-unavailable";
 /** Claude Code's default hook timeout (seconds), when neither the hook nor the configuration says. */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 /** Shortest hook timeout the relay accepts: below it there is no time to answer before Claude Code gives up. */

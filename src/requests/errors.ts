@@ -14,7 +14,8 @@ export type RelayErrorCode =
   | "relay_already_ended"
   | "relay_idempotency_mismatch"
   | "relay_not_ready"
-  | "relay_store_unavailable";
+  | "relay_store_unavailable"
+  | "relay_shutting_down";
 
 const statusByCode: Record<RelayErrorCode, number> = {
   relay_invalid_json: 400,
@@ -29,6 +30,7 @@ const statusByCode: Record<RelayErrorCode, number> = {
   relay_idempotency_mismatch: 409,
   relay_not_ready: 503,
   relay_store_unavailable: 503,
+  relay_shutting_down: 503,
 };
 
 export interface FieldProblem {
@@ -71,6 +73,22 @@ export class StoreUnavailableError extends RelayError {
     this.name = "StoreUnavailableError";
     if (options?.cause !== undefined) this.cause = options.cause;
   }
+}
+
+/** Seconds a client is told to wait (Retry-After) before trying again while this instance shuts down. */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * This instance is shutting down (SIGTERM) and takes no new work: nothing was
+ * created or held. Answered 503 with Retry-After and `Connection: close`, so
+ * the retry opens a new connection, which a load balancer sends to another
+ * instance.
+ */
+export function shuttingDown(): RelayError {
+  return new RelayError(
+    "relay_shutting_down",
+    "This relay instance is shutting down and takes no new work; nothing was changed. Try again: another instance will answer.",
+  );
 }
 
 /** Turns zod issues into the `details` list of a 400. */

@@ -9,7 +9,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
-import { RelayError } from "./errors.js";
+import { RelayError, shuttingDown } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
@@ -57,6 +57,7 @@ export class RequestService {
   private readonly updates: UpdateOutbox;
   private readonly unsubscribe: () => void;
   private closed = false;
+  private draining = false;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -80,7 +81,9 @@ export class RequestService {
     });
   }
 
+  /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
   async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
+    if (this.draining) throw shuttingDown();
     const createdAt = this.now();
     const { defaultTimeoutSeconds, defaultChannel, callbackHosts } = this.deps;
     const record = newRecord({
@@ -222,6 +225,35 @@ export class RequestService {
     return this.waiters.size;
   }
 
+  /**
+   * Shutdown, first step: no new request is created here (create throws
+   * relay_shutting_down); everything else goes on, so the calls already held
+   * may still be answered (clicks are recorded, long-polls woken) until close().
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
+  /** true once drain() (or close()) was called. */
+  get isDraining(): boolean {
+    return this.draining || this.closed;
+  }
+
+  /**
+   * Cancels every pending request, for a store that does not outlive this
+   * process (memory): nobody could answer them after it, and their Slack
+   * messages would keep live buttons. Returns how many it cancelled.
+   */
+  async cancelAllPending(by: string, reason: string, limit = 10_000): Promise<number> {
+    const ids = await this.store.dueForExpiry(Number.MAX_SAFE_INTEGER, limit);
+    let cancelled = 0;
+    for (const id of ids) {
+      const result = await this.cancel(id, by, reason);
+      if (result.outcome === "applied") cancelled += 1;
+    }
+    return cancelled;
+  }
+
   /** true once close() was called: long-polls return what they have. */
   get isClosed(): boolean {
     return this.closed;
@@ -229,6 +261,7 @@ export class RequestService {
 
   /** Releases every held long-poll (they return the request as it is) and stops listening. */
   close(): void {
+    this.draining = true;
     this.closed = true;
     this.unsubscribe();
     this.waiters.wakeAll();

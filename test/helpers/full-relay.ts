@@ -72,6 +72,8 @@ export async function startFullRelay(options: FullRelayOptions = {}): Promise<Fu
         SLACK_API_URL: slack.url,
         SLACK_DEFAULT_CHANNEL: CHANNEL,
         RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
+        // Tests of the shutdown grace set their own; the others stop at once.
+        RELAY_SHUTDOWN_GRACE: "0",
         ...options.env,
       },
       logger: createLogger({ level: "debug", write: (line) => logs.push(line) }),

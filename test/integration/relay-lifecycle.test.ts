@@ -187,7 +187,7 @@ describe("the relay process", () => {
     expect(await waiting).toMatchObject({ id: created.id, status: "answered", decision: { reply: "y" } });
   });
 
-  it("when it shuts down, a held long-poll returns the pending request at once and a held hook call is denied and its request cancelled", async () => {
+  it("with the memory store and no grace, when it shuts down, a held long-poll gets its request cancelled at once (nothing survives the process) and a held hook call is denied and its request cancelled", async () => {
     const relay = await startFullRelay();
     let closed = false;
     cleanups.push(async () => {
@@ -203,13 +203,13 @@ describe("the relay process", () => {
     await relay.close();
     closed = true;
 
-    expect(await poll).toMatchObject({ id: created.id, status: "pending" });
+    expect(await poll).toMatchObject({ id: created.id, status: "cancelled", error: expect.stringMatching(/in-memory store does not outlive a restart/) });
     const reply = (await (await hook).json()) as { hookSpecificOutput: Record<string, unknown> };
     expect(Date.now() - started).toBeLessThan(5000);
     expect(reply.hookSpecificOutput).toMatchObject({
       hookEventName: "PreToolUse",
       permissionDecision: "deny",
-      permissionDecisionReason: expect.stringMatching(/shut down before anyone answered/),
+      permissionDecisionReason: expect.stringMatching(/restarted before anyone answered/),
     });
     expect(JSON.stringify(await relay.updated(hookMessage))).toMatch(/Cancelled/);
   });

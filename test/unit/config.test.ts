@@ -53,6 +53,8 @@ describe("loadConfig defaults", () => {
       defaultTimeoutSeconds: 600,
       hookTimeoutSeconds: 600,
       callbackHosts: undefined,
+      shutdownGraceSeconds: 25,
+      hookKeepaliveSeconds: 15,
       logLevel: "info",
     });
   });
@@ -69,6 +71,8 @@ describe("loadConfig defaults", () => {
       RELAY_DEFAULT_TIMEOUT: "120",
       RELAY_HOOK_TIMEOUT: "300",
       RELAY_CALLBACK_HOSTS: "Hooks.Example.com, ci.example.org",
+      RELAY_SHUTDOWN_GRACE: "50",
+      RELAY_HOOK_KEEPALIVE: "20",
       LOG_LEVEL: "debug",
     });
     expect(config).toEqual({
@@ -86,8 +90,14 @@ describe("loadConfig defaults", () => {
       defaultTimeoutSeconds: 120,
       hookTimeoutSeconds: 300,
       callbackHosts: ["hooks.example.com", "ci.example.org"],
+      shutdownGraceSeconds: 50,
+      hookKeepaliveSeconds: 20,
       logLevel: "debug",
     });
+  });
+
+  it("takes RELAY_SHUTDOWN_GRACE=0: stop at once, as before the grace existed", () => {
+    expect(loadConfig({ ...http, RELAY_SHUTDOWN_GRACE: "0" }).shutdownGraceSeconds).toBe(0);
   });
 
   it("reads only the environment it is given, not process.env", () => {
@@ -116,6 +126,8 @@ describe("loadConfig defaults", () => {
       RELAY_DEFAULT_TIMEOUT: "",
       RELAY_HOOK_TIMEOUT: "",
       RELAY_CALLBACK_HOSTS: "",
+      RELAY_SHUTDOWN_GRACE: "",
+      RELAY_HOOK_KEEPALIVE: "",
       LOG_LEVEL: "",
       RELAY_CONFIG_FILE: "",
     });
@@ -128,6 +140,8 @@ describe("loadConfig defaults", () => {
     expect(config.defaultTimeoutSeconds).toBe(600);
     expect(config.hookTimeoutSeconds).toBe(600);
     expect(config.callbackHosts).toBeUndefined();
+    expect(config.shutdownGraceSeconds).toBe(25);
+    expect(config.hookKeepaliveSeconds).toBe(15);
     expect(config.logLevel).toBe("info");
   });
 
@@ -201,6 +215,13 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_CALLBACK_HOSTS", " , ", "host names"],
   ["RELAY_CALLBACK_HOSTS", "https://hooks.example.com/relay", "host names"],
   ["RELAY_CALLBACK_HOSTS", "hooks.example.com,user@evil.example", "host names"],
+  ["RELAY_SHUTDOWN_GRACE", "-1", "between 0 and 3600"],
+  ["RELAY_SHUTDOWN_GRACE", "3601", "between 0 and 3600"],
+  ["RELAY_SHUTDOWN_GRACE", "25s", "whole number of seconds"],
+  ["RELAY_SHUTDOWN_GRACE", "2.5", "whole number of seconds"],
+  ["RELAY_HOOK_KEEPALIVE", "0", "between 1 and 300"],
+  ["RELAY_HOOK_KEEPALIVE", "301", "between 1 and 300"],
+  ["RELAY_HOOK_KEEPALIVE", "15s", "idle timeout"],
   ["LOG_LEVEL", "verbose", "debug, info, warn or error"],
 ];
 

@@ -9,11 +9,16 @@
  * `?wait` gets the short `{id, status, expiresAt}`; with `?wait`, or when it
  * was answered at once (autonomous mode), the full view.
  *
+ * While the instance drains (SIGTERM) it takes no new work: a create, or a
+ * long-poll on a request still pending, is 503 relay_shutting_down with
+ * Retry-After (the client library retries it, reaching another instance);
+ * plain reads and cancels are served.
+ *
  * A request made with another agent token is reported as not found, exactly
  * as an unknown id, so its existence does not leak.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { RelayError } from "../../requests/errors.js";
+import { RelayError, shuttingDown } from "../../requests/errors.js";
 import type { RequestView } from "../../protocol/request-view.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
@@ -52,7 +57,10 @@ export function registerRequestRoutes(app: HttpApp, { service, authenticate, max
   app.get<IdRoute>("/v1/requests/:id", { onRequest: authenticate }, async (request, reply) => {
     const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
     const record = await owned(service, request);
-    if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
+    if (waitMs !== undefined && record.status === "pending") {
+      if (service.isDraining) throw shuttingDown();
+      return longPoll(service, record.id, waitMs, reply);
+    }
     return toView(record);
   });
 

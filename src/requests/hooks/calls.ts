@@ -17,13 +17,21 @@
  * - The caller leaving (the user pressed Esc, the session ended) cancels the
  *   request, so the Slack message says so; unless another call for the same
  *   tool call still holds it on this instance.
- * - close() (shutdown) answers every held call with a deny and cancels its
- *   request; a call arriving after it is denied without asking anyone.
+ * - Shutdown comes in two steps. While the instance drains (SIGTERM, see
+ *   RequestService.drain) held calls go on and may still be answered, and a
+ *   new call is refused without creating anything: with a deny saying the
+ *   relay is restarting, because Claude Code does not retry an http hook and
+ *   runs the tool on a non-2xx unless the hook says `onFailure: "block"`; or,
+ *   when the caller says it retries (RETRIES_UNAVAILABLE_HEADER, sent by
+ *   src/client), with 503 relay_shutting_down, which it retries elsewhere.
+ *   close() then answers every call still held with a deny saying the relay
+ *   restarted and cancels its request, so nobody approves what the agent was
+ *   told is denied (the connection cannot be handed over, whatever the store).
  */
 import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
 import { CreateRequestBody } from "../../protocol/request-body.js";
 import { silentLogger, type Logger } from "../../logger.js";
-import { fieldProblems, internalErrorMessage, invalidRequest, RelayError } from "../errors.js";
+import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown } from "../errors.js";
 import type { RequestRecord } from "../model.js";
 import type { RequestService } from "../service.js";
 import { holdUntil, replyDeadlineSeconds } from "./deadline.js";
@@ -33,7 +41,9 @@ import { hookRequestBody, hookRequestKey, keyForAttempt } from "./request.js";
 /** Requests tried per hook call before giving up on idempotency (each ended one is asked again under the next key). */
 const MAX_KEY_ATTEMPTS = 20;
 export const DISCONNECT_REASON = "Claude Code closed the connection";
-export const SHUTDOWN_REASON = "The relay shut down before anyone answered";
+export const SHUTDOWN_REASON = "The relay restarted before anyone answered";
+/** The deny of a call that arrives while the instance drains: nothing was asked. */
+export const DRAINING_DENY = "The relay is restarting and asked no one, so the tool call was denied. Try the tool call again.";
 
 export interface HookCall {
   /** Name of the agent token that made the call. */
@@ -49,6 +59,8 @@ export interface HookCall {
   gone: AbortSignal;
   /** Quoted to the caller, and logged, when the relay fails (the HTTP request id). */
   reference: string;
+  /** The caller retries a 503 itself (src/client does): a call refused while draining gets relay_shutting_down, not a deny. */
+  retriesUnavailable?: boolean;
 }
 
 export interface HookCallsDeps {
@@ -80,10 +92,19 @@ export class HookCalls {
    */
   answer(call: HookCall): Promise<HookOutput> {
     const body = requestBody(call);
+    if (this.service.isDraining && !this.closed) {
+      if (call.retriesUnavailable) throw shuttingDown();
+      return Promise.resolve(denyOutput(call.input.hook_event_name, DRAINING_DENY));
+    }
     const answered = this.settle(call, body);
     this.inFlight.add(answered);
     void answered.finally(() => this.inFlight.delete(answered));
     return answered;
+  }
+
+  /** Number of calls not answered yet. */
+  get held(): number {
+    return this.inFlight.size;
   }
 
   /** Shutdown: every held call is denied and its request cancelled; resolves once each has its answer. */
@@ -109,6 +130,8 @@ export class HookCalls {
         return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
       }
     } catch (error) {
+      // Drain began between the check in answer() and the create.
+      if (error instanceof RelayError && error.code === "relay_shutting_down" && !call.retriesUnavailable) return denyOutput(event, DRAINING_DENY);
       if (error instanceof RelayError) throw error;
       this.logger.error({ requestId: call.reference, error }, "a Claude Code hook call failed inside the relay");
       return denyOutput(event, `${internalErrorMessage(call.reference)} The tool call was denied.`);

@@ -287,6 +287,19 @@ describe("RelayClient.claudeCodeHook", () => {
     expect(JSON.parse(call!.text)).toEqual(input);
   });
 
+  it("tells the relay it retries a 503 itself, so an instance shutting down refuses it rather than denying, and the retry gets the answer", async () => {
+    const replies = [error(503, "relay_shutting_down", "shutting down"), { status: 200, json: allow }];
+    relay.hook = () => replies.shift()!;
+    await expect(client().claudeCodeHook(input, { timeoutSeconds: 60 })).resolves.toEqual(allow);
+    const calls = relay.callsTo("POST", "/v1/hooks/claude-code");
+    expect(calls.map((c) => c.headers["x-relay-retries-unavailable"])).toEqual(["1", "1"]);
+  });
+
+  it("reads a reply whose hook JSON follows the relay's keepalive spaces", async () => {
+    relay.hook = () => ({ status: 200, text: `   \n ${JSON.stringify(allow)}` });
+    await expect(client().claudeCodeHook(input, { timeoutSeconds: 60 })).resolves.toEqual(allow);
+  });
+
   it("when the relay answers with a decision for another event, it is a bad reply, retried and then thrown", async () => {
     relay.hook = () => ({ status: 200, json: { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } } });
     const failure = await client({ retries: 1 })

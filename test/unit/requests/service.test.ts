@@ -231,6 +231,32 @@ describe("cancel", () => {
   });
 });
 
+describe("drain and shutdown", () => {
+  it("once draining, refuses a new request with relay_shutting_down (503) and stores nothing", async () => {
+    h.service.drain();
+    await expect(create()).rejects.toMatchObject({ code: "relay_shutting_down", status: 503 });
+    expect(await h.service.get("req-1")).toBeUndefined();
+    expect(h.service.isDraining).toBe(true);
+  });
+
+  it("once draining, still records a person's answer to a request made before", async () => {
+    await create();
+    h.service.drain();
+    expect(await h.service.answer("req-1", ALLOW, ALICE)).toMatchObject({ outcome: "applied", record: { status: "answered" } });
+  });
+
+  it("cancelAllPending cancels every pending request, whatever its deadline, with the reason, and leaves ended ones alone", async () => {
+    await create({ timeoutSeconds: 10 });
+    await create({ timeoutSeconds: 3000 });
+    await create();
+    await h.service.answer("req-3", ALLOW, ALICE);
+    expect(await h.service.cancelAllPending("relay", "gone with the process")).toBe(2);
+    for (const id of ["req-1", "req-2"])
+      expect(await h.service.get(id)).toMatchObject({ status: "cancelled", cancelledBy: "relay", error: "gone with the process" });
+    expect(await h.service.get("req-3")).toMatchObject({ status: "answered" });
+  });
+});
+
 describe("expireDue", () => {
   it("expires only the requests past their deadline, each exactly once", async () => {
     await create({ timeoutSeconds: 10 });

@@ -5,7 +5,7 @@
  * test/integration/hook-endpoint.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { HookCalls, SHUTDOWN_REASON, type HookCall } from "../../../../src/requests/hooks/calls.js";
+import { DRAINING_DENY, HookCalls, SHUTDOWN_REASON, type HookCall } from "../../../../src/requests/hooks/calls.js";
 import { parseHookInput } from "../../../../src/requests/hooks/input.js";
 import { RequestService } from "../../../../src/requests/service.js";
 import { createMemoryStore } from "../../../../src/store/memory-store.js";
@@ -66,5 +66,39 @@ describe("when the relay shuts down", () => {
     expect(await hookCalls.answer(call())).toEqual(shutdownDeny);
     await service.idle();
     expect(messenger.posts).toEqual([]);
+  });
+});
+
+describe("while the relay drains before shutting down", () => {
+  const alice = { id: "U0ALICE01", name: "alice" };
+
+  it("a new hook call is denied with 'restarting' without asking anyone", async () => {
+    const { service, messenger, hookCalls } = setup();
+    service.drain();
+    expect(await hookCalls.answer(call())).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: DRAINING_DENY },
+    });
+    await service.idle();
+    expect(messenger.posts).toEqual([]);
+  });
+
+  it("a new hook call from a caller that retries unavailable relays is refused with relay_shutting_down (503), nothing created", async () => {
+    const { service, messenger, hookCalls } = setup();
+    service.drain();
+    expect(() => hookCalls.answer(call({ retriesUnavailable: true }))).toThrow(expect.objectContaining({ code: "relay_shutting_down", status: 503 }));
+    await service.idle();
+    expect(messenger.posts).toEqual([]);
+  });
+
+  it("a hook call held before the drain is still answered by the person", async () => {
+    const { service, messenger, hookCalls } = setup();
+    const answer = hookCalls.answer(call());
+    await until(() => service.waiting === 1);
+    service.drain();
+    expect(hookCalls.held).toBe(1);
+    await service.idle();
+    await service.answer(messenger.posts[0]!.id, { reply: "y" }, alice);
+    expect(await answer).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+    expect(hookCalls.held).toBe(0);
   });
 });
