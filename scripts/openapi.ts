@@ -3,7 +3,7 @@
  * from the zod schemas) to openapi.json at the root of the repository, the
  * copy clients are generated from. Run after changing a wire schema:
  *   npm run openapi
- * test/unit/http/openapi.test.ts fails while the file and the schemas differ.
+ * test/integration/http/openapi.test.ts fails while the file and the schemas differ.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -14,9 +14,9 @@ import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
 import { HookCalls } from "../../src/requests/hooks/calls.js";
 import type { RequestRecord } from "../../src/requests/model.js";
-import type { SlackRef } from "../../src/protocol/request-view.js";
-import { PermanentDeliveryError, RequestService, type RequestMessenger } from "../../src/requests/service.js";
+import { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
+import { FakeMessenger } from "./fake-messenger.js";
 import type { RequestStore } from "../../src/requests/store.js";
 
 export const TOKENS: AgentToken[] = [
@@ -25,29 +25,7 @@ export const TOKENS: AgentToken[] = [
 ];
 export const DEFAULT_CHANNEL = "C0123456789";
 
-export class FakeMessenger implements RequestMessenger {
-  readonly posts: RequestRecord[] = [];
-  /** Where each post landed, in the order of `posts`. */
-  readonly refs: SlackRef[] = [];
-  readonly ended: RequestRecord[] = [];
-  /** Set to a Slack error code to make every later post fail for good. */
-  refuseWith: string | undefined;
-  private next = 1;
-
-  async post(record: RequestRecord): Promise<SlackRef> {
-    this.posts.push(record);
-    if (this.refuseWith !== undefined) throw new PermanentDeliveryError(this.refuseWith);
-    const ref = { channel: record.channel, ts: `1700000000.${String(this.next++).padStart(6, "0")}` };
-    this.refs.push(ref);
-    return ref;
-  }
-
-  async showEnded(record: RequestRecord): Promise<void> {
-    this.ended.push(record);
-  }
-}
-
-export interface RelayOptions {
+export interface ApiRelayOptions {
   /** Defaults to a fresh memory store. */
   store?: RequestStore;
   tokens?: AgentToken[];
@@ -57,7 +35,7 @@ export interface RelayOptions {
   http?: Partial<Omit<HttpDeps, "service" | "tokens" | "hookCalls">>;
 }
 
-export interface TestRelay {
+export interface ApiRelay {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   app: HttpApp;
@@ -89,7 +67,7 @@ export interface CallInit {
   signal?: AbortSignal;
 }
 
-export async function startRelay(options: RelayOptions = {}): Promise<TestRelay> {
+export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiRelay> {
   const tokens = options.tokens ?? TOKENS;
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", write: (line) => logs.push(line) });

@@ -3,7 +3,7 @@
  * and buttons, undo the escaping, and list every string a message carries.
  */
 import type { KnownBlock, View } from "@slack/types";
-import type { SlackMessage } from "../../../src/slack/blocks/index.js";
+import type { SlackMessage } from "../../src/slack/blocks/index.js";
 
 type Json = Record<string, unknown>;
 

@@ -12,7 +12,8 @@ import { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createRedisStore } from "../../src/store/redis-store.js";
 import type { RequestStore } from "../../src/requests/store.js";
-import { DEFAULT_CHANNEL, FakeMessenger, TOKENS } from "./relay.js";
+import { DEFAULT_CHANNEL, TOKENS } from "./api-relay.js";
+import { FakeMessenger } from "./fake-messenger.js";
 
 export { TOKENS };
 /** Unix ms at which every harness clock starts. */

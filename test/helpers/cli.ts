@@ -11,7 +11,7 @@ import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, test as base } from "vitest";
-import { RelayStandIn, TOKEN } from "../unit/client/stand-in.js";
+import { RelayStandIn, TOKEN } from "./relay-stand-in.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Static relative imports only: `serve` loads the relay lazily, and is spawned through tsx. */

@@ -10,7 +10,9 @@
 import { createLogger } from "../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../src/main.js";
 import type { RequestService } from "../../src/requests/service.js";
-import { ALICE, BOT_TOKEN, blockAction, CHANNEL, postToSlackEndpoint, SIGNING_SECRET, type SlackUserFixture } from "./slack.js";
+import { BOT_TOKEN, blockAction, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "./slack.js";
+import type { Person } from "../../src/protocol/request-view.js";
+import { ALICE } from "../fixtures/people.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "./slack-web-api.js";
 
 export const AGENT_TOKEN = { name: "sdk-agent", token: "tok_sdk_agent_0123456789abcdef" };
@@ -46,7 +48,7 @@ export interface FullRelay {
   /** The blocks of the first chat.update of a posted message (the request ended), once it is made. */
   updated(message: PostedMessage): Promise<unknown[]>;
   /** Clicks the button `actionId` of a posted message, with the value the relay gave it, as `user`. */
-  click(message: PostedMessage, actionId: string, user?: SlackUserFixture): Promise<void>;
+  click(message: PostedMessage, actionId: string, user?: Person): Promise<void>;
   /** Posts a signed interaction or event to POST /slack/events and expects Slack's 200. */
   post(payload: { type: string }): Promise<string>;
   close(): Promise<void>;

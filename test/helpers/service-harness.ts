@@ -4,37 +4,15 @@
  * clock reads the faked Date, and timers move with it.
  */
 import { vi } from "vitest";
-import type { SlackRef } from "../../../src/protocol/request-view.js";
-import type { RequestRecord } from "../../../src/requests/model.js";
-import { CreateRequestBody } from "../../../src/protocol/request-body.js";
-import { RequestService, type PostOptions, type RequestMessenger, type RequestServiceDeps } from "../../../src/requests/service.js";
-import { createMemoryStore } from "../../../src/store/memory-store.js";
-import type { RequestStore } from "../../../src/requests/store.js";
+import { FakeMessenger } from "./fake-messenger.js";
+import { CreateRequestBody } from "../../src/protocol/request-body.js";
+import { RequestService, type RequestServiceDeps } from "../../src/requests/service.js";
+import { createMemoryStore } from "../../src/store/memory-store.js";
+import type { RequestStore } from "../../src/requests/store.js";
 
 /** Unix time in milliseconds at which every test starts. */
 export const T0 = 1_700_000_000_000;
 export const DEFAULT_CHANNEL = "C0DEFAULT01";
-
-/** Records what the service asks of Slack; `post` may be replaced per test. */
-export class FakeMessenger implements RequestMessenger {
-  readonly posts: RequestRecord[] = [];
-  readonly ended: RequestRecord[] = [];
-  postWith: (record: RequestRecord, options: PostOptions) => Promise<SlackRef | undefined> = async () => ({
-    channel: DEFAULT_CHANNEL,
-    ts: `1700000000.00010${this.posts.length}`,
-  });
-  showEndedWith: (record: RequestRecord) => Promise<void> = async () => {};
-
-  async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
-    this.posts.push(record);
-    return this.postWith(record, options);
-  }
-
-  async showEnded(record: RequestRecord): Promise<void> {
-    this.ended.push(record);
-    return this.showEndedWith(record);
-  }
-}
 
 export function useFakeClock(): void {
   vi.useFakeTimers({ now: T0, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
@@ -99,5 +77,3 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
 }
 
 export const ALLOW = { behavior: "allow", updatedInput: { command: "npm test" } } as const;
-export const ALICE = { id: "U0ALICE01", name: "alice" };
-export const BOB = { id: "U0BOB0001", name: "bob" };

@@ -8,14 +8,14 @@ import { createHmac } from "node:crypto";
 import nock from "nock";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
+import type { Person } from "../../src/protocol/request-view.js";
+import { ALICE } from "../fixtures/people.js";
 
 export const SIGNING_SECRET = "test-signing-secret-0123456789";
 export const BOT_TOKEN = "xoxb-test-bot-token";
 export const API_HOST = "https://slack.test";
 export const SLACK_API_URL = `${API_HOST}/api/`;
 export const CHANNEL = "C0APPROVALS";
-export const ALICE = { id: "U0ALICE", username: "alice", name: "alice", team_id: "T0TEAM" };
-export const BOB = { id: "U0BOB", username: "bob", name: "bob", team_id: "T0TEAM" };
 
 export const MESSAGE_TS = "1700000000.000100";
 
@@ -34,13 +34,17 @@ export function recordOf(input: unknown, overrides: Partial<RequestRecord> = {})
   };
 }
 
-export type SlackUserFixture = { id: string; username?: string; name?: string; team_id?: string };
 const team = { id: "T0TEAM", domain: "acme" };
+
+/** A person (test/fixtures/people.ts) as Slack names the user in a payload. */
+export function slackUser({ id, name }: Person) {
+  return name === undefined ? { id, team_id: team.id } : { id, username: name, name, team_id: team.id };
+}
 
 export interface BlockActionOptions {
   actionId: string;
   value?: string;
-  user?: SlackUserFixture;
+  user?: Person;
   channel?: string;
   ts?: string;
   triggerId?: string;
@@ -50,7 +54,7 @@ export interface BlockActionOptions {
 
 export function blockAction({ actionId, value, user = ALICE, channel = CHANNEL, ts = MESSAGE_TS, triggerId = "trigger-1", view }: BlockActionOptions) {
   const action = { type: "button", action_id: actionId, block_id: "actions", value, action_ts: "1700000001.000200" };
-  const common = { type: "block_actions", team, user, api_app_id: "A0RELAY", token: "legacy", trigger_id: triggerId, actions: [action] };
+  const common = { type: "block_actions", team, user: slackUser(user), api_app_id: "A0RELAY", token: "legacy", trigger_id: triggerId, actions: [action] };
   if (view) {
     return {
       ...common,
@@ -78,7 +82,7 @@ export interface ViewSubmissionOptions {
   callbackId: string;
   privateMetadata: string;
   values?: Record<string, Record<string, unknown>>;
-  user?: SlackUserFixture;
+  user?: Person;
   viewId?: string;
 }
 
@@ -86,7 +90,7 @@ export function viewSubmission({ callbackId, privateMetadata, values = {}, user 
   return {
     type: "view_submission",
     team,
-    user,
+    user: slackUser(user),
     api_app_id: "A0RELAY",
     token: "legacy",
     trigger_id: "trigger-2",

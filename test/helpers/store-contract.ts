@@ -10,7 +10,7 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
-import { until } from "../helpers/redis.js";
+import { until } from "./redis.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Low → high. A module may import from its own layer and the ones before it. */
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [

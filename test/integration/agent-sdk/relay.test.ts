@@ -16,12 +16,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CanUseTool, HookCallbackMatcher, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createCanUseTool, createStepGate, RelayClient, STEP_GATE_REJECTED } from "../../src/client/index.js";
-import { Action, Field, View } from "../../src/slack/ids.js";
-import { runAgent } from "../helpers/agent-sdk.js";
-import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeTurn } from "../helpers/fake-anthropic.js";
-import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../helpers/full-relay.js";
-import { messageEvent, state, viewSubmission } from "../helpers/slack.js";
+import { createCanUseTool, createStepGate, RelayClient, STEP_GATE_REJECTED } from "../../../src/client/index.js";
+import { Action, Field, View } from "../../../src/slack/ids.js";
+import { runAgent } from "../../helpers/agent-sdk.js";
+import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeTurn } from "../../helpers/fake-anthropic.js";
+import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
+import { messageEvent, state, viewSubmission } from "../../helpers/slack.js";
 
 const HELLO = { command: "touch ran.txt && echo hello", description: "Say hello" };
 

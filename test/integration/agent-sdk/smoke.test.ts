@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CanUseTool, HookCallback, PermissionResult, SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { runAgent } from "../helpers/agent-sdk.js";
-import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeBlock } from "../helpers/fake-anthropic.js";
+import { runAgent } from "../../helpers/agent-sdk.js";
+import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeBlock } from "../../helpers/fake-anthropic.js";
 
 interface PermissionCall {
   toolName: string;

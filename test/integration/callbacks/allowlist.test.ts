@@ -4,16 +4,16 @@
  * when unset, any http(s) host is accepted.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { bodies, startRelay, type TestRelay } from "../helpers/relay.js";
+import { bodies, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: TestRelay | undefined;
+let relay: ApiRelay | undefined;
 afterEach(async () => {
   await relay?.close();
   relay = undefined;
 });
 
 async function create(callbackHosts: readonly string[] | undefined, callbackUrl: string) {
-  relay = await startRelay(callbackHosts ? { callbackHosts } : {});
+  relay = await startApiRelay(callbackHosts ? { callbackHosts } : {});
   const response = await relay.call("/v1/requests", { json: bodies.stepGate({ callbackUrl }) });
   await relay.service.idle();
   return { response, relay };
@@ -40,7 +40,7 @@ describe("callback host allowlist", () => {
   );
 
   it("a refused callbackUrl does not take its idempotency key", async () => {
-    relay = await startRelay({ callbackHosts: ["hooks.example.com"] });
+    relay = await startApiRelay({ callbackHosts: ["hooks.example.com"] });
     const key = { "idempotency-key": "deploy-8" };
     const refused = await relay.call("/v1/requests", { json: bodies.stepGate({ callbackUrl: "https://evil.example.org/relay" }), headers: key });
     const allowed = await relay.call("/v1/requests", { json: bodies.stepGate({ callbackUrl: "https://hooks.example.com/relay" }), headers: key });

@@ -6,12 +6,12 @@
  */
 import { type Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { verifyCallbackSignature } from "../../src/protocol/callback-signature.js";
-import { toView } from "../../src/requests/model.js";
-import { CreateRequestBody } from "../../src/protocol/request-body.js";
-import { callbackBody, instance, memoryStores, redisStores, T0, TOKENS, type Clock, type Instance, type StoreFactory } from "../helpers/callbacks.js";
-import { startReceiver, type Hit, type Receiver } from "../helpers/receiver.js";
-import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../helpers/redis.js";
+import { verifyCallbackSignature } from "../../../src/protocol/callback-signature.js";
+import { toView } from "../../../src/requests/model.js";
+import { CreateRequestBody } from "../../../src/protocol/request-body.js";
+import { callbackBody, instance, memoryStores, redisStores, T0, TOKENS, type Clock, type Instance, type StoreFactory } from "../../helpers/callbacks.js";
+import { startReceiver, type Hit, type Receiver } from "../../helpers/receiver.js";
+import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
 
 let redis: Redis;
 let prefix: string;

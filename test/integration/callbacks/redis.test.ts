@@ -6,10 +6,10 @@
  */
 import { type Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectRedisStore } from "../../src/store/redis-store.js";
-import { callbackBody, instance, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../helpers/callbacks.js";
-import { startReceiver, type Receiver, type Reply } from "../helpers/receiver.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
+import { connectRedisStore } from "../../../src/store/redis-store.js";
+import { callbackBody, instance, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../../helpers/callbacks.js";
+import { startReceiver, type Receiver, type Reply } from "../../helpers/receiver.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 
 let admin: Redis;
 let prefix: string;

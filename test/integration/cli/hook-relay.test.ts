@@ -5,19 +5,20 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Decision } from "../../src/protocol/decisions.js";
-import { startRelay, type TestRelay } from "../helpers/relay.js";
-import { until } from "../unit/client/stand-in.js";
-import { runCli, startCli } from "./cli-spawn.js";
+import type { Decision } from "../../../src/protocol/decisions.js";
+import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { until } from "../../helpers/relay-stand-in.js";
+import { ALICE } from "../../fixtures/people.js";
+import { runCli, startCli } from "../../helpers/cli.js";
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/claude-code/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/claude-code/${name}`, import.meta.url), "utf8");
 const preToolUse = fixture("pre-tool-use.json");
 const permissionRequest = fixture("permission-request.json");
 
-let relay: TestRelay;
+let relay: ApiRelay;
 let env: Record<string, string>;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
   env = { RELAY_URL: relay.url, RELAY_TOKEN: relay.tokens[0]!.token, RELAY_RETRIES: "1" };
 });
 afterEach(async () => {
@@ -27,7 +28,7 @@ afterEach(async () => {
 async function hookAnswered(stdin: string, decision: Decision) {
   const run = runCli(["hook", "--timeout", "60"], { env, stdin });
   await until(() => relay.stored.length === 1 && relay.service.waiting === 1, 10_000);
-  await relay.service.answer(relay.stored[0]!.id, decision, { id: "U0ALICE", name: "alice" });
+  await relay.service.answer(relay.stored[0]!.id, decision, ALICE);
   return run;
 }
 

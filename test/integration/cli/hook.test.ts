@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
-import { error, TOKEN } from "../unit/client/stand-in.js";
-import { cliTest as it, runCli } from "./cli-spawn.js";
+import { error, TOKEN } from "../../helpers/relay-stand-in.js";
+import { cliTest as it, runCli } from "../../helpers/cli.js";
 
 /** Hook input as Claude Code writes it on a command hook's stdin. */
 const preToolUse = {

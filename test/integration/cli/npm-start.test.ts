@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../helpers/ports.js";
-import { until } from "../helpers/redis.js";
+import { freePort } from "../../helpers/ports.js";
+import { until } from "../../helpers/redis.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
+const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("npm start", () => {
   let slack: Server;

@@ -10,18 +10,19 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger, silentLogger } from "../../src/logger.js";
-import { startRelay } from "../../src/main.js";
-import { Action, encodeButton } from "../../src/slack/ids.js";
-import { AGENT_TOKEN, startFullRelay } from "../helpers/full-relay.js";
-import { freePort } from "../helpers/ports.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../helpers/redis.js";
-import { blockAction, BOT_TOKEN, CHANNEL } from "../helpers/slack.js";
-import { startSlackWebApi, type SlackWebApiStandIn } from "../helpers/slack-web-api.js";
-import { startSocketModeServer } from "../helpers/socket-mode-server.js";
+import { createLogger, silentLogger } from "../../../src/logger.js";
+import { startRelay } from "../../../src/main.js";
+import { Action, encodeButton } from "../../../src/slack/ids.js";
+import { AGENT_TOKEN, startFullRelay } from "../../helpers/full-relay.js";
+import { freePort } from "../../helpers/ports.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { blockAction, BOT_TOKEN, CHANNEL } from "../../helpers/slack.js";
+import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const AUTH = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };
-const preToolUse = readFileSync(new URL("../fixtures/claude-code/pre-tool-use.json", import.meta.url), "utf8");
+const preToolUse = readFileSync(new URL("../../fixtures/claude-code/pre-tool-use.json", import.meta.url), "utf8");
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -230,7 +231,7 @@ describe("the relay process", () => {
     expect(await getRequest(after.url, created.id, "?wait=10")).toMatchObject({
       status: "answered",
       decision: { behavior: "allow", updatedInput: input },
-      answeredBy: { id: "U0ALICE" },
+      answeredBy: { id: ALICE.id },
     });
   });
 

@@ -8,10 +8,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RelayClient } from "../../src/client/index.js";
-import { freePort } from "../helpers/ports.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
-import { runCli, startCli } from "./cli-spawn.js";
+import { RelayClient } from "../../../src/client/index.js";
+import { freePort } from "../../helpers/ports.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { runCli, startCli } from "../../helpers/cli.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
 let slack: Server;

@@ -13,17 +13,17 @@ import {
   RequestEndedError,
   STEP_GATE_REJECTED,
   STEP_GATE_STOPPED,
-} from "../../src/client/index.js";
-import type { Decision } from "../../src/protocol/decisions.js";
-import type { RequestRecord } from "../../src/requests/model.js";
-import { startRelay, type TestRelay } from "../helpers/relay.js";
-import { until } from "../unit/client/stand-in.js";
+} from "../../../src/client/index.js";
+import type { Decision } from "../../../src/protocol/decisions.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
+import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { until } from "../../helpers/relay-stand-in.js";
+import { ALICE } from "../../fixtures/people.js";
 
-const alice = { id: "U0ALICE", name: "alice" };
-let relay: TestRelay;
+let relay: ApiRelay;
 let client: RelayClient;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
   client = new RelayClient({ url: relay.url, token: relay.tokens[0]!.token, maxWaitSeconds: 5, initialRetryDelayMs: 20, retries: 1 });
 });
 afterEach(async () => {
@@ -35,7 +35,7 @@ async function answerNext(decision: Decision): Promise<RequestRecord> {
   const seen = relay.stored.length;
   await until(() => relay.stored.length > seen);
   const record = relay.stored[seen]!;
-  await relay.service.answer(record.id, decision, alice);
+  await relay.service.answer(record.id, decision, ALICE);
   return record;
 }
 
@@ -46,7 +46,7 @@ describe("RelayClient against the real relay", () => {
   it("when a person answers, ask returns the request with their decision and name", async () => {
     const asking = client.ask({ kind: "step_gate", toolName: "Bash", input: bash });
     await answerNext({ reply: "y" });
-    await expect(asking).resolves.toMatchObject({ kind: "step_gate", status: "answered", decision: { reply: "y" }, answeredBy: alice });
+    await expect(asking).resolves.toMatchObject({ kind: "step_gate", status: "answered", decision: { reply: "y" }, answeredBy: ALICE });
   });
 
   it("when the same idempotency key is sent twice, both calls get the same request and it is posted once", async () => {

@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Settings } from "@anthropic-ai/claude-agent-sdk";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { STEP_GATE_REJECTED } from "../../src/protocol/decisions.js";
-import { Action } from "../../src/slack/ids.js";
-import { runAgent } from "../helpers/agent-sdk.js";
-import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../helpers/fake-anthropic.js";
-import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../helpers/full-relay.js";
+import { STEP_GATE_REJECTED } from "../../../src/protocol/decisions.js";
+import { Action } from "../../../src/slack/ids.js";
+import { runAgent } from "../../helpers/agent-sdk.js";
+import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../../helpers/fake-anthropic.js";
+import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 
 const DEPLOY = { command: "touch deployed.txt && echo deployed", description: "Deploy" };
 const HOOK_TIMEOUT_SECONDS = 30;

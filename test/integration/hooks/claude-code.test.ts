@@ -13,19 +13,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { query, type SDKMessage, type Settings } from "@anthropic-ai/claude-agent-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseHookInput } from "../../src/requests/hooks/input.js";
-import { hookRequestBody } from "../../src/requests/hooks/request.js";
-import type { RequestRecord } from "../../src/requests/model.js";
-import { offlineEnv } from "../helpers/agent-sdk.js";
-import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../helpers/fake-anthropic.js";
-import { startRelay, type TestRelay } from "../helpers/relay.js";
-import { hookFixture, type HookFixture } from "../unit/requests/hooks/fixtures.js";
+import { parseHookInput } from "../../../src/requests/hooks/input.js";
+import { hookRequestBody } from "../../../src/requests/hooks/request.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
+import { offlineEnv } from "../../helpers/agent-sdk.js";
+import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../../helpers/fake-anthropic.js";
+import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { hookFixture, type HookFixture } from "../../fixtures/claude-code.js";
+import { ALICE } from "../../fixtures/people.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 let model: FakeAnthropic;
 let cwd: string;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
   cwd = await mkdtemp(join(tmpdir(), "hook-cc-cwd-"));
   model = await startFakeAnthropic({
     turns: [{ content: [toolUse("toolu_01Deploy", "Bash", { command: "touch deployed.txt && echo deployed", description: "Deploy" })] }, echoToolResult()],
@@ -37,7 +38,6 @@ afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-const alice = { id: "U0ALICE01", name: "alice" };
 type HookEvent = "PreToolUse" | "PermissionRequest";
 
 /** The README snippet for one event, pointed at the test relay. */
@@ -124,7 +124,7 @@ describe("Claude Code with the relay as its PreToolUse http hook", () => {
     const session = runClaudeCode(readmeHooks("PreToolUse", 30));
     const request = await heldRequest();
     expect(comparable(request.body)).toEqual(fixtureRequest("pre-tool-use", 27));
-    await relay.service.answer(request.id, { reply: "y" }, alice);
+    await relay.service.answer(request.id, { reply: "y" }, ALICE);
     await session;
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(true);
     expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_01Deploy", isError: false, text: "deployed" }]);
@@ -132,7 +132,7 @@ describe("Claude Code with the relay as its PreToolUse http hook", () => {
 
   it("when the approver answers n, the command does not run and the model reads the rejection", async () => {
     const session = runClaudeCode(readmeHooks("PreToolUse", 30));
-    await relay.service.answer((await heldRequest()).id, { reply: "n" }, alice);
+    await relay.service.answer((await heldRequest()).id, { reply: "n" }, ALICE);
     await session;
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(false);
     expect(toolResults(model.turns[1]!)).toEqual([
@@ -142,7 +142,7 @@ describe("Claude Code with the relay as its PreToolUse http hook", () => {
 
   it("when the approver answers q, the command does not run and the turn stops", async () => {
     const session = runClaudeCode(readmeHooks("PreToolUse", 30));
-    await relay.service.answer((await heldRequest()).id, { reply: "q" }, alice);
+    await relay.service.answer((await heldRequest()).id, { reply: "q" }, ALICE);
     const { messages } = await session;
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(false);
     expect(model.turns).toHaveLength(1);
@@ -186,14 +186,14 @@ describe("Claude Code with the relay as its PermissionRequest http hook", () => 
     const session = runClaudeCode(readmeHooks("PermissionRequest", 30));
     const request = await heldRequest();
     expect(comparable(request.body)).toEqual(fixtureRequest("permission-request", 27));
-    await relay.service.answer(request.id, { behavior: "allow", updatedInput: request.body.kind === "permission" ? request.body.input : {} }, alice);
+    await relay.service.answer(request.id, { behavior: "allow", updatedInput: request.body.kind === "permission" ? request.body.input : {} }, ALICE);
     await session;
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(true);
   });
 
   it("when the approver denies with a reason, the command does not run and the model reads the reason", async () => {
     const session = runClaudeCode(readmeHooks("PermissionRequest", 30));
-    await relay.service.answer((await heldRequest()).id, { behavior: "deny", message: "Not during the freeze." }, alice);
+    await relay.service.answer((await heldRequest()).id, { behavior: "deny", message: "Not during the freeze." }, ALICE);
     await session;
     expect(existsSync(join(cwd, "deployed.txt"))).toBe(false);
     expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_01Deploy", isError: true, text: "Not during the freeze." }]);

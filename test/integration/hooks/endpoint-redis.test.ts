@@ -5,16 +5,17 @@
  * and a disconnect cancels the request for every instance.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { connectRedisStore } from "../../src/store/redis-store.js";
-import { startRelay, type TestRelay } from "../helpers/relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../helpers/redis.js";
-import { hookFixture } from "../unit/requests/hooks/fixtures.js";
+import { connectRedisStore } from "../../../src/store/redis-store.js";
+import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { hookFixture } from "../../fixtures/claude-code.js";
+import { ALICE } from "../../fixtures/people.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 let prefix: string;
 beforeEach(async () => {
   prefix = uniquePrefix();
-  relay = await startRelay({ store: connectRedisStore(REDIS_TEST_URL, { prefix }) });
+  relay = await startApiRelay({ store: connectRedisStore(REDIS_TEST_URL, { prefix }) });
 });
 afterEach(async () => {
   await relay.close();
@@ -23,7 +24,6 @@ afterEach(async () => {
   await redis.quit();
 });
 
-const alice = { id: "U0ALICE01", name: "alice" };
 const hook = (body: unknown, signal?: AbortSignal) => relay.call("/v1/hooks/claude-code", { json: body, ...(signal ? { signal } : {}) });
 
 async function until(check: () => boolean) {
@@ -40,7 +40,7 @@ it("with Redis, a retried PreToolUse joins the first request, both get the answe
   await until(() => relay.service.waiting === 2);
   await relay.service.idle();
   expect(relay.messenger.posts).toHaveLength(1);
-  await relay.service.answer(relay.messenger.posts[0]!.id, { reply: "q" }, alice);
+  await relay.service.answer(relay.messenger.posts[0]!.id, { reply: "q" }, ALICE);
   const stopped = {
     continue: false,
     stopReason: "Execution stopped manually by the user.",

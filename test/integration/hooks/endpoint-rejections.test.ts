@@ -3,12 +3,12 @@
  * (never a held connection), and nothing created or posted.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startRelay, type CallInit, type TestRelay } from "../helpers/relay.js";
-import { hookFixture } from "../unit/requests/hooks/fixtures.js";
+import { startApiRelay, type CallInit, type ApiRelay } from "../../helpers/api-relay.js";
+import { hookFixture } from "../../fixtures/claude-code.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 beforeEach(async () => {
-  relay = await startRelay({ http: { bodyLimitBytes: 4096 } });
+  relay = await startApiRelay({ http: { bodyLimitBytes: 4096 } });
 });
 afterEach(async () => {
   await relay.close();

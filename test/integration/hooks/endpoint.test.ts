@@ -5,20 +5,19 @@
  * Slack listeners do) and the held response carries the hook JSON.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Decision } from "../../src/protocol/decisions.js";
-import { createMemoryStore } from "../../src/store/memory-store.js";
-import { DEFAULT_CHANNEL, startRelay, type TestRelay } from "../helpers/relay.js";
-import { hookFixture, type HookFixture } from "../unit/requests/hooks/fixtures.js";
+import type { Decision } from "../../../src/protocol/decisions.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { hookFixture, type HookFixture } from "../../fixtures/claude-code.js";
+import { ALICE } from "../../fixtures/people.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
 });
 afterEach(async () => {
   await relay.close();
 });
-
-const alice = { id: "U0ALICE01", name: "alice" };
 
 function hook(body: unknown, query = "", signal?: AbortSignal) {
   return relay.call(`/v1/hooks/claude-code${query}`, { json: body, ...(signal ? { signal } : {}) });
@@ -38,7 +37,7 @@ async function answerHook(name: HookFixture, decision: Decision) {
   const call = hook(hookFixture(name));
   await held(1);
   const id = relay.stored[0]!.id;
-  const result = await relay.service.answer(id, decision, alice);
+  const result = await relay.service.answer(id, decision, ALICE);
   expect(result.outcome).toBe("applied");
   return call;
 }
@@ -73,7 +72,7 @@ describe("a PermissionRequest hook", () => {
     });
     expect(posted.expiresAt - before).toBeGreaterThanOrEqual(595_000);
     expect(posted.expiresAt - Date.now()).toBeLessThanOrEqual(595_000);
-    await relay.service.answer(posted.id, { behavior: "allow", updatedInput: fixtureInput }, alice);
+    await relay.service.answer(posted.id, { behavior: "allow", updatedInput: fixtureInput }, ALICE);
     expect((await call).status).toBe(200);
   });
 
@@ -116,7 +115,7 @@ describe("a PreToolUse hook", () => {
       channel: "C0DEPLOYS99",
       body: { kind: "step_gate", toolName: "Bash", toolUseId: "toolu_01D7FLrfh4GYq7yT1ULFeyMV", timeoutSeconds: 27, agent: { name: "Claude Code" } },
     });
-    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, alice);
+    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, ALICE);
     await call;
   });
 
@@ -161,11 +160,11 @@ describe("when no one answers", () => {
 
   it("without ?timeout= the configured hook timeout sets the deadline", async () => {
     await relay.close();
-    relay = await startRelay({ http: { hookTimeoutSeconds: 20 } });
+    relay = await startApiRelay({ http: { hookTimeoutSeconds: 20 } });
     const call = hook(hookFixture("pre-tool-use"));
     await held(1);
     expect(relay.stored[0]!.body.timeoutSeconds).toBe(18);
-    await relay.service.answer(relay.stored[0]!.id, { reply: "n" }, alice);
+    await relay.service.answer(relay.stored[0]!.id, { reply: "n" }, ALICE);
     await call;
   });
 });
@@ -192,7 +191,7 @@ describe("when Claude Code closes the connection", () => {
     abort.abort();
     await first;
     await held(1);
-    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, alice);
+    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, ALICE);
     expect((await retry).body).toEqual(preToolUse("allow"));
   });
 });
@@ -204,7 +203,7 @@ describe("retries", () => {
     await held(2);
     await relay.service.idle();
     expect(relay.messenger.posts).toHaveLength(1);
-    await relay.service.answer(relay.messenger.posts[0]!.id, { reply: "n" }, alice);
+    await relay.service.answer(relay.messenger.posts[0]!.id, { reply: "n" }, ALICE);
     const denied = preToolUse("deny", "Action rejected by the user in step-by-step mode.");
     expect((await first).body).toEqual(denied);
     expect((await retry).body).toEqual(denied);
@@ -231,7 +230,7 @@ describe("retries", () => {
     await held(1);
     await relay.service.idle();
     expect(relay.messenger.posts).toHaveLength(2);
-    await relay.service.answer(relay.messenger.posts[1]!.id, { reply: "y" }, alice);
+    await relay.service.answer(relay.messenger.posts[1]!.id, { reply: "y" }, ALICE);
     expect((await retry).body).toEqual(preToolUse("allow"));
   });
 
@@ -241,7 +240,7 @@ describe("retries", () => {
     await held(2);
     await relay.service.idle();
     expect(relay.messenger.posts).toHaveLength(1);
-    await relay.service.answer(relay.messenger.posts[0]!.id, { behavior: "deny", message: "No." }, alice);
+    await relay.service.answer(relay.messenger.posts[0]!.id, { behavior: "deny", message: "No." }, ALICE);
     expect((await first).body).toEqual(permission({ behavior: "deny", message: "No." }));
     expect((await retry).body).toEqual(permission({ behavior: "deny", message: "No." }));
   });
@@ -252,7 +251,7 @@ describe("retries", () => {
     await held(1);
     await relay.service.idle();
     expect(relay.messenger.posts).toHaveLength(2);
-    await relay.service.answer(relay.messenger.posts[1]!.id, { behavior: "deny", message: "Once was enough." }, alice);
+    await relay.service.answer(relay.messenger.posts[1]!.id, { behavior: "deny", message: "Once was enough." }, ALICE);
     expect((await again).body).toEqual(permission({ behavior: "deny", message: "Once was enough." }));
   });
 
@@ -262,7 +261,7 @@ describe("retries", () => {
     await held(2);
     await relay.service.idle();
     expect(relay.messenger.posts.map((p) => p.tokenName).sort()).toEqual(["ci-bot", "laptop"]);
-    for (const post of relay.messenger.posts) await relay.service.answer(post.id, { reply: "y" }, alice);
+    for (const post of relay.messenger.posts) await relay.service.answer(post.id, { reply: "y" }, ALICE);
     await Promise.all([first, other]);
   });
 });
@@ -271,7 +270,7 @@ describe("when the relay itself fails", () => {
   it("Claude Code gets a 200 deny with a reference, never a 5xx that would let the tool run", async () => {
     await relay.close();
     const store = createMemoryStore();
-    relay = await startRelay({ store: { ...store, create: () => Promise.reject(new Error("store is down")) } });
+    relay = await startApiRelay({ store: { ...store, create: () => Promise.reject(new Error("store is down")) } });
     const { status, body } = await hook(hookFixture("pre-tool-use"));
     expect(status).toBe(200);
     expect(body).toEqual(

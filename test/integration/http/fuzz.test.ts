@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodies, startRelay, type TestRelay } from "../helpers/relay.js";
+import { bodies, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
 });
 afterEach(async () => {
   await relay.close();

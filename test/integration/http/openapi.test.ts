@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { validate } from "@readme/openapi-parser";
 import { afterEach, describe, expect, it } from "vitest";
-import { openApiDocument, openApiText } from "../../src/http/openapi.js";
-import { startRelay, type TestRelay } from "../helpers/relay.js";
+import { openApiDocument, openApiText } from "../../../src/http/openapi.js";
+import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
-const committed = readFileSync(new URL("../../openapi.json", import.meta.url), "utf8");
+const committed = readFileSync(new URL("../../../openapi.json", import.meta.url), "utf8");
 
-let relay: TestRelay | undefined;
+let relay: ApiRelay | undefined;
 afterEach(async () => {
   await relay?.close();
   relay = undefined;
@@ -53,7 +53,7 @@ describe("the OpenAPI document", () => {
   });
 
   it("is served at GET /openapi.json without a token, exactly as committed", async () => {
-    relay = await startRelay();
+    relay = await startApiRelay();
     const response = await relay.call("/openapi.json", { as: null });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");

@@ -1,10 +1,10 @@
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodies, startRelay, type CallInit, type TestRelay } from "../helpers/relay.js";
+import { bodies, startApiRelay, type CallInit, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
 });
 afterEach(async () => {
   await relay.close();

@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodies, DEFAULT_CHANNEL, startRelay, type TestRelay } from "../helpers/relay.js";
+import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { ALICE } from "../../fixtures/people.js";
 
-let relay: TestRelay;
+let relay: ApiRelay;
 beforeEach(async () => {
-  relay = await startRelay();
+  relay = await startApiRelay();
 });
 afterEach(async () => {
   await relay.close();
 });
 
-const alice = { id: "U0ALICE01", name: "alice" };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function create(body: unknown, query = "") {
@@ -67,11 +67,11 @@ describe("creating requests", () => {
     const polling = relay.call(`/v1/requests/${created.id}?wait=10`);
     await waitersHeld(1);
     const answers = { "Which database should the new service use?": "PostgreSQL", "Which environments should get it first?": "staging, canary" };
-    await relay.service.answer(created.id, { answers }, alice);
+    await relay.service.answer(created.id, { answers }, ALICE);
     const { status, body } = await polling;
     expect(Date.now() - started).toBeLessThan(2000);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ id: created.id, kind: "ask_user_question", status: "answered", decision: { answers }, answeredBy: alice });
+    expect(body).toMatchObject({ id: created.id, kind: "ask_user_question", status: "answered", decision: { answers }, answeredBy: ALICE });
     expect(body.answeredAt).toMatch(ISO);
     expect(relay.service.waiting).toBe(0);
   });
@@ -103,7 +103,7 @@ describe("creating requests", () => {
     await waitersHeld(1);
     const [record] = relay.stored;
     const decision = { behavior: "allow" as const, updatedInput: bodies.bashPermission().input };
-    await relay.service.answer(record!.id, decision, alice);
+    await relay.service.answer(record!.id, decision, ALICE);
     const { status, body } = await polling;
     expect(status).toBe(201);
     expect(body).toMatchObject({ id: record!.id, kind: "permission", status: "answered", decision });
@@ -184,12 +184,12 @@ describe("cancelling", () => {
 
   it("DELETE after the answer is 409 relay_already_answered with the decision", async () => {
     const { body: created } = await create(bodies.stepGate());
-    await relay.service.answer(created.id, { reply: "y" }, alice);
+    await relay.service.answer(created.id, { reply: "y" }, ALICE);
     const { status, body } = await relay.call(`/v1/requests/${created.id}`, { method: "DELETE" });
     expect(status).toBe(409);
     expect(body.error).toMatchObject({
       code: "relay_already_answered",
-      details: { id: created.id, status: "answered", decision: { reply: "y" }, answeredBy: alice },
+      details: { id: created.id, status: "answered", decision: { reply: "y" }, answeredBy: ALICE },
     });
     expect((await relay.call(`/v1/requests/${created.id}`)).body.status).toBe("answered");
   });
@@ -225,7 +225,7 @@ describe("idempotency", () => {
 
   it("a repeat after the answer gets the answer", async () => {
     const first = await create(bodies.stepGate({ idempotencyKey: "gate-7" }));
-    await relay.service.answer(first.body.id, { reply: "n" }, alice);
+    await relay.service.answer(first.body.id, { reply: "n" }, ALICE);
     const second = await create(bodies.stepGate({ idempotencyKey: "gate-7" }));
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ id: first.body.id, status: "answered", decision: { reply: "n" } });

@@ -7,17 +7,17 @@
  */
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore } from "../../src/store/memory-store.js";
-import { bodies, startRelay, type RelayOptions, type TestRelay } from "../helpers/relay.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { bodies, startApiRelay, type ApiRelayOptions, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: TestRelay | undefined;
+let relay: ApiRelay | undefined;
 afterEach(async () => {
   await relay?.close();
   relay = undefined;
 });
 
-async function start(options: RelayOptions = {}) {
-  relay = await startRelay(options);
+async function start(options: ApiRelayOptions = {}) {
+  relay = await startApiRelay(options);
   return relay;
 }
 

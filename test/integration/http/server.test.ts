@@ -2,21 +2,22 @@ import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpApp, SERVER_TIMEOUTS } from "../../src/http/server.js";
-import { HookCalls } from "../../src/requests/hooks/calls.js";
-import { RequestService } from "../../src/requests/service.js";
-import { createMemoryStore } from "../../src/store/memory-store.js";
-import { bodies, FakeMessenger, startRelay, TOKENS, type RelayOptions, type TestRelay } from "../helpers/relay.js";
-import { sign } from "../helpers/slack.js";
+import { createHttpApp, SERVER_TIMEOUTS } from "../../../src/http/server.js";
+import { HookCalls } from "../../../src/requests/hooks/calls.js";
+import { RequestService } from "../../../src/requests/service.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { bodies, startApiRelay, TOKENS, type ApiRelayOptions, type ApiRelay } from "../../helpers/api-relay.js";
+import { FakeMessenger } from "../../helpers/fake-messenger.js";
+import { sign } from "../../helpers/slack.js";
 
-let relay: TestRelay | undefined;
+let relay: ApiRelay | undefined;
 afterEach(async () => {
   await relay?.close();
   relay = undefined;
 });
 
-async function start(options: RelayOptions = {}) {
-  relay = await startRelay(options);
+async function start(options: ApiRelayOptions = {}) {
+  relay = await startApiRelay(options);
   return relay;
 }
 

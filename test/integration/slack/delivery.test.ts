@@ -5,13 +5,13 @@
  */
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.js";
-import { createMemoryStore } from "../../src/store/memory-store.js";
-import { RequestService } from "../../src/requests/service.js";
-import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
-import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SIGNING_SECRET, SLACK_API_URL } from "../helpers/slack.js";
-import { createSlackMessenger } from "../../src/slack/messenger.js";
+import { silentLogger } from "../../../src/logger.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { RequestService } from "../../../src/requests/service.js";
+import { createSlackApp, createSlackClient } from "../../../src/slack/app.js";
+import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SIGNING_SECRET, SLACK_API_URL } from "../../helpers/slack.js";
+import { createSlackMessenger } from "../../../src/slack/messenger.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
 

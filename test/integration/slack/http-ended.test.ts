@@ -3,9 +3,10 @@
  * nothing changes, and only the person who clicked is told why.
  */
 import { describe, expect, it } from "vitest";
-import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { ALICE, BOB, blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../helpers/slack.js";
+import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
+import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../../helpers/slack.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" }, timeoutSeconds: 60 };
 

@@ -4,10 +4,11 @@
  * rewritten without buttons.
  */
 import { describe, expect, it } from "vitest";
-import { endedMessage, inputModal } from "../../src/slack/blocks/index.js";
-import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { ALICE, blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../helpers/slack.js";
+import { endedMessage, inputModal } from "../../../src/slack/blocks/index.js";
+import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../../helpers/slack.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const input = { command: "rm -rf build", description: "clean the build" };
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "rm -rf build" }], behavior: "allow", destination: "session" }];

@@ -4,9 +4,9 @@
  * next to the field, nothing recorded until valid), and free-text replies.
  */
 import { describe, expect, it } from "vitest";
-import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, OTHER_VALUE, View } from "../../src/slack/ids.js";
-import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../helpers/slack.js";
+import { Action, decodeMetadata, encodeButton, encodeMetadata, Field, OTHER_VALUE, View } from "../../../src/slack/ids.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
 
 const colour = { question: "Which colour?", header: "Colour", options: [{ label: "Red" }, { label: "Green" }, { label: "Blue" }] };
 const toppings = { question: "Which toppings?", header: "Toppings", options: [{ label: "Cheese" }, { label: "Ham" }, { label: "Olives" }], multiSelect: true };

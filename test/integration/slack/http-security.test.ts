@@ -4,9 +4,9 @@
  * request's message (acked with 200, ignored, nobody told).
  */
 import { describe, expect, it } from "vitest";
-import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, sign, state, viewSubmission } from "../helpers/slack.js";
+import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
+import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, sign, state, viewSubmission } from "../../helpers/slack.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 

@@ -4,9 +4,10 @@
  * chatter, bots, edits and replies elsewhere ignored.
  */
 import { describe, expect, it } from "vitest";
-import { Action, encodeButton } from "../../src/slack/ids.js";
-import { hasNoButtons, useSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { ALICE, blockAction, CHANNEL, MESSAGE_TS, messageEvent, type MessageEventOptions } from "../helpers/slack.js";
+import { Action, encodeButton } from "../../../src/slack/ids.js";
+import { hasNoButtons, useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, messageEvent, type MessageEventOptions } from "../../helpers/slack.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } };
 

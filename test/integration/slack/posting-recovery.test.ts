@@ -9,16 +9,17 @@
  */
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.js";
-import { CreateRequestBody } from "../../src/protocol/request-body.js";
-import { RequestService, type RequestMessenger } from "../../src/requests/service.js";
-import { createSlackClient } from "../../src/slack/app.js";
-import { createSlackMessenger } from "../../src/slack/messenger.js";
-import { connectRedisStore } from "../../src/store/redis-store.js";
-import type { RequestStore } from "../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../helpers/redis.js";
-import { DEFAULT_CHANNEL, FakeMessenger } from "../helpers/relay.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../helpers/slack.js";
+import { silentLogger } from "../../../src/logger.js";
+import { CreateRequestBody } from "../../../src/protocol/request-body.js";
+import { RequestService, type RequestMessenger } from "../../../src/requests/service.js";
+import { createSlackClient } from "../../../src/slack/app.js";
+import { createSlackMessenger } from "../../../src/slack/messenger.js";
+import { connectRedisStore } from "../../../src/store/redis-store.js";
+import type { RequestStore } from "../../../src/requests/store.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { DEFAULT_CHANNEL } from "../../helpers/api-relay.js";
+import { FakeMessenger } from "../../helpers/fake-messenger.js";
+import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../../helpers/slack.js";
 
 const T0 = 1_800_000_000_000;
 const LEASE_MS = 30_000;

@@ -7,12 +7,13 @@
 import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Action, encodeButton } from "../../src/slack/ids.js";
-import { createRedisStore } from "../../src/store/redis-store.js";
-import type { RequestStore } from "../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../helpers/redis.js";
-import { startSlackRelay, type SlackRelay } from "../helpers/slack-relay.js";
-import { ALICE, BOB, blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../helpers/slack.js";
+import { Action, encodeButton } from "../../../src/slack/ids.js";
+import { createRedisStore } from "../../../src/store/redis-store.js";
+import type { RequestStore } from "../../../src/requests/store.js";
+import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
+import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 
 let redis: Redis;
 let prefix: string;

@@ -6,15 +6,16 @@
  */
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.js";
-import { CreateRequestBody } from "../../src/protocol/request-body.js";
-import { RequestService } from "../../src/requests/service.js";
-import { createSlackApp, createSlackClient, type SlackApp } from "../../src/slack/app.js";
-import { Action, encodeButton, encodeMetadata, Field, View } from "../../src/slack/ids.js";
-import { createSlackMessenger } from "../../src/slack/messenger.js";
-import { createMemoryStore } from "../../src/store/memory-store.js";
-import { startSocketModeServer, type SocketModeStandIn } from "../helpers/socket-mode-server.js";
-import { ALICE, blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../helpers/slack.js";
+import { silentLogger } from "../../../src/logger.js";
+import { CreateRequestBody } from "../../../src/protocol/request-body.js";
+import { RequestService } from "../../../src/requests/service.js";
+import { createSlackApp, createSlackClient, type SlackApp } from "../../../src/slack/app.js";
+import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
+import { createSlackMessenger } from "../../../src/slack/messenger.js";
+import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { startSocketModeServer, type SocketModeStandIn } from "../../helpers/socket-mode-server.js";
+import { blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const APP_TOKEN = "xapp-1-A0RELAY-test";
 

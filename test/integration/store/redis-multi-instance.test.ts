@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RequestRecord } from "../../src/requests/model.js";
-import { connectRedisStore } from "../../src/store/redis-store.js";
-import type { RequestStore, TransitionResult } from "../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../helpers/redis.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
+import { connectRedisStore } from "../../../src/store/redis-store.js";
+import type { RequestStore, TransitionResult } from "../../../src/requests/store.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
 
 const T0 = 1_800_000_000_000;
 

@@ -7,12 +7,12 @@ import { randomUUID } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RequestRecord } from "../../src/requests/model.js";
-import { UnreadableRecordError } from "../../src/store/redis-record.js";
-import { connectRedisStore, createRedisStore } from "../../src/store/redis-store.js";
-import { loadScripts } from "../../src/store/scripts.js";
-import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../helpers/redis.js";
-import { runStoreContract } from "./contract.js";
+import type { RequestRecord } from "../../../src/requests/model.js";
+import { UnreadableRecordError } from "../../../src/store/redis-record.js";
+import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
+import { loadScripts } from "../../../src/store/scripts.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { runStoreContract } from "../../helpers/store-contract.js";
 
 let redis: Redis;
 const prefixes: string[] = [];

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RequestEndedError } from "../../../src/client/errors.js";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import type { InteractiveQuestionInput } from "../../../src/client/types.js";
-import { RelayStandIn, TOKEN, until, view } from "./stand-in.js";
+import { RelayStandIn, TOKEN, until, view } from "../../helpers/relay-stand-in.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;

@@ -2,7 +2,7 @@ import type { HookCallback, PreToolUseHookInput } from "@anthropic-ai/claude-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import { createStepGate, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../../../src/client/step-gate.js";
-import { RelayStandIn, TOKEN, until } from "./stand-in.js";
+import { RelayStandIn, TOKEN, until } from "../../helpers/relay-stand-in.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;

@@ -5,18 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { RequestView } from "../../../src/protocol/request-view.js";
 import { RequestRecord, toView } from "../../../src/requests/model.js";
-import {
-  ALICE,
-  answered,
-  cancelled,
-  CREATED_AT,
-  ENDED_AT,
-  expired,
-  failed,
-  interactiveRecord,
-  permissionRecord,
-  stepGateRecord,
-} from "../../fixtures/records.js";
+import { answered, cancelled, CREATED_AT, ENDED_AT, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -10,7 +10,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_POST_LEASE_MS, PermanentDeliveryError, RequestService } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { ALICE, ALLOW, bodyOf, createHarness, deferred, DEFAULT_CHANNEL, FakeMessenger, flush, T0, useFakeClock, type Harness } from "./service-harness.js";
+import { ALLOW, bodyOf, createHarness, deferred, DEFAULT_CHANNEL, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALICE } from "../../fixtures/people.js";
+import { FakeMessenger } from "../../helpers/fake-messenger.js";
 
 const LEASE = DEFAULT_POST_LEASE_MS;
 const opened: Harness[] = [];

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { ALICE, ALLOW, bodyOf, createHarness, deferred, flush, T0, useFakeClock, watch, type Harness } from "./service-harness.js";
+import { ALLOW, bodyOf, createHarness, deferred, flush, T0, useFakeClock, watch, type Harness } from "../../helpers/service-harness.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let h: Harness;
 beforeEach(() => {

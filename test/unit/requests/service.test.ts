@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RelayError } from "../../../src/requests/errors.js";
 import { PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
-import { ALICE, ALLOW, BOB, bodyOf, createHarness, DEFAULT_CHANNEL, deferred, T0, useFakeClock, type Harness } from "./service-harness.js";
+import { ALLOW, bodyOf, createHarness, DEFAULT_CHANNEL, deferred, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 
 let h: Harness;
 beforeEach(() => {

@@ -2,15 +2,15 @@
  * HookCalls on a real RequestService (memory store, fake messenger): what
  * shutdown does to held Claude Code hook calls, without HTTP. The rest of the
  * flow (joins, deadlines, disconnects) is tested through the route in
- * test/integration/hook-endpoint.test.ts.
+ * test/integration/hooks/endpoint.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { DRAINING_DENY, HookCalls, SHUTDOWN_REASON, type HookCall } from "../../../../src/requests/hooks/calls.js";
 import { parseHookInput } from "../../../../src/requests/hooks/input.js";
 import { RequestService } from "../../../../src/requests/service.js";
 import { createMemoryStore } from "../../../../src/store/memory-store.js";
-import { FakeMessenger } from "../../../helpers/relay.js";
-import { hookFixture } from "./fixtures.js";
+import { FakeMessenger } from "../../../helpers/fake-messenger.js";
+import { hookFixture } from "../../../fixtures/claude-code.js";
 
 const services: RequestService[] = [];
 afterEach(() => {

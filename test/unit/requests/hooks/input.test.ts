@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseHookInput } from "../../../../src/requests/hooks/input.js";
 import { MAX_DEPTH } from "../../../../src/protocol/json-depth.js";
 import { RelayError } from "../../../../src/requests/errors.js";
-import { hookFixture } from "./fixtures.js";
+import { hookFixture } from "../../../fixtures/claude-code.js";
 
 /** The field paths of the 400 the input gets. */
 function problems(value: unknown): Array<{ path: string; message: string }> {

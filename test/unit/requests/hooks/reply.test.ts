@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hookOutput } from "../../../../src/requests/hooks/reply.js";
-import { ALICE, answered, cancelled, CREATED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { answered, cancelled, CREATED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { ALICE } from "../../../fixtures/people.js";
 
 const input = { command: "npm run deploy -- --env production", description: "Deploy" };
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm run deploy:*" }], behavior: "allow", destination: "localSettings" }];

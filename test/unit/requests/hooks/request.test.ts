@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseHookInput } from "../../../../src/requests/hooks/input.js";
 import { hookRequestBody, hookRequestKey, keyForAttempt } from "../../../../src/requests/hooks/request.js";
 import { parseCreateBody } from "../../../../src/http/parse.js";
-import { hookFixture } from "./fixtures.js";
+import { hookFixture } from "../../../fixtures/claude-code.js";
 
 const preToolUse = (over: Record<string, unknown> = {}) => parseHookInput({ ...hookFixture("pre-tool-use"), ...over });
 const permissionRequest = (over: Record<string, unknown> = {}) => parseHookInput({ ...hookFixture("permission-request"), ...over });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { answerModal, checkViewLimits } from "../../../src/slack/blocks/index.js";
-import { encodeMetadata, Field, OTHER_VALUE, View, type ModalMetadata } from "../../../src/slack/ids.js";
-import { askRecord, interactiveRecord } from "../../fixtures/records.js";
-import { block } from "./helpers.js";
+import { answerModal, checkViewLimits } from "../../../../src/slack/blocks/index.js";
+import { encodeMetadata, Field, OTHER_VALUE, View, type ModalMetadata } from "../../../../src/slack/ids.js";
+import { askRecord, interactiveRecord } from "../../../fixtures/records.js";
+import { block } from "../../../helpers/blocks.js";
 
 const meta: ModalMetadata = { r: "req-0001", c: "C0123456789", ts: "1700000000.000100" };
 const plain = (text: string) => ({ type: "plain_text", text });

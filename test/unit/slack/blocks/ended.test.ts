@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, endedMessage, requestMessage } from "../../../src/slack/blocks/index.js";
-import { Action } from "../../../src/slack/ids.js";
-import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
-import { actionIds, sectionText } from "./helpers.js";
+import { checkMessageLimits, endedMessage, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { Action } from "../../../../src/slack/ids.js";
+import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { actionIds, sectionText } from "../../../helpers/blocks.js";
 
 const AT = "<!date^1700000060^{time}|22:14 UTC>";
 const input = { command: "npm test", description: "Run the unit tests" };

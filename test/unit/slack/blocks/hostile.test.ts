@@ -4,9 +4,9 @@
  * accept, in every state a request can end in.
  */
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../../../src/protocol/decisions.js";
-import type { Person } from "../../../src/protocol/request-view.js";
-import type { RequestRecord } from "../../../src/requests/model.js";
+import type { Decision } from "../../../../src/protocol/decisions.js";
+import type { Person } from "../../../../src/protocol/request-view.js";
+import type { RequestRecord } from "../../../../src/requests/model.js";
 import {
   answerModal,
   checkMessageLimits,
@@ -18,9 +18,9 @@ import {
   inputPageCount,
   otherModal,
   requestMessage,
-} from "../../../src/slack/blocks/index.js";
-import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
-import { unescapedMarkup } from "./helpers.js";
+} from "../../../../src/slack/blocks/index.js";
+import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { unescapedMarkup } from "../../../helpers/blocks.js";
 
 const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";
 /** `n` characters of hostile text; `tag` keeps otherwise equal strings apart. */

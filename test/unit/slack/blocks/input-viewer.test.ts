@@ -1,11 +1,11 @@
 import type { KnownBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { checkViewLimits, inputModal, inputPageCount } from "../../../src/slack/blocks/index.js";
-import { prettyJson } from "../../../src/slack/blocks/json.js";
-import type { RequestRecord } from "../../../src/requests/model.js";
-import { Action, decodeMetadata, encodeButton, View } from "../../../src/slack/ids.js";
-import { askRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
-import { buttons, decodeCode, sectionText, unescapeMrkdwn } from "./helpers.js";
+import { checkViewLimits, inputModal, inputPageCount } from "../../../../src/slack/blocks/index.js";
+import { prettyJson } from "../../../../src/slack/blocks/json.js";
+import type { RequestRecord } from "../../../../src/requests/model.js";
+import { Action, decodeMetadata, encodeButton, View } from "../../../../src/slack/ids.js";
+import { askRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { buttons, decodeCode, sectionText, unescapeMrkdwn } from "../../../helpers/blocks.js";
 
 function allViews(record: RequestRecord) {
   return Array.from({ length: inputPageCount(record) }, (_, page) => inputModal(record, page));

@@ -1,6 +1,6 @@
 import type { KnownBlock, ModalView } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, checkViewLimits, type SlackMessage } from "../../../src/slack/blocks/index.js";
+import { checkMessageLimits, checkViewLimits, type SlackMessage } from "../../../../src/slack/blocks/index.js";
 
 const plain = (text: string) => ({ type: "plain_text" as const, text });
 const mrkdwn = (text: string) => ({ type: "mrkdwn" as const, text });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { canEditInput, checkMessageLimits, requestMessage } from "../../../src/slack/blocks/index.js";
-import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { permissionRecord } from "../../fixtures/records.js";
-import { actionIds, buttons, decodeCode, sectionText } from "./helpers.js";
+import { canEditInput, checkMessageLimits, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { Action, encodeButton } from "../../../../src/slack/ids.js";
+import { permissionRecord } from "../../../fixtures/records.js";
+import { actionIds, buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
 
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" }];
 const value = encodeButton({ r: "req-0001" });

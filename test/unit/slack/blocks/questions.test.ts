@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, isOneTap, requestMessage } from "../../../src/slack/blocks/index.js";
-import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { askRecord, interactiveRecord } from "../../fixtures/records.js";
-import { actionIds, block, buttons, decodeCode, sectionText } from "./helpers.js";
+import { checkMessageLimits, isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { Action, encodeButton } from "../../../../src/slack/ids.js";
+import { askRecord, interactiveRecord } from "../../../fixtures/records.js";
+import { actionIds, block, buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
 
 const option = (label: string, description = "") => ({ label, description });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, isOneTap, requestMessage } from "../../../src/slack/blocks/index.js";
-import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { stepGateRecord } from "../../fixtures/records.js";
-import { buttons, decodeCode, sectionText } from "./helpers.js";
+import { checkMessageLimits, isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { Action, encodeButton } from "../../../../src/slack/ids.js";
+import { stepGateRecord } from "../../../fixtures/records.js";
+import { buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
 
 describe("step gate message", () => {
   it("shows the proposed tool and its parameters as pretty JSON, with Yes, No and Stop", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { escapeMrkdwn } from "../../../src/slack/blocks/index.js";
-import { chunkAll, cutShort, fit } from "../../../src/slack/blocks/text.js";
-import { compactJson, prettyJson } from "../../../src/slack/blocks/json.js";
-import { decodeCode, unescapeMrkdwn } from "./helpers.js";
+import { escapeMrkdwn } from "../../../../src/slack/blocks/index.js";
+import { chunkAll, cutShort, fit } from "../../../../src/slack/blocks/text.js";
+import { compactJson, prettyJson } from "../../../../src/slack/blocks/json.js";
+import { decodeCode, unescapeMrkdwn } from "../../../helpers/blocks.js";
 
 describe("escapeMrkdwn", () => {
   it("turns &, < and > into entities so agent text cannot mention, link or ping", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { interpretButton } from "../../../src/slack/listeners/buttons.js";
-import { endedNotice } from "../../../src/slack/listeners/notices.js";
-import { Action } from "../../../src/slack/ids.js";
-import { recordOf } from "../../helpers/slack.js";
+import { interpretButton } from "../../../../src/slack/listeners/buttons.js";
+import { endedNotice } from "../../../../src/slack/listeners/notices.js";
+import { Action } from "../../../../src/slack/ids.js";
+import { recordOf } from "../../../helpers/slack.js";
 
 const input = { command: "ls" };
 const suggestions = [{ type: "setMode", mode: "acceptEdits", destination: "session" }];

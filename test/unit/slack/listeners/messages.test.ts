@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseStepReply, parseThreadReply } from "../../../src/slack/listeners/messages.js";
-import { recordOf } from "../../helpers/slack.js";
+import { parseStepReply, parseThreadReply } from "../../../../src/slack/listeners/messages.js";
+import { recordOf } from "../../../helpers/slack.js";
 
 const stepGate = recordOf({ kind: "step_gate", toolName: "Bash", input: { command: "rm -rf build" } });
 

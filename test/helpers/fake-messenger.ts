@@ -1,0 +1,37 @@
+/**
+ * The one fake of Slack for tests that exercise the service or the agent API
+ * without the Slack side (which has its own tests against Bolt and a Web API
+ * stand-in): it records what the service asked for, posts land at
+ * 1700000000.000101, …102, … in the record's channel, and a test can refuse
+ * every later post or replace `post` / `showEnded` outright.
+ */
+import type { SlackRef } from "../../src/protocol/request-view.js";
+import type { RequestRecord } from "../../src/requests/model.js";
+import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../../src/requests/service.js";
+
+export class FakeMessenger implements RequestMessenger {
+  readonly posts: RequestRecord[] = [];
+  /** Where each successful post landed, in order. */
+  readonly refs: SlackRef[] = [];
+  readonly ended: RequestRecord[] = [];
+  /** Set to a Slack error code to make every later post fail for good. */
+  refuseWith: string | undefined;
+  postWith: (record: RequestRecord, options: PostOptions) => Promise<SlackRef | undefined> = async (record) => ({
+    channel: record.channel,
+    ts: `1700000000.${String(100 + this.posts.length).padStart(6, "0")}`,
+  });
+  showEndedWith: (record: RequestRecord) => Promise<void> = async () => {};
+
+  async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
+    this.posts.push(record);
+    if (this.refuseWith !== undefined) throw new PermanentDeliveryError(this.refuseWith);
+    const ref = await this.postWith(record, options);
+    if (ref !== undefined) this.refs.push(ref);
+    return ref;
+  }
+
+  async showEnded(record: RequestRecord): Promise<void> {
+    this.ended.push(record);
+    return this.showEndedWith(record);
+  }
+}
