@@ -14,7 +14,7 @@ import { startRedisServer, type RedisServer } from "../../helpers/redis-server.j
 import { sleep } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
-import { startCli, type CliRun } from "../cli-spawn.js";
+import { startCli, type CliRun } from "../../helpers/cli.js";
 
 const TOKEN = "tok_sigkill_0123456789abcdef";
 /** Keeps Redis busy for ARGV[1] milliseconds: every other client waits meanwhile. */

@@ -18,7 +18,8 @@ import type { RequestStore } from "../../../src/requests/store.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 import { until } from "../../helpers/redis.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { ALICE, blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../../helpers/slack.js";
+import { blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../../helpers/slack.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 
