@@ -18,8 +18,8 @@ import { startRedisServer, type RedisServer } from "../../helpers/redis-server.j
 import { sleep } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
-import { hookFixture } from "../../unit/requests/hooks/fixtures.js";
-import { startCli, type CliRun } from "../cli-spawn.js";
+import { hookFixture } from "../../fixtures/claude-code.js";
+import { startCli, type CliRun } from "../../helpers/cli.js";
 
 const TOKEN = "tok_restart_0123456789abcdef";
 const HOOK = "/v1/hooks/claude-code?timeout=60";

@@ -11,13 +11,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DISCONNECT_REASON } from "../../../src/requests/hooks/calls.js";
 import { startIdleProxy, type IdleProxy } from "../../helpers/idle-proxy.js";
 import { sleep } from "../../helpers/redis.js";
-import { startRelay, TOKENS, type TestRelay } from "../../helpers/relay.js";
-import { hookFixture } from "../../unit/requests/hooks/fixtures.js";
+import { startApiRelay, TOKENS, type ApiRelay } from "../../helpers/api-relay.js";
+import { hookFixture } from "../../fixtures/claude-code.js";
 
-const alice = { id: "U0ALICE01", name: "alice" };
+import { ALICE } from "../../fixtures/people.js";
 const allow = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
 
-let relay: TestRelay | undefined;
+let relay: ApiRelay | undefined;
 let proxy: IdleProxy | undefined;
 afterEach(async () => {
   await proxy?.close();
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 async function setup(keepaliveMs: number, proxyIdleMs?: number) {
-  relay = await startRelay({ http: { hookKeepaliveMs: keepaliveMs } });
+  relay = await startApiRelay({ http: { hookKeepaliveMs: keepaliveMs } });
   if (proxyIdleMs !== undefined) proxy = await startIdleProxy(relay.url, proxyIdleMs);
   return { relay, base: proxy?.url ?? relay.url };
 }
@@ -40,7 +40,7 @@ function hookCall(base: string, init: { signal?: AbortSignal; body?: unknown; qu
   });
 }
 
-async function held(relay: TestRelay, count: number) {
+async function held(relay: ApiRelay, count: number) {
   const deadline = Date.now() + 3000;
   while (relay.service.waiting !== count) {
     if (Date.now() > deadline) throw new Error(`expected ${count} held calls, have ${relay.service.waiting}`);
@@ -55,7 +55,7 @@ describe("a held Claude Code hook call behind a proxy that cuts connections idle
     await held(relay, 1);
     await sleep(2500);
     const id = relay.stored[0]!.id;
-    expect((await relay.service.answer(id, { reply: "y" }, alice)).outcome).toBe("applied");
+    expect((await relay.service.answer(id, { reply: "y" }, ALICE)).outcome).toBe("applied");
 
     const response = await call;
     const text = await response.text();
@@ -87,7 +87,7 @@ describe("the keepalive of a held hook call", () => {
     const { relay, base } = await setup(2000);
     const call = hookCall(base);
     await held(relay, 1);
-    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, alice);
+    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, ALICE);
 
     const response = await call;
     expect(response.headers.get("content-length")).toEqual(expect.any(String));
@@ -125,7 +125,7 @@ describe("the keepalive of a held hook call", () => {
     await sleep(300);
     await relay.service.idle();
     expect(relay.messenger.posts).toHaveLength(1);
-    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, alice);
+    await relay.service.answer(relay.stored[0]!.id, { reply: "y" }, ALICE);
 
     for (const call of [first, second]) expect(JSON.parse(await (await call).text())).toEqual(allow);
   });
