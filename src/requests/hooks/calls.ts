@@ -126,7 +126,9 @@ export class HookCalls {
       const until = holdUntil(call.startedAt, call.timeoutSeconds, opened.expiresAt);
       record = opened.status === "pending" ? await this.hold(opened, until, call.gone) : opened;
       if (record?.status === "pending" && this.closed && !call.gone.aborted) {
-        await this.service.cancel(record.id, "relay", SHUTDOWN_REASON).catch(() => undefined);
+        const cancelled = await this.service.cancel(record.id, "relay", SHUTDOWN_REASON).catch(() => undefined);
+        // Answered in the meantime (a click on another instance): the agent gets that answer, as Slack shows it.
+        if (cancelled?.outcome === "already_ended") return hookOutput(event, cancelled.record);
         return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
       }
     } catch (error) {

@@ -60,6 +60,23 @@ describe("when the relay shuts down", () => {
     expect(await service.get(id)).toMatchObject({ status: "cancelled", cancelledBy: "relay", error: SHUTDOWN_REASON });
   });
 
+  it("a held hook call whose request is answered just before the shutdown cancel gets that answer, as Slack shows it", async () => {
+    const { service, messenger, hookCalls } = setup();
+    const answer = hookCalls.answer(call());
+    await until(() => service.waiting === 1);
+    await service.idle();
+    const id = messenger.posts[0]!.id;
+    // A click on another instance lands between the end of the hold and the cancel.
+    const cancel = service.cancel.bind(service);
+    service.cancel = async (...args) => {
+      await service.answer(id, { reply: "y" }, { id: "U0ALICE01", name: "alice" });
+      return cancel(...args);
+    };
+    await hookCalls.close();
+    expect(await answer).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+    expect(await service.get(id)).toMatchObject({ status: "answered" });
+  });
+
   it("a hook call arriving after close() is denied without asking anyone", async () => {
     const { service, messenger, hookCalls } = setup();
     await hookCalls.close();
