@@ -15,6 +15,7 @@ import { createDocument, type ZodOpenApiOverride, type ZodOpenApiResponsesObject
 import {
   ClaudeCodeHookInput,
   HOOK_PATH,
+  RETRIES_UNAVAILABLE_HEADER,
   MAX_HOOK_TIMEOUT_SECONDS,
   MIN_HOOK_TIMEOUT_SECONDS,
   PermissionRequestOutput,
@@ -179,7 +180,9 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             summary: "A Claude Code `http` hook (PreToolUse, PermissionRequest)",
             description:
               "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
-              "No answer in time, a dropped request, storage that stays unavailable or a failure inside the relay is a 200 deny, never an error Claude Code would ignore.",
+              "No answer in time, a dropped request, storage that stays unavailable or a failure inside the relay is a 200 deny, never an error Claude Code would ignore. " +
+              "A call held longer than RELAY_HOOK_KEEPALIVE (default 15 s) gets its 200 started then and a space every interval before the JSON, so idle-timeout proxies keep it open. " +
+              "An instance shutting down denies new calls, saying it is restarting, unless the caller says it retries (503 then).",
             requestParams: {
               query: z.object({
                 timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({
@@ -187,13 +190,24 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
                 }),
                 channel: SlackChannelId.optional().meta({ description: "Where to ask; default: SLACK_DEFAULT_CHANNEL." }),
               }),
-              header: requestId,
+              header: requestId.extend({
+                [RETRIES_UNAVAILABLE_HEADER]: z.literal("1").optional().meta({
+                  description:
+                    "The caller retries a 503 itself (the client library does; Claude Code does not): an instance shutting down answers 503 relay_shutting_down instead of a deny.",
+                }),
+              }),
             },
             requestBody: { required: true, content: json(ClaudeCodeHookInput) },
             responses: {
               "200": { description: "The hook JSON for the event.", content: json(z.union([PreToolUseOutput, PermissionRequestOutput])) },
               ...refusals,
               ...bodyRefusals,
+              "503": {
+                ...error(
+                  `\`relay_shutting_down\`, only for a caller that sends \`${RETRIES_UNAVAILABLE_HEADER}: 1\`: this instance is shutting down; retry after \`Retry-After\` seconds.`,
+                ),
+                headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "1" }) }),
+              },
             },
           },
         },
