@@ -23,13 +23,19 @@ export interface RequestMessenger {
    * PermanentDeliveryError when Slack refuses for good; resolves undefined
    * when `options.keepTrying` stopped it.
    */
-  post(record: RequestRecord, options?: PostOptions): Promise<SlackRef | undefined>;
+  post(record: RequestRecord, options?: PostOptions): Promise<PostedMessage | undefined>;
   /**
    * Rewrites the posted message to show how the request ended: one attempt,
    * paced like every call. Throws TransientDeliveryError (retry later, after
    * `retryAfterMs` when Slack said) or PermanentDeliveryError.
    */
   showEnded(record: RequestRecord): Promise<void>;
+}
+
+/** Where a request's message was posted. */
+export interface PostedMessage extends SlackRef {
+  /** Other copies found posted for the request (a retry after Slack's reply was lost). */
+  others?: SlackRef[];
 }
 
 export interface PostOptions {
@@ -67,7 +73,7 @@ export class TransientDeliveryError extends Error {
   }
 }
 
-export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;
+export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;
 
 export interface DeliveryDeps {
   store: DeliveryStore;
@@ -149,7 +155,8 @@ export class Delivery {
 
   /** The error an expired request gets when it was never posted (as far as this instance knows why). */
   unpostedError(id: string): string {
-    const reason = this.retryReasons.get(id);
+    // Still waiting for its turn here: its channel's line (Slack's pace) did not reach it in time.
+    const reason = this.retryReasons.get(id) ?? (this.posting.has(id) ? "Slack was rate limiting" : undefined);
     return reason === undefined ? NEVER_POSTED : `${reason}: the message could not be posted to Slack before the request's deadline.`;
   }
 
@@ -165,7 +172,7 @@ export class Delivery {
 
   private async deliver(record: RequestRecord): Promise<void> {
     const { store, messenger, logger, now } = this.deps;
-    let slack: SlackRef | undefined;
+    let slack: PostedMessage | undefined;
     // A post may wait in its channel's line for longer than a lease: from the messenger's first
     // keepTrying on, the lease is renewed every third of a lease until the post settles.
     let heartbeat: NodeJS.Timeout | undefined;
@@ -194,7 +201,8 @@ export class Delivery {
       return;
     }
     this.retryReasons.delete(record.id);
-    const stored = await store.setSlackMessage(record.id, slack);
+    let stored = await store.setSlackMessage(record.id, { channel: slack.channel, ts: slack.ts });
+    for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
     if (stored && stored.status !== "pending") this.deps.showEnded(stored);
   }
 

@@ -21,6 +21,12 @@ export const RequestRecord = z.object({
   /** Unix time in milliseconds after which the request expires. */
   expiresAt: z.number(),
   slack: SlackRef.optional(),
+  /**
+   * Other messages posted for this request, found after a retry whose first
+   * reply from Slack was lost: a click on them counts, and they show the
+   * outcome too. Oldest first.
+   */
+  otherMessages: z.array(SlackRef).optional(),
   decision: Decision.optional(),
   answeredBy: Person.optional(),
   /** Unix time in milliseconds of the final transition. */

@@ -18,7 +18,7 @@ import type { CreateRequestBody } from "../protocol/request-body.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 
-export { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type RequestMessenger } from "./delivery.js";
+export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -120,6 +120,18 @@ export class RequestService {
       const result = await this.end(id, this.expiry(id));
       return "record" in result ? result.record : undefined;
     }
+    return record;
+  }
+
+  /**
+   * Records `slack` as another message of the request (one Slack confirmed
+   * was posted for it, e.g. a copy a click came from); returns the record as
+   * it now is. When the request has ended, the copy is updated too.
+   */
+  async adoptMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined> {
+    const record = await this.store.addOtherMessage(id, slack);
+    if (record) this.logger.warn({ id, channel: slack.channel, ts: slack.ts }, "another message of the request was found and recorded");
+    if (record && record.status !== "pending") this.updates.show(record);
     return record;
   }
 

@@ -93,6 +93,14 @@ export interface RequestStore {
    * already ended, the update of that message is queued (see claimUpdates).
    */
   setSlackMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
+  /**
+   * Records another message posted for the request (not its main one; see
+   * RequestRecord.otherMessages), indexed like the main one so a click on it
+   * finds the request; when the request has already ended, the update of its
+   * messages is queued. Returns the record as it now is; undefined for an
+   * unknown id.
+   */
+  addOtherMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
   /** Finds the request a Slack message (channel + ts) belongs to. */
   findBySlackMessage(slack: SlackRef): Promise<string | undefined>;
   /**

@@ -11,6 +11,7 @@ import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
 import * as actions from "./listeners/actions.js";
+import { MessageLookup } from "./message-lookup.js";
 import * as messages from "./listeners/messages.js";
 import * as modalButtons from "./listeners/modal-buttons.js";
 import * as views from "./listeners/views.js";
@@ -100,7 +101,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
   });
   app.error(async (error) => logger.error({ error }, "slack listener error"));
-  const deps = { service, client, logger };
+  const deps = { service, client, logger, messages: new MessageLookup(client) };
   actions.register(app, deps);
   modalButtons.register(app, deps);
   views.register(app, deps);

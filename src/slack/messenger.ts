@@ -13,6 +13,7 @@ import type { RequestRecord } from "../requests/model.js";
 import { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
 import { endedMessage } from "./blocks/index.js";
 import { ChannelQueue, queueKey } from "./channel-queue.js";
+import { MessageLookup, requestMetadata } from "./message-lookup.js";
 import { postRequest } from "./poster.js";
 import { classifySlackError, defaultSleep } from "./retry.js";
 
@@ -29,6 +30,8 @@ export interface SlackMessengerDeps {
   updateWaitMs?: number;
   /** Paces every call; one per messenger by default. */
   queue?: ChannelQueue;
+  /** Finds a request's messages in a channel's history; one per messenger by default. */
+  lookup?: MessageLookup;
 }
 
 export function createSlackMessenger({
@@ -39,28 +42,33 @@ export function createSlackMessenger({
   random = Math.random,
   updateWaitMs = 10_000,
   queue = new ChannelQueue({ now, sleep }),
+  lookup = new MessageLookup(client),
 }: SlackMessengerDeps): RequestMessenger {
-  const poster = { client, queue, logger, now, sleep, random };
+  const poster = { client, queue, logger, now, sleep, random, lookup };
   return {
     post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;
-      const { channel, ts } = record.slack;
       const { text, blocks } = endedMessage(record);
+      const metadata = requestMetadata(record.id);
       const key = queueKey("chat.update");
-      // Wait out a pause Slack asked for (429) when it is short; a longer one comes back as the retry's delay.
-      const turn = await queue.turn(key, now() + updateWaitMs);
-      if (!turn) throw new TransientDeliveryError("chat.update is paused by Slack's rate limit", queue.pausedFor(key));
-      try {
-        await client.chat.update({ channel, ts, text, blocks });
-      } catch (error) {
-        const failure = classifySlackError(error);
-        if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
-        if (failure.retryAfterMs !== undefined) queue.pause(key, failure.retryAfterMs);
-        throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
-      } finally {
-        turn.release();
+      // The main message first; a copy that is gone (deleted by someone) needs no update.
+      for (const [index, { channel, ts }] of [record.slack, ...(record.otherMessages ?? [])].entries()) {
+        // Wait out a pause Slack asked for (429) when it is short; a longer one comes back as the retry's delay.
+        const turn = await queue.turn(key, now() + updateWaitMs);
+        if (!turn) throw new TransientDeliveryError("chat.update is paused by Slack's rate limit", queue.pausedFor(key));
+        try {
+          await client.chat.update({ channel, ts, text, blocks, metadata });
+        } catch (error) {
+          const failure = classifySlackError(error);
+          if (failure.kind === "permanent" && index > 0) continue;
+          if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
+          if (failure.retryAfterMs !== undefined) queue.pause(key, failure.retryAfterMs);
+          throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
+        } finally {
+          turn.release();
+        }
       }
     },
   };

@@ -8,15 +8,18 @@
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
-import { PermanentDeliveryError, type PostOptions } from "../requests/delivery.js";
+import { PermanentDeliveryError, type PostedMessage, type PostOptions } from "../requests/delivery.js";
 import type { RequestRecord } from "../requests/model.js";
 import { requestMessage } from "./blocks/index.js";
 import { queueKey, type ChannelQueue, type Turn } from "./channel-queue.js";
+import { requestMetadata, type MessageLookup } from "./message-lookup.js";
 import { backoffDelay, classifySlackError, type SlackFailure } from "./retry.js";
 
 export interface PosterDeps {
   client: webApi.WebClient;
   queue: ChannelQueue;
+  /** Finds what was posted for a request when a reply was lost. */
+  lookup: Pick<MessageLookup, "posted">;
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
@@ -33,12 +36,43 @@ export function describeFailure(failure: SlackFailure): string {
 }
 
 /**
+ * A failure after which the message may have been posted all the same (the
+ * reply was lost, or Slack failed after storing it): anything transient but
+ * a rate limit, which refuses the call before it is run.
+ */
+function ambiguous(failure: SlackFailure): boolean {
+  return failure.kind === "transient" && failure.retryAfterMs === undefined && failure.code !== "ratelimited" && failure.code !== "http_429";
+}
+
+/** The request's messages already in its channel since `since` (Unix ms); undefined when Slack could not say. */
+async function lookUp(deps: PosterDeps, record: RequestRecord, since: number): Promise<SlackRef[] | undefined> {
+  const key = queueKey("conversations.history");
+  const turn = await deps.queue.turn(key, record.expiresAt);
+  if (!turn) return undefined;
+  try {
+    return await deps.lookup.posted(record.channel, record.id, since);
+  } catch (error) {
+    const failure = classifySlackError(error);
+    if (failure.kind === "transient" && failure.retryAfterMs !== undefined) deps.queue.pause(key, failure.retryAfterMs);
+    deps.logger.warn({ id: record.id, code: failure.code }, "could not look the channel's history up for the request's message");
+    return undefined;
+  } finally {
+    turn.release();
+  }
+}
+
+/**
  * Posts `record`; resolves the message's channel and ts, or undefined when
  * `keepTrying` stopped it or its deadline came first. Throws
- * PermanentDeliveryError when Slack refuses for good.
+ * PermanentDeliveryError when Slack refuses for good. After a failure that
+ * may have posted the message all the same, the channel's history is looked
+ * up before posting again (a message found is adopted), and once more after
+ * posting (any other copy found is returned in `others`).
  */
-export async function postRequest(deps: PosterDeps, record: RequestRecord, { keepTrying, onRetry }: PostOptions = {}): Promise<SlackRef | undefined> {
+export async function postRequest(deps: PosterDeps, record: RequestRecord, { keepTrying, onRetry }: PostOptions = {}): Promise<PostedMessage | undefined> {
   const { client, queue, logger, now, sleep, random } = deps;
+  const firstAttemptAt = now();
+  let uncertain = false;
   const { text, blocks } = requestMessage(record);
   const key = queueKey("chat.postMessage", record.channel);
   const deadline = record.expiresAt;
@@ -53,38 +87,62 @@ export async function postRequest(deps: PosterDeps, record: RequestRecord, { kee
         if (!failed) onRetry?.(RATE_LIMITED);
         return undefined;
       }
+      const held = turn;
       if (keepTrying && !(await keepTrying(now()))) {
-        turn.release(false);
+        held.release(false);
         return undefined;
+      }
+      if (uncertain) {
+        const found = await lookUp(deps, record, firstAttemptAt);
+        if (found && found.length > 0) {
+          held.release(false);
+          turn = undefined;
+          logger.warn({ id: record.id, ts: found[0]!.ts, copies: found.length }, "slack took the post whose reply was lost: adopting that message");
+          return { ...found[0]!, others: found.slice(1) };
+        }
       }
       let failure: SlackFailure;
       try {
-        const response = await client.chat.postMessage({ channel: record.channel, text, blocks, unfurl_links: false, unfurl_media: false });
+        const response = await client.chat.postMessage({
+          channel: record.channel,
+          text,
+          blocks,
+          metadata: requestMetadata(record.id),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
         if (typeof response.channel !== "string" || typeof response.ts !== "string") {
           throw new PermanentDeliveryError("chat.postMessage returned no channel or ts");
         }
         logger.debug({ id: record.id, channel: response.channel, ts: response.ts, attempts: attempt }, "slack message posted");
-        return { channel: response.channel, ts: response.ts };
+        const posted = { channel: response.channel, ts: response.ts };
+        if (!uncertain) return posted;
+        // An earlier attempt may have been posted after all without showing up in the history yet.
+        held.release();
+        turn = undefined;
+        const others = ((await lookUp(deps, record, firstAttemptAt)) ?? []).filter((found) => found.ts !== posted.ts);
+        return others.length > 0 ? { ...posted, others } : posted;
       } catch (error) {
         if (error instanceof PermanentDeliveryError) throw error;
         failure = classifySlackError(error);
         if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
       }
       failed = true;
+      if (ambiguous(failure)) uncertain = true;
       onRetry?.(describeFailure(failure));
       if (failure.retryAfterMs !== undefined) {
         // The whole channel waits it out; this request keeps the line and goes first after the pause.
         queue.pause(key, failure.retryAfterMs);
         logger.info({ id: record.id, code: failure.code, attempt, retryAfterMs: failure.retryAfterMs }, "slack post rate limited, channel paused");
         if (keepTrying && !(await keepTrying(now() + failure.retryAfterMs))) return undefined;
-        if (!(await turn.again())) {
+        if (!(await held.again())) {
           turn = undefined;
           return undefined;
         }
         continue;
       }
       // Anything else transient: let the rest of the line go while this request backs off.
-      turn.release();
+      held.release();
       turn = undefined;
       const delay = backoffDelay(attempt, { random });
       if (now() + delay > deadline) return undefined;

@@ -53,6 +53,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       const record = records.get(id);
       records.delete(id);
       if (record?.slack) messages.delete(messageKey(record.slack));
+      for (const other of record?.otherMessages ?? []) messages.delete(messageKey(other));
       const key = idempotencyKeyOf.get(id);
       if (key !== undefined && idempotency.get(key) === id) idempotency.delete(key);
       idempotencyKeyOf.delete(id);
@@ -108,6 +109,18 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       record.slack = { ...slack };
       messages.set(messageKey(slack), id);
       posting.delete(id);
+      if (record.status !== "pending") updates.set(id, { dueAt: now() + UPDATE_GRACE_MS, attempts: 0 });
+      return clone(record);
+    },
+
+    async addOtherMessage(id, slack) {
+      prune();
+      const record = records.get(id);
+      if (!record) return undefined;
+      const ref = { channel: slack.channel, ts: slack.ts };
+      const others = (record.otherMessages ?? []).filter((other) => other.channel !== ref.channel || other.ts !== ref.ts);
+      record.otherMessages = [...others, ref].sort((a, b) => a.ts.localeCompare(b.ts));
+      messages.set(messageKey(ref), id);
       if (record.status !== "pending") updates.set(id, { dueAt: now() + UPDATE_GRACE_MS, attempts: 0 });
       return clone(record);
     },

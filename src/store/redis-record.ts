@@ -35,6 +35,14 @@ export const Field = {
   callbackUrl: "callbackUrl",
 } as const;
 
+/** Hash field of one of a request's other messages (value: JSON of {channel, ts}); see otherMessageField. */
+const OTHER_MESSAGE = "other:";
+
+/** The hash field an other message of a request lies in: one field each, so a script adds one without parsing JSON. */
+export function otherMessageField(slack: { channel: string; ts: string }): string {
+  return `${OTHER_MESSAGE}${slack.channel}:${slack.ts}`;
+}
+
 const Meta = RequestRecord.pick({ id: true, tokenName: true, channel: true, createdAt: true });
 
 export class UnreadableRecordError extends Error {
@@ -67,6 +75,7 @@ export function encodeRecord(record: RequestRecord): string[] {
     [Field.callbackUrl, record.body.callbackUrl],
   ];
   for (const [field, value] of optional) if (value !== undefined) pairs.push(field, value);
+  for (const other of record.otherMessages ?? []) pairs.push(otherMessageField(other), JSON.stringify(other));
   return pairs;
 }
 
@@ -84,12 +93,22 @@ export function decodeRecord(key: string, hash: Readonly<Record<string, string>>
       error: hash[Field.error],
       cancelledBy: hash[Field.cancelledBy],
       slack: parseJson(hash[Field.slack]),
+      otherMessages: otherMessagesOf(hash),
     };
     return RequestRecord.parse(Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined)));
   } catch (error) {
     const reason = error instanceof z.ZodError ? z.prettifyError(error) : String(error);
     throw new UnreadableRecordError(key, reason);
   }
+}
+
+/** The `other:` fields of a hash, oldest message first; undefined when there are none. */
+function otherMessagesOf(hash: Readonly<Record<string, string>>): unknown[] | undefined {
+  const others = Object.entries(hash)
+    .filter(([field]) => field.startsWith(OTHER_MESSAGE))
+    .map(([, value]) => parseJson(value) as { ts?: unknown });
+  if (others.length === 0) return undefined;
+  return others.sort((a, b) => String(a.ts).localeCompare(String(b.ts)));
 }
 
 /** Turns a flat [field, value, …] list (a script's reply) into a hash. */

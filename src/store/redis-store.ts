@@ -19,7 +19,7 @@ import type { ClaimedCallback, ClaimedUpdate, CreateOptions, CreateResult, Reque
 import { DEFAULT_RETENTION_MS, UPDATE_GRACE_MS } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
-import { decodeRecord, encodeRecord } from "./redis-record.js";
+import { decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
 
 export interface RedisStoreOptions {
@@ -147,6 +147,13 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
       const raw = await scripts.setSlack([key, keys.message(slack), keys.posting, keys.updates], [id, ref, now() + UPDATE_GRACE_MS]);
       return toSlackResult(key, raw);
+    },
+
+    async addOtherMessage(id: string, slack: SlackRef) {
+      const key = keys.data(id);
+      const ref = { channel: slack.channel, ts: slack.ts };
+      const args = [id, otherMessageField(ref), JSON.stringify(ref), now() + UPDATE_GRACE_MS];
+      return toSlackResult(key, await scripts.addOtherMessage([key, keys.message(slack), keys.updates], args));
     },
 
     async findBySlackMessage(slack: SlackRef) {

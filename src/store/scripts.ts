@@ -18,6 +18,7 @@ const FILES = {
   cancel: "cancel-5.lua",
   fail: "fail-5.lua",
   setSlack: "set-slack-4.lua",
+  addOtherMessage: "add-other-message-3.lua",
   claimCallbacks: "claim-callbacks-2.lua",
   retryCallback: "retry-callback-2.lua",
   completeCallback: "complete-callback-2.lua",

@@ -32,8 +32,29 @@ export interface SlackWebApiStandIn {
   refuse(method: string, times: number, reply: { status: number; retryAfterSeconds?: number }): void;
   /** How many calls of `method` were refused so far. */
   refused(method: string): number;
+  /**
+   * Runs the next `times` calls of `method` (a post is stored) but drops the
+   * connection instead of replying: the reply is lost on the way back.
+   */
+  dropReply(method: string, times: number): void;
+  /** The next `times` conversations.history calls find nothing, as when Slack's history lags behind a post. */
+  hideFromHistory(times: number): void;
+  /** Messages posted so far, as conversations.history returns them (oldest first here). */
+  messages: PostedMessage[];
   close(): Promise<void>;
 }
+
+/** A message as Slack stores it: by the bot, with the metadata it was posted with. */
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+  bot_id: string;
+  text: unknown;
+  metadata?: unknown;
+}
+
+/** The relay's bot, as auth.test names it and as its messages carry it. */
+export const BOT_ID = "B0RELAY";
 
 export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const calls: ApiCall[] = [];
@@ -42,14 +63,36 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   let posts = 0;
   const refusals = new Map<string, { times: number; status: number; retryAfterSeconds?: number }>();
   const refusedCount = new Map<string, number>();
+  const drops = new Map<string, number>();
+  let hidden = 0;
+  const messages: PostedMessage[] = [];
+  /** A ts as Slack makes them: the time in seconds, and a sequence number to keep them unique. */
+  const newTs = () => `${Math.floor(Date.now() / 1000)}.${String(++posts).padStart(6, "0")}`;
 
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
       case "auth.test":
-        return { ok: true, team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: "B0RELAY" };
+        return { ok: true, team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: BOT_ID };
       case "chat.postMessage": {
-        const ts = `1700000000.${String(++posts).padStart(6, "0")}`;
+        const ts = newTs();
+        const message: PostedMessage = { channel: String(args.channel), ts, bot_id: BOT_ID, text: args.text };
+        if (args.metadata !== undefined) message.metadata = args.metadata;
+        messages.push(message);
         return { ok: true, channel: args.channel, ts, message: { ts, text: args.text } };
+      }
+      case "conversations.history": {
+        if (hidden > 0) {
+          hidden -= 1;
+          return { ok: true, messages: [], has_more: false };
+        }
+        const inclusive = args.inclusive === "true";
+        const after = (ts: string, bound: unknown) => bound === undefined || (inclusive ? Number(ts) >= Number(bound) : Number(ts) > Number(bound));
+        const before = (ts: string, bound: unknown) => bound === undefined || (inclusive ? Number(ts) <= Number(bound) : Number(ts) < Number(bound));
+        const found = messages
+          .filter((m) => m.channel === args.channel && after(m.ts, args.oldest) && before(m.ts, args.latest))
+          .map(({ metadata, ...m }) => ({ type: "message", ...m, ...(args.include_all_metadata === "true" && metadata ? { metadata } : {}) }))
+          .reverse();
+        return { ok: true, messages: found.slice(0, Number(args.limit ?? 100)), has_more: false };
       }
       case "views.open":
         return { ok: true, view: { id: `V0MODAL${calls.length}` } };
@@ -76,7 +119,13 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
       }
       const reply = answer(method, args);
       calls.push({ method, args: method === "chat.postMessage" ? { ...args, ts: reply.ts } : args });
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+      const drop = drops.get(method) ?? 0;
+      if (drop > 0) {
+        drops.set(method, drop - 1);
+        res.socket?.destroy();
+      } else {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+      }
       arrived.emit("call");
     });
   });
@@ -92,6 +141,13 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
       refusals.set(method, { times, ...reply });
     },
     refused: (method) => refusedCount.get(method) ?? 0,
+    dropReply: (method, times) => {
+      drops.set(method, times);
+    },
+    hideFromHistory: (times) => {
+      hidden = times;
+    },
+    messages,
     waitFor: (method, match = () => true, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = () => {

@@ -212,6 +212,19 @@ export class FakeSlackApi {
     return this.on("chat.postMessage", { ok: true, channel, ts, message: { ts } }, times);
   }
 
+  /**
+   * What the relay asks to find a request's messages (auth.test for its bot
+   * id, once; then conversations.history `times` times), answered with
+   * `messages` as the channel's history.
+   */
+  onHistory(messages: unknown[] = [], times = 1): this {
+    return this.on("auth.test", { ok: true, user_id: "U0RELAY", bot_id: "B0RELAY" }).on(
+      "conversations.history",
+      { ok: true, messages, has_more: false },
+      times,
+    );
+  }
+
   callsTo(method: string): ApiCall[] {
     return this.calls.filter((call) => call.method === method);
   }

@@ -400,6 +400,23 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.claimUpdates(clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
       });
 
+      it("another message of a request is found from its channel and ts, read back, and gets the update once the request ended", async () => {
+        const { store, created, clock } = await open();
+        const request = await created();
+        await store.setSlackMessage(request.id, slack(2));
+        const added = await store.addOtherMessage(request.id, slack(1));
+        expect(added?.otherMessages).toStrictEqual([slack(1)]);
+        expect(await store.findBySlackMessage(slack(1))).toBe(request.id);
+        expect(await store.claimUpdates(clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        await store.transition(request.id, answer(clock.t));
+        await store.completeUpdate(request.id);
+        const late = await store.addOtherMessage(request.id, slack(3));
+        expect(late?.otherMessages).toStrictEqual([slack(1), slack(3)]);
+        expect((await store.get(request.id))?.otherMessages).toStrictEqual([slack(1), slack(3)]);
+        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+        expect(await store.addOtherMessage("no-such-request", slack(4))).toBeUndefined();
+      });
+
       it("recording the message of a request that already ended queues its update", async () => {
         const { store, created, clock } = await open();
         const request = await created();

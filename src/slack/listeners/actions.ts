@@ -26,7 +26,7 @@ import { interpretButton } from "./buttons.js";
 import {
   acking,
   displayName,
-  isRequestMessage,
+  requestOnMessage,
   noneOf,
   NOT_RECORDED,
   oneOf,
@@ -98,8 +98,8 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   if (!click) return;
   const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
   if (!read.ok) return notRecorded(deps, click, read, ack);
-  const record = read.value;
-  if (!record || !isRequestMessage(record, click.where)) {
+  const record = read.value && (await requestOnMessage(deps, read.value, click.where));
+  if (!record) {
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
   const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));

@@ -10,10 +10,13 @@ import type { Logger } from "../../logger.js";
 import type { Person, SlackRef } from "../../protocol/request-view.js";
 import type { RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
+import type { MessageLookup } from "../message-lookup.js";
 import { settleBefore } from "../../protocol/timing.js";
 
 export interface ListenerDeps {
-  service: Pick<RequestService, "get" | "answer" | "findBySlackMessage">;
+  service: Pick<RequestService, "get" | "answer" | "findBySlackMessage" | "adoptMessage">;
+  /** Confirms with Slack that an unknown message is a copy the relay posted for a request; absent: never. */
+  messages?: Pick<MessageLookup, "isRequestMessage">;
   /** Bot-token WebClient for views.open / views.update / chat.postEphemeral. */
   client: webApi.WebClient;
   logger: Logger;
@@ -37,9 +40,26 @@ export function displayName(user: SlackUser): string {
   return user.name ?? user.username ?? user.id;
 }
 
-/** true when `ref` names exactly the message the request was posted as. */
+/** true when `ref` names exactly a message the request was posted as (its main one or another recorded copy). */
 export function isRequestMessage(record: RequestRecord, ref: Partial<SlackRef>): boolean {
-  return record.slack !== undefined && record.slack.channel === ref.channel && record.slack.ts === ref.ts;
+  const same = (message: SlackRef) => message.channel === ref.channel && message.ts === ref.ts;
+  return (record.slack !== undefined && same(record.slack)) || (record.otherMessages ?? []).some(same);
+}
+
+/**
+ * Like isRequestMessage, and for a message the store does not know in the
+ * request's own channel, asks Slack whether the message at that ts is the
+ * relay's own copy for this request (a post whose reply was lost); such a
+ * copy is recorded and counts. Another channel, or a ts Slack does not
+ * confirm, is refused. Resolves the record as it now is, or undefined.
+ */
+export async function requestOnMessage(deps: ListenerDeps, record: RequestRecord, ref: Partial<SlackRef>): Promise<RequestRecord | undefined> {
+  if (isRequestMessage(record, ref)) return record;
+  const channel = record.slack?.channel;
+  if (!deps.messages || channel === undefined || ref.channel !== channel || ref.ts === undefined) return undefined;
+  const copy = { channel, ts: ref.ts };
+  if (!(await deps.messages.isRequestMessage(copy, record.id))) return undefined;
+  return deps.service.adoptMessage(record.id, copy);
 }
 
 /**

@@ -13,7 +13,7 @@ import { answerModal, denyReasonModal, editModal, inputModal, otherModal } from 
 import { Action, decodeMetadata, type ModalMetadata } from "../ids.js";
 import { parseClick, type Click } from "./actions.js";
 import { interpretButton, type ModalName } from "./buttons.js";
-import { acking, displayName, isRequestMessage, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, displayName, NOT_OPENED, requestOnMessage, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, tellPerson } from "./notices.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
@@ -37,8 +37,8 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
     if (click.where.channel !== undefined) await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_OPENED);
     return;
   }
-  const record = read.value;
-  if (!record || !isRequestMessage(record, click.where)) {
+  const record = read.value && (await requestOnMessage(deps, read.value, click.where));
+  if (!record) {
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
   const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));

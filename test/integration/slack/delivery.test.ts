@@ -60,17 +60,22 @@ describe("posting a request", () => {
     ["an HTTP 503", { status: 503 }],
     ["Slack's internal_error", { ok: false, error: "internal_error" }],
     ["Slack's service_unavailable", { ok: false, error: "service_unavailable" }],
-  ])("after %s, it retries and the message is posted", async (_label, failure) => {
-    relay.api.on("chat.postMessage", failure).onPost();
+  ])("after %s, it looks the channel's history up for the message, finds none, posts again and the message is posted", async (_label, failure) => {
+    relay.api.on("chat.postMessage", failure).onHistory([], 2).onPost();
     const record = await relay.create(stepGate);
     expect(record.status).toBe("pending");
     expect(record.slack).toEqual({ channel: CHANNEL, ts: MESSAGE_TS });
     expect(relay.sleeps).toHaveLength(1);
+    expect(relay.api.callsTo("conversations.history")[0]?.args).toMatchObject({ channel: CHANNEL, include_all_metadata: "true" });
+    expect(relay.api.callsTo("chat.postMessage").map((call) => call.args.metadata)).toEqual([
+      { event_type: "approval_relay_request", event_payload: { request_id: record.id } },
+      { event_type: "approval_relay_request", event_payload: { request_id: record.id } },
+    ]);
     relay.api.done();
   });
 
   it("when Slack stays down until the request's deadline, the request is never failed: it expires saying Slack did not take it", async () => {
-    relay.api.on("chat.postMessage", { status: 503 }, 40);
+    relay.api.on("chat.postMessage", { status: 503 }, 40).onHistory([], 41);
     const created = await relay.create({ ...stepGate, timeoutSeconds: 120 });
     expect(created.status).toBe("pending");
     expect(relay.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(120_000);

@@ -13,10 +13,12 @@ const permission = { kind: "permission", toolName: "Bash", input: { command: "ma
 let relay: SlackRelay;
 useSlackRelay((started) => (relay = started));
 
+/** The request is still pending and nothing was said or changed in Slack (looking a message up is all that may happen). */
 async function expectStillPending(id: string) {
   await relay.settle();
   expect((await relay.service.get(id))?.status).toBe("pending");
-  expect(relay.api.calls.map((call) => call.method)).toEqual(["chat.postMessage"]);
+  const lookups = new Set(["auth.test", "conversations.history"]);
+  expect(relay.api.calls.map((call) => call.method).filter((method) => !lookups.has(method))).toEqual(["chat.postMessage"]);
 }
 
 describe("signatures", () => {
@@ -86,12 +88,22 @@ describe("interactions that belong to no request", () => {
     await expectStillPending(record.id);
   });
 
-  it("a click from another message in the same channel is acked and ignored", async () => {
+  it("a click from another message in the same channel is acked and ignored when Slack's history does not show it as the request's", async () => {
     relay.api.onPost();
     const record = await relay.create(permission);
+    // A message at that ts by someone else, carrying the request's metadata: still not the relay's own.
+    const forged = {
+      type: "message",
+      ts: "1699999999.000001",
+      bot_id: "B0SOMEONE",
+      metadata: { event_type: "approval_relay_request", event_payload: { request_id: record.id } },
+    };
+    relay.api.onHistory([forged]);
     const response = await relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }), ts: "1699999999.000001" }));
     expect(response.status).toBe(200);
     await expectStillPending(record.id);
+    expect(relay.api.callsTo("conversations.history")[0]?.args).toMatchObject({ channel: CHANNEL, latest: "1699999999.000001", inclusive: "true" });
+    relay.api.done();
   });
 
   it.each([["not json"], ['{"r": 42}'], [undefined]])("a click whose value is %j is acked and ignored", async (value) => {
