@@ -111,8 +111,9 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     const held = () => service.waiting + hookCalls.held;
     const end = Date.now() + config.shutdownGraceSeconds * 1000;
     logger.info({ held: held(), graceSeconds: config.shutdownGraceSeconds }, "shutting down: no new work; held calls may finish within the grace period");
+    // Idle keep-alive connections stay open: a call sent on one gets a 503 that closes it, where closing it
+    // from this side could cross that call on the wire and reset it without a word.
     while (held() > 0 && Date.now() < end) {
-      app.server.closeIdleConnections();
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, end - Date.now())));
     }
     if (held() > 0) logger.info({ held: held(), handOver }, "grace period over: handing over held calls");
