@@ -9,6 +9,10 @@ import { z } from "zod";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
+/** What "Always allow" may pass back: `tool` plain rules for the asked tool only, `all` every suggestion (always shown). */
+export const AlwaysAllowScope = z.enum(["tool", "all"]);
+export type AlwaysAllowScope = z.infer<typeof AlwaysAllowScope>;
+
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */
   name: string;
@@ -42,6 +46,8 @@ export interface Config {
   /** Seconds between the whitespace a held Claude Code hook call is kept alive with (RELAY_HOOK_KEEPALIVE). */
   hookKeepaliveSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** RELAY_ALWAYS_ALLOW: what an Always allow click may grant. */
+  alwaysAllow: AlwaysAllowScope;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +85,7 @@ const hint = {
   RELAY_SHUTDOWN_GRACE: `use a whole number of seconds between 0 and ${MAX_SHUTDOWN_GRACE_SECONDS} (shorter than your orchestrator's kill timeout, e.g. Kubernetes terminationGracePeriodSeconds)`,
   RELAY_HOOK_KEEPALIVE: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
   LOG_LEVEL: "use debug, info, warn or error",
+  RELAY_ALWAYS_ALLOW: "use tool (Always allow passes back only rules for the asked tool) or all (every suggestion, always shown)",
   RELAY_CONFIG_FILE: "point it at a readable JSON file whose keys are these variable names",
 } as const;
 type VariableName = keyof typeof hint;
@@ -127,6 +134,7 @@ const fields = {
   RELAY_SHUTDOWN_GRACE: intBetween(0, MAX_SHUTDOWN_GRACE_SECONDS).default(25),
   RELAY_HOOK_KEEPALIVE: intBetween(1, MAX_HOOK_KEEPALIVE_SECONDS).default(15),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  RELAY_ALWAYS_ALLOW: AlwaysAllowScope.default("tool"),
 } satisfies Partial<Record<VariableName, z.ZodType>>;
 
 function parseTokens(value: string): AgentToken[] {
@@ -177,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceSeconds: read("RELAY_SHUTDOWN_GRACE"),
     hookKeepaliveSeconds: read("RELAY_HOOK_KEEPALIVE"),
     logLevel: read("LOG_LEVEL"),
+    alwaysAllow: read("RELAY_ALWAYS_ALLOW"),
   };
 }
 

@@ -6,6 +6,16 @@ import { z } from "zod";
 import { Decision } from "../protocol/decisions.js";
 import { StoredRequestBody } from "../protocol/request-body.js";
 import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
+import { AlwaysAllowScope } from "../config.js";
+
+/**
+ * The rules a request was created under, fixed at create so that every
+ * instance, and the message and the click alike, apply the same ones.
+ */
+export const RequestPolicy = z.object({
+  alwaysAllow: AlwaysAllowScope,
+});
+export type RequestPolicy = z.infer<typeof RequestPolicy>;
 
 export const RequestRecord = z.object({
   id: z.string(),
@@ -18,6 +28,8 @@ export const RequestRecord = z.object({
   body: StoredRequestBody,
   /** Unix time in milliseconds. */
   createdAt: z.number(),
+  /** Absent on requests stored before policies existed: the defaults apply. */
+  policy: RequestPolicy.optional(),
   /** Unix time in milliseconds after which the request expires. */
   expiresAt: z.number(),
   slack: SlackRef.optional(),

@@ -8,7 +8,7 @@ import type { Person } from "../protocol/request-view.js";
 import { callbackHostAllowed, hostOf } from "./callback-hosts.js";
 import { invalidRequest } from "./errors.js";
 import { autonomousAnswers, questionsForPerson } from "./interactive.js";
-import type { RequestRecord } from "./model.js";
+import type { RequestPolicy, RequestRecord } from "./model.js";
 
 /** The person the relay names when it answers by itself (autonomous mode). */
 export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
@@ -23,6 +23,7 @@ export interface NewRecordInput {
   defaultChannel?: string;
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
+  policy: RequestPolicy;
 }
 
 /** Throws a 400 (RelayError) naming the field when the request cannot be accepted as configured. */
@@ -37,7 +38,16 @@ export function newRecord(input: NewRecordInput): RequestRecord {
     throw invalidRequest([{ path: "callbackUrl", message }]);
   }
   const timeoutSeconds = body.timeoutSeconds ?? input.defaultTimeoutSeconds;
-  const record: RequestRecord = { id, status: "pending", tokenName, channel, body, createdAt, expiresAt: createdAt + timeoutSeconds * 1000 };
+  const record: RequestRecord = {
+    id,
+    status: "pending",
+    tokenName,
+    channel,
+    body,
+    createdAt,
+    policy: input.policy,
+    expiresAt: createdAt + timeoutSeconds * 1000,
+  };
   if (body.kind === "interactive_questions" && questionsForPerson(body).length === 0) {
     return { ...record, status: "answered", decision: { answers: autonomousAnswers(body) }, answeredBy: RELAY_PERSON, endedAt: createdAt };
   }

@@ -13,7 +13,7 @@ import { RelayError, shuttingDown } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
-import type { RequestRecord } from "./model.js";
+import type { RequestPolicy, RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
@@ -28,6 +28,8 @@ export interface RequestServiceDeps {
   defaultChannel?: string;
   /** RELAY_CALLBACK_HOSTS: the only hosts a callbackUrl may name; undefined → any host. */
   callbackHosts?: readonly string[];
+  /** The rules new requests are created under (default: Always allow passes back tool rules only). */
+  policy?: RequestPolicy;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -44,6 +46,9 @@ export interface CreateInput {
 
 /** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
 export const DEFAULT_POST_LEASE_MS = 30_000;
+
+/** The policy when none is configured: Always allow passes back only plain rules for the asked tool. */
+export const DEFAULT_POLICY: RequestPolicy = { alwaysAllow: "tool" };
 
 export { RELAY_PERSON } from "./new-record.js";
 
@@ -94,6 +99,7 @@ export class RequestService {
       defaultTimeoutSeconds,
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
       ...(callbackHosts === undefined ? {} : { callbackHosts }),
+      policy: this.deps.policy ?? DEFAULT_POLICY,
     });
     const result = await this.store.create(record, {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),

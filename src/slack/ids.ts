@@ -38,6 +38,8 @@ export const View = {
   other: "relay_other_modal",
   answer: "relay_answer_modal",
   input: "relay_input_modal",
+  /** Every rule Always allow saves, shown in full before anything is saved (when the message cannot hold them). */
+  alwaysAllow: "relay_always_allow_modal",
 } as const;
 
 /** block_id / action_id pairs inside modals. */

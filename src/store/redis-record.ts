@@ -17,7 +17,7 @@ import { RequestRecord } from "../requests/model.js";
  */
 export const Field = {
   status: "status",
-  /** JSON of the fields that never change: id, tokenName, channel, createdAt. */
+  /** JSON of the fields that never change: id, tokenName, channel, createdAt, policy. */
   meta: "meta",
   /** JSON of the agent's request body. */
   body: "body",
@@ -43,7 +43,7 @@ export function otherMessageField(slack: { channel: string; ts: string }): strin
   return `${OTHER_MESSAGE}${slack.channel}:${slack.ts}`;
 }
 
-const Meta = RequestRecord.pick({ id: true, tokenName: true, channel: true, createdAt: true });
+const Meta = RequestRecord.pick({ id: true, tokenName: true, channel: true, createdAt: true, policy: true });
 
 export class UnreadableRecordError extends Error {
   constructor(key: string, reason: string) {
@@ -54,7 +54,13 @@ export class UnreadableRecordError extends Error {
 
 /** The record as flat field/value pairs for HSET. */
 export function encodeRecord(record: RequestRecord): string[] {
-  const meta = { id: record.id, tokenName: record.tokenName, channel: record.channel, createdAt: record.createdAt };
+  const meta = {
+    id: record.id,
+    tokenName: record.tokenName,
+    channel: record.channel,
+    createdAt: record.createdAt,
+    ...(record.policy ? { policy: record.policy } : {}),
+  };
   const pairs = [
     Field.status,
     record.status,

@@ -110,6 +110,17 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }
       });
 
+      it("keeps the policy a request was created under, and reads a request stored without one", async () => {
+        const { store, record } = await open();
+        const withPolicy = record({ policy: { alwaysAllow: "all" } });
+        await store.create(withPolicy);
+        expect(await store.get(withPolicy.id)).toStrictEqual(withPolicy);
+        const without = record();
+        delete without.policy;
+        await store.create(without);
+        expect((await store.get(without.id))?.policy).toBeUndefined();
+      });
+
       it("stores a body of about 1 MB without loss", async () => {
         const { store, record } = await open();
         const content = `${"x".repeat(500_000)}${"é🚀".repeat(100_000)}`;

@@ -56,6 +56,7 @@ describe("loadConfig defaults", () => {
       shutdownGraceSeconds: 25,
       hookKeepaliveSeconds: 15,
       logLevel: "info",
+      alwaysAllow: "tool",
     });
   });
 
@@ -74,6 +75,7 @@ describe("loadConfig defaults", () => {
       RELAY_SHUTDOWN_GRACE: "50",
       RELAY_HOOK_KEEPALIVE: "20",
       LOG_LEVEL: "debug",
+      RELAY_ALWAYS_ALLOW: "all",
     });
     expect(config).toEqual({
       slack: {
@@ -93,6 +95,7 @@ describe("loadConfig defaults", () => {
       shutdownGraceSeconds: 50,
       hookKeepaliveSeconds: 20,
       logLevel: "debug",
+      alwaysAllow: "all",
     });
   });
 
@@ -223,6 +226,7 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_HOOK_KEEPALIVE", "301", "between 1 and 300"],
   ["RELAY_HOOK_KEEPALIVE", "15s", "idle timeout"],
   ["LOG_LEVEL", "verbose", "debug, info, warn or error"],
+  ["RELAY_ALWAYS_ALLOW", "everything", "use tool (Always allow passes back only rules for the asked tool) or all"],
 ];
 
 describe("malformed variables", () => {

@@ -10,7 +10,7 @@ export type { SlackMessage } from "./limits.js";
 export { checkMessageLimits, checkViewLimits, LIMITS } from "./limits.js";
 export { escapeMrkdwn } from "./escape.js";
 export { requestMessage, endedMessage } from "./message.js";
-export { editModal, denyReasonModal, otherModal } from "./modals.js";
+export { alwaysAllowModal, editModal, denyReasonModal, otherModal } from "./modals.js";
 export { answerModal } from "./modals-answer.js";
 export { inputModal, inputPageCount } from "./input-viewer.js";
 export { canEditInput } from "./permission.js";

@@ -8,7 +8,7 @@ import type { RequestRecord } from "../../requests/model.js";
 import { encodeMetadata, Field, View, type ModalMetadata } from "../ids.js";
 import { plain, section } from "./elements.js";
 import { LIMITS } from "./limit-values.js";
-import { editableJson } from "./permission.js";
+import { alwaysAllowSections, editableJson } from "./permission.js";
 import { cutShort } from "./text.js";
 
 export interface ModalParts {
@@ -114,5 +114,21 @@ export function otherModal(record: RequestRecord, questionIndex: number, meta: M
     submit: "Answer",
     metadata,
     blocks: [textInput(Field.otherText, label, { multiline: true, optional: false })],
+  });
+}
+
+/** Always allow, when the message cannot list every rule: the rules in full, and a button that saves exactly these. */
+export function alwaysAllowModal(record: RequestRecord, meta: ModalMetadata): ModalView {
+  const sections = alwaysAllowSections(record);
+  if (sections.length === 0) return noticeModal(View.alwaysAllow, "Always allow", "This request has no rule to save.", meta);
+  return modal({
+    callbackId: View.alwaysAllow,
+    title: "Always allow",
+    submit: "Always allow",
+    metadata: meta,
+    blocks: [
+      section("intro", `Allow *${toolName(record)}* and save these rules, every one shown in full:`),
+      ...sections.map((text, i) => section(`rule_${i}`, text)),
+    ],
   });
 }

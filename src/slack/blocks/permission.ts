@@ -12,7 +12,9 @@ import { nestsDeeperThan } from "../../protocol/json-depth.js";
 import { MAX_PRETTY_DEPTH } from "./json.js";
 import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
-import { cutShort, firstLine } from "./text.js";
+import { chunkAll, cutShort, firstLine } from "./text.js";
+import { escapeMrkdwn } from "./escape.js";
+import { alwaysAllowGrant, alwaysAllowScope, offersAlwaysAllow } from "../../requests/always-allow.js";
 import { toolBlocks, toolLeaves, toolShape } from "./tool-view.js";
 
 function bodyOf(record: RequestRecord): PermissionBody {
@@ -33,8 +35,41 @@ export function canEditInput(record: RequestRecord): boolean {
   return editableJson(record) !== undefined;
 }
 
-export function offersAlwaysAllow(body: PermissionBody): boolean {
-  return (body.suggestions?.length ?? 0) > 0 && body.suppressAlwaysAllowRule !== true;
+/** Longest list of granted rules the message shows itself; a longer one is shown in a confirm modal before anything is granted. */
+export const ALWAYS_ALLOW_LIST_MAX = 2800;
+/** Characters of rule text per section of the confirm modal, and the sections it may hold (Slack: 100 blocks, 3000 characters each). */
+const MODAL_SECTION_CHARS = 2900;
+const MODAL_SECTIONS = 95;
+
+/** The rules an Always allow click passes back, each as one raw (unescaped) phrase; empty when nothing is granted. */
+function grantedPhrases(record: RequestRecord): string[] {
+  if (!offersAlwaysAllow(record) || record.body.kind !== "permission") return [];
+  return alwaysAllowGrant(record.body, alwaysAllowScope(record)).granted.map(suggestionPhrase);
+}
+
+/** Every granted rule in one escaped line, or undefined when nothing is granted. */
+function grantedRulesText(record: RequestRecord): string | undefined {
+  const phrases = grantedPhrases(record);
+  return phrases.length > 0 ? escapeMrkdwn(phrases.join("; ")) : undefined;
+}
+
+/** The confirm modal's rule sections, escaped: each phrase whole, split (never inside an entity) only where one is longer than a section. */
+export function alwaysAllowSections(record: RequestRecord): string[] {
+  return grantedPhrases(record).flatMap((phrase) => chunkAll(phrase, "text", MODAL_SECTION_CHARS).map((part, i) => (i === 0 ? `• ${part()}` : part())));
+}
+
+/**
+ * True when the message offers Always allow: something to grant, and every
+ * granted rule can be shown in full (in the message, or else in the confirm
+ * modal). Rules too long to show anywhere are not offered: fail closed.
+ */
+export function showsAlwaysAllow(record: RequestRecord): boolean {
+  return offersAlwaysAllow(record) && alwaysAllowSections(record).length <= MODAL_SECTIONS;
+}
+
+/** True when the message itself lists every rule Always allow grants (else the button opens a confirm modal). */
+export function alwaysAllowListFits(record: RequestRecord): boolean {
+  return (grantedRulesText(record)?.length ?? 0) <= ALWAYS_ALLOW_LIST_MAX;
 }
 
 function toolLabel(body: PermissionBody): string {
@@ -77,7 +112,7 @@ function permissionControls(record: RequestRecord, body: PermissionBody, editabl
     ? (verb: string) => confirmDialog(`${verb}?`, `The agent suggests answering No to this ${tool} call. ${verb} it anyway?`, verb, "primary")
     : undefined;
   const buttons = [button("Allow", Action.allow, value, { style: "primary", confirm: risky?.("Allow") })];
-  if (offersAlwaysAllow(body)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
+  if (showsAlwaysAllow(record)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
   if (editable) buttons.push(button("Edit…", Action.edit, value));
   buttons.push(
     button("Deny", Action.deny, value, { style: "danger" }),
@@ -88,15 +123,37 @@ function permissionControls(record: RequestRecord, body: PermissionBody, editabl
     }),
   );
   const blocks: KnownBlock[] = [actions("actions", buttons)];
-  if (offersAlwaysAllow(body)) {
-    const rules = (body.suggestions ?? []).map(describeSuggestion).join("; ");
-    blocks.push(context("always_allow", [`_Always allow_ also saves: ${cutShort(rules, 500)}`]));
-  }
+  const notes = alwaysAllowNotes(record, body);
+  if (notes.length > 0) blocks.push(context("always_allow", notes));
   return blocks;
 }
 
-/** A permission update as a short phrase: "Bash(npm test:*) for the session". */
-function describeSuggestion(update: PermissionUpdate): string {
+/** What Always allow saves, in full (or that the button shows it first), and what the agent suggested that it does not pass back. */
+function alwaysAllowNotes(record: RequestRecord, body: PermissionBody): string[] {
+  if (body.suppressAlwaysAllowRule === true || (body.suggestions?.length ?? 0) === 0) return [];
+  const { granted, withheld } = alwaysAllowGrant(body, alwaysAllowScope(record));
+  const notes: string[] = [];
+  const rules = grantedRulesText(record);
+  if (rules !== undefined && !showsAlwaysAllow(record)) {
+    notes.push(`_Always allow_ is not offered: its ${granted.length} rules are too long to show in full.`);
+  } else if (rules !== undefined) {
+    notes.push(
+      rules.length <= ALWAYS_ALLOW_LIST_MAX
+        ? `_Always allow_ also saves: ${rules}`
+        : `_Always allow_ also saves ${granted.length} rules, too long to list here: the button shows every one before anything is saved.`,
+    );
+  }
+  if (withheld.length > 0) {
+    const which = withheld.length === 1 ? "1 more suggestion" : `${withheld.length} more suggestions`;
+    notes.push(
+      `_Not offered:_ ${which} (mode changes, directories, wildcard rules or rules for other tools); the relay passes back only rules for ${cutShort(escapeMrkdwn(body.toolName), 100)}.`,
+    );
+  }
+  return notes;
+}
+
+/** A permission update as one phrase, in full (raw: escape before showing): "allow Bash(npm test:*) (session)". */
+function suggestionPhrase(update: PermissionUpdate): string {
   const fields: Record<string, unknown> = update;
   const where = typeof fields.destination === "string" ? ` (${fields.destination})` : "";
   if (Array.isArray(fields.rules)) {

@@ -38,7 +38,8 @@ import {
   type Bounded,
   type ListenerDeps,
 } from "./context.js";
-import { reportOutcome, tellPerson } from "./notices.js";
+import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
+import { openModal } from "./open-modal.js";
 
 /** Buttons whose click is an answer. */
 export const ANSWER_BUTTONS = [
@@ -103,6 +104,12 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
   const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));
+  if (outcome.type === "modal" && outcome.modal === "alwaysAllow") {
+    // Always allow with rules too long for the message: show them all in a confirm modal first.
+    await ack();
+    if (record.status !== "pending") return tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, endedNotice(record));
+    return openModal(deps, click, record, outcome.modal);
+  }
   if (outcome.type !== "decision") {
     const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
     return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");

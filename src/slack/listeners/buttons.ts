@@ -10,10 +10,11 @@ import { questionsForPerson, resolveInteractiveAnswers } from "../../requests/in
 import type { RequestRecord } from "../../requests/model.js";
 import type { InteractiveQuestionsBody } from "../../protocol/request-body.js";
 import { isOneTap } from "../blocks/index.js";
-import { offersAlwaysAllow } from "../blocks/permission.js";
+import { alwaysAllowGrant, alwaysAllowScope } from "../../requests/always-allow.js";
+import { alwaysAllowListFits, showsAlwaysAllow } from "../blocks/permission.js";
 import { Action, type ButtonValue } from "../ids.js";
 
-export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input";
+export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input" | "alwaysAllow";
 
 export type ButtonOutcome =
   { type: "decision"; decision: Decision } | { type: "modal"; modal: ModalName; questionIndex?: number } | { type: "ignore"; reason: string };
@@ -30,8 +31,10 @@ export function interpretButton(record: RequestRecord, actionId: string, value: 
         case Action.allow:
           return decide({ behavior: "allow", updatedInput: body.input });
         case Action.alwaysAllow:
-          if (!offersAlwaysAllow(body)) return ignore("no always-allow rule to offer");
-          return decide({ behavior: "allow", updatedInput: body.input, updatedPermissions: body.suggestions });
+          if (!showsAlwaysAllow(record)) return ignore("no always-allow rule to offer");
+          // Rules too long for the message are shown in full in a confirm modal before anything is granted.
+          if (!alwaysAllowListFits(record)) return modal("alwaysAllow");
+          return decide({ behavior: "allow", updatedInput: body.input, updatedPermissions: alwaysAllowGrant(body, alwaysAllowScope(record)).granted });
         case Action.edit:
           return modal("edit");
         case Action.deny:

@@ -8,11 +8,11 @@
  * that does not answer gets the person a notice instead of silence.
  */
 import type { App, BlockAction } from "@slack/bolt";
-import type { RequestRecord } from "../../requests/model.js";
-import { answerModal, denyReasonModal, editModal, inputModal, otherModal } from "../blocks/index.js";
-import { Action, decodeMetadata, type ModalMetadata } from "../ids.js";
-import { parseClick, type Click } from "./actions.js";
-import { interpretButton, type ModalName } from "./buttons.js";
+import { inputModal } from "../blocks/index.js";
+import { Action, decodeMetadata } from "../ids.js";
+import { parseClick } from "./actions.js";
+import { interpretButton } from "./buttons.js";
+import { openModal } from "./open-modal.js";
 import { acking, displayName, NOT_OPENED, requestOnMessage, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, tellPerson } from "./notices.js";
 
@@ -51,33 +51,6 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
     return tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, endedNotice(record));
   }
   await openModal(deps, click, record, outcome.modal, outcome.questionIndex);
-}
-
-async function openModal(deps: ListenerDeps, click: Click, record: RequestRecord, name: ModalName, q?: number): Promise<void> {
-  const triggerId = click.body.trigger_id;
-  if (!triggerId) return deps.logger.debug({ id: record.id }, "slack modal not opened: no trigger_id");
-  const meta: ModalMetadata = { r: record.id, c: record.slack!.channel, ts: record.slack!.ts };
-  const view = buildModal(record, name, q === undefined ? meta : { ...meta, q });
-  try {
-    await deps.client.views.open({ trigger_id: triggerId, view });
-  } catch (error) {
-    deps.logger.warn({ id: record.id, modal: name, error }, "slack views.open failed");
-  }
-}
-
-function buildModal(record: RequestRecord, name: ModalName, meta: ModalMetadata) {
-  switch (name) {
-    case "edit":
-      return editModal(record, meta);
-    case "denyReason":
-      return denyReasonModal(record, meta);
-    case "other":
-      return otherModal(record, meta.q ?? 0, meta);
-    case "answer":
-      return answerModal(record, meta);
-    case "input":
-      return inputModal(record, 0);
-  }
 }
 
 /** Page buttons inside the full-input modal: swap the page in place. */

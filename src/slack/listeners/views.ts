@@ -29,6 +29,7 @@ import {
   displayName,
   isRequestMessage,
   noneOf,
+  NOT_RECORDED,
   NOT_RECORDED_FIELD,
   oneOf,
   personOf,
@@ -39,6 +40,8 @@ import {
   type ListenerDeps,
 } from "./context.js";
 import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
+import { showsAlwaysAllow } from "../blocks/permission.js";
+import { alwaysAllowGrant, alwaysAllowScope } from "../../requests/always-allow.js";
 
 /** The modals a person submits an answer from, with the field an error lands on when no input block is found. */
 const ANSWER_VIEWS = {
@@ -46,6 +49,8 @@ const ANSWER_VIEWS = {
   [View.denyReason]: Field.denyReason.block,
   [View.other]: Field.otherText.block,
   [View.answer]: Field.question(0).block,
+  /** No input: a submission that was not recorded closes the modal and the person is told in the channel. */
+  [View.alwaysAllow]: undefined,
 } as const;
 type AnswerView = keyof typeof ANSWER_VIEWS;
 
@@ -104,7 +109,7 @@ async function submit(deps: ListenerDeps, raw: unknown, ack: ViewAck): Promise<v
 }
 
 /** Keeps the modal open with an error on its first field: nothing was recorded, the person submits again. */
-function notRecorded(
+async function notRecorded(
   deps: ListenerDeps,
   callbackId: AnswerView,
   body: ViewSubmission,
@@ -114,6 +119,11 @@ function notRecorded(
 ) {
   deps.logger.warn({ id: meta.r, callbackId, reason: failure.reason, error: failure.error }, "slack view submission not recorded");
   const block = firstInputBlock(body) ?? ANSWER_VIEWS[callbackId];
+  if (block === undefined) {
+    await ack();
+    if (meta.c !== undefined) await tellPerson(deps, { channel: meta.c, user: body.user.id }, NOT_RECORDED);
+    return;
+  }
   return ack({ response_action: "errors", errors: { [block]: NOT_RECORDED_FIELD } });
 }
 
@@ -133,6 +143,8 @@ function parseSubmission(record: RequestRecord, callbackId: AnswerView, body: Vi
   switch (callbackId) {
     case View.edit:
       return request.kind === "permission" ? parseEditSubmission(values) : undefined;
+    case View.alwaysAllow:
+      return alwaysAllowSubmission(record);
     case View.denyReason:
       return request.kind === "permission" ? parseDenyReasonSubmission(values, displayName(body.user)) : undefined;
     case View.other:
@@ -143,4 +155,11 @@ function parseSubmission(record: RequestRecord, callbackId: AnswerView, body: Vi
       if (request.kind === "interactive_questions") return parseInteractiveSubmission(request, values);
       return undefined;
   }
+}
+
+/** Saves exactly the rules the modal listed: the same grant the message computes from the stored request. */
+function alwaysAllowSubmission(record: RequestRecord): SubmissionResult | undefined {
+  if (record.body.kind !== "permission" || !showsAlwaysAllow(record)) return undefined;
+  const { granted } = alwaysAllowGrant(record.body, alwaysAllowScope(record));
+  return { ok: true, decision: { behavior: "allow", updatedInput: record.body.input, updatedPermissions: granted } };
 }

@@ -79,6 +79,42 @@ describe("permission buttons", () => {
   });
 });
 
+describe("Always allow grants nothing that was not shown", () => {
+  const setMode = { type: "setMode", mode: "bypassPermissions", destination: "session" };
+  const everyBash = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "*" }], behavior: "allow", destination: "userSettings" };
+  const posted = () => JSON.stringify(relay.api.callsTo("chat.postMessage")[0]?.args.blocks);
+
+  it("passes back only the rule for the asked tool; a hidden Bash(*) in userSettings and bypassPermissions are shown as not offered and never granted", async () => {
+    relay.api.onPost().on("chat.update");
+    const record = await relay.create(permission({ suggestions: [everyBash, ...suggestions, setMode] }));
+    await relay.settle();
+    expect(posted()).toContain("_Always allow_ also saves: allow Bash(rm -rf build) (session)");
+    expect(posted()).toContain("_Not offered:_ 2 more suggestions");
+    await click(Action.alwaysAllow, record.id);
+    await expectAnswered(record.id, { behavior: "allow", updatedInput: input, updatedPermissions: suggestions });
+  });
+
+  it("rules too long for the message open a confirm modal listing every one; submitting it grants exactly those", async () => {
+    relay.api.onPost().on("views.open").on("chat.update");
+    const rules = Array.from({ length: 4 }, (_, i) => ({
+      ...suggestions[0],
+      rules: [{ toolName: "Bash", ruleContent: `${"rm -rf build/cache ".repeat(50)}${i}` }],
+    }));
+    const record = await relay.create(permission({ suggestions: rules }));
+    await click(Action.alwaysAllow, record.id, { triggerId: "trigger-always" });
+    expect((await relay.service.get(record.id))?.status).toBe("pending");
+    const [open] = relay.api.callsTo("views.open");
+    expect(open?.args.trigger_id).toBe("trigger-always");
+    const view = open?.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(View.alwaysAllow);
+    for (const rule of rules) expect(JSON.stringify(view)).toContain(rule.rules[0]!.ruleContent);
+    const response = await relay.post(viewSubmission({ callbackId: View.alwaysAllow, privateMetadata: view.private_metadata, values: {} }));
+    expect(response.status).toBe(200);
+    await relay.settle();
+    await expectAnswered(record.id, { behavior: "allow", updatedInput: input, updatedPermissions: rules });
+  });
+});
+
 describe("permission modals", () => {
   const meta = (id: string) => encodeMetadata({ r: id, c: CHANNEL, ts: MESSAGE_TS });
 

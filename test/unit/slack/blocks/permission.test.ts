@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { canEditInput, checkMessageLimits, requestMessage } from "../../../../src/slack/blocks/index.js";
-import { Action, encodeButton } from "../../../../src/slack/ids.js";
+import { alwaysAllowModal, canEditInput, checkMessageLimits, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { Action, encodeButton, View } from "../../../../src/slack/ids.js";
 import { permissionRecord } from "../../../fixtures/records.js";
-import { actionIds, buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
+import { actionIds, blocksOf, buttons, decodeCode, sectionText, unescapeMrkdwn } from "../../../helpers/blocks.js";
 
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" }];
 const value = encodeButton({ r: "req-0001" });
@@ -164,5 +164,77 @@ describe("permission request message", () => {
 
   it("offers no full-input button when nothing was cut", () => {
     expect(actionIds(requestMessage(permissionRecord()))).not.toContain(Action.viewInput);
+  });
+});
+
+describe("Always allow shows everything it grants", () => {
+  const toolRule = suggestions[0]!;
+  const setMode = { type: "setMode", mode: "bypassPermissions", destination: "session" };
+  const wildcard = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "*" }], behavior: "allow", destination: "userSettings" };
+  const notes = (message: ReturnType<typeof requestMessage>) =>
+    (blocksOf(message).find((b) => b.block_id === "always_allow") as { elements: Array<{ text: string }> } | undefined)?.elements.map((e) => e.text);
+  const meta = { r: "req-0001", c: "C0123456789", ts: "1700000000.000100" };
+
+  it("lists the granted rules in full, however long, and says what the agent suggested that is not passed back", () => {
+    const long = { ...toolRule, rules: [{ toolName: "Bash", ruleContent: `${"npm run build && ".repeat(40)}npm test:*` }] };
+    const message = requestMessage(permissionRecord({ suggestions: [long, setMode, wildcard] }));
+    expect(actionIds(message)).toContain(Action.alwaysAllow);
+    const [saves, withheld] = notes(message)!;
+    expect(saves).toBe(`_Always allow_ also saves: allow Bash(${"npm run build &amp;&amp; ".repeat(40)}npm test:*) (session)`);
+    expect(withheld).toBe(
+      "_Not offered:_ 2 more suggestions (mode changes, directories, wildcard rules or rules for other tools); the relay passes back only rules for Bash.",
+    );
+    expect(checkMessageLimits(message)).toEqual([]);
+  });
+
+  it("offers no Always allow when only a mode change or a wildcard rule is suggested, and says so", () => {
+    const message = requestMessage(permissionRecord({ suggestions: [setMode, wildcard] }));
+    expect(actionIds(message)).not.toContain(Action.alwaysAllow);
+    expect(notes(message)).toEqual([expect.stringContaining("_Not offered:_ 2 more suggestions")]);
+  });
+
+  it("under alwaysAllow: all offers every suggestion and lists each one, mode changes included", () => {
+    const message = requestMessage(permissionRecord({ suggestions: [toolRule, setMode, wildcard] }, { policy: { alwaysAllow: "all" } }));
+    expect(notes(message)).toEqual([
+      "_Always allow_ also saves: allow Bash(npm test:*) (session); mode bypassPermissions (session); allow Bash(*) (userSettings)",
+    ]);
+  });
+
+  it("escapes agent markup in the rules it lists", () => {
+    const hostile = { ...toolRule, rules: [{ toolName: "Bash", ruleContent: "<!channel> echo:*" }] };
+    expect(notes(requestMessage(permissionRecord({ suggestions: [hostile] })))![0]).toContain("&lt;!channel&gt; echo:*");
+  });
+
+  it("when the rules are too long for the message, says the button shows them all, and the modal lists every one in full", () => {
+    const rules = Array.from({ length: 6 }, (_, i) => ({ ...toolRule, rules: [{ toolName: "Bash", ruleContent: `${"x".repeat(700)}<${i}>:*` }] }));
+    const record = permissionRecord({ suggestions: rules });
+    const message = requestMessage(record);
+    expect(actionIds(message)).toContain(Action.alwaysAllow);
+    expect(notes(message)).toEqual(["_Always allow_ also saves 6 rules, too long to list here: the button shows every one before anything is saved."]);
+    const modal = alwaysAllowModal(record, meta);
+    expect(modal.callback_id).toBe(View.alwaysAllow);
+    expect(modal.submit).toEqual({ type: "plain_text", text: "Always allow" });
+    const listed = blocksOf(modal)
+      .filter((b) => b.block_id?.startsWith("rule_"))
+      .map((b) => unescapeMrkdwn((b as { text: { text: string } }).text.text));
+    expect(listed).toEqual(rules.map((_, i) => `• allow Bash(${"x".repeat(700)}<${i}>:*) (session)`));
+  });
+
+  it("splits one rule longer than a modal section across sections without losing a character", () => {
+    const huge = { ...toolRule, rules: [{ toolName: "Bash", ruleContent: `${"&".repeat(3000)}:*` }] };
+    const modal = alwaysAllowModal(permissionRecord({ suggestions: [huge] }), meta);
+    const texts = blocksOf(modal)
+      .filter((b) => b.block_id?.startsWith("rule_"))
+      .map((b) => (b as { text: { text: string } }).text.text);
+    expect(texts.length).toBeGreaterThan(1);
+    expect(texts.every((t) => t.length <= 3000)).toBe(true);
+    expect(unescapeMrkdwn(texts.join(""))).toBe(`• allow Bash(${"&".repeat(3000)}:*) (session)`);
+  });
+
+  it("offers no Always allow when its rules are too long to show anywhere (fail closed)", () => {
+    const enormous = Array.from({ length: 50 }, (_, i) => ({ ...toolRule, rules: [{ toolName: "Bash", ruleContent: `${"y".repeat(6000)}${i}:*` }] }));
+    const message = requestMessage(permissionRecord({ suggestions: enormous }));
+    expect(actionIds(message)).not.toContain(Action.alwaysAllow);
+    expect(notes(message)).toEqual(["_Always allow_ is not offered: its 50 rules are too long to show in full."]);
   });
 });

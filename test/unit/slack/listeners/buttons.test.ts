@@ -5,7 +5,7 @@ import { Action } from "../../../../src/slack/ids.js";
 import { recordOf } from "../../../helpers/slack.js";
 
 const input = { command: "ls" };
-const suggestions = [{ type: "setMode", mode: "acceptEdits", destination: "session" }];
+const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "ls:*" }], behavior: "allow", destination: "session" }];
 const permission = recordOf({ kind: "permission", toolName: "Bash", input, suggestions });
 const stepGate = recordOf({ kind: "step_gate", toolName: "Bash", input });
 const colour = { question: "Colour?", header: "Colour", options: [{ label: "Red" }, { label: "Blue" }] };
@@ -42,6 +42,47 @@ describe("buttons on a permission request", () => {
 
   it.each([[Action.stepYes], [Action.option], [Action.confirmYes], [Action.answer], ["relay_unknown"]])("%s does not apply", (actionId) => {
     expect(press(permission, actionId).type).toBe("ignore");
+  });
+});
+
+describe("Always allow grants nothing that was not shown", () => {
+  const toolRule = suggestions[0]!;
+  const hidden = [
+    { type: "setMode", mode: "bypassPermissions", destination: "session" },
+    { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "*" }], behavior: "allow", destination: "userSettings" },
+    { type: "addRules", rules: [{ toolName: "Bash" }], behavior: "allow", destination: "userSettings" },
+    { type: "addRules", rules: [{ toolName: "Write", ruleContent: "/etc/**" }], behavior: "allow", destination: "localSettings" },
+    { type: "addDirectories", directories: ["/"], destination: "session" },
+    { type: "replaceRules", rules: [{ toolName: "Bash", ruleContent: "ls:*" }], behavior: "allow", destination: "session" },
+  ];
+  const mixed = (policy?: "tool" | "all") =>
+    recordOf({ kind: "permission", toolName: "Bash", input, suggestions: [toolRule, ...hidden] }, policy ? { policy: { alwaysAllow: policy } } : {});
+
+  it("by default passes back only plain allow rules for the tool being asked about", () => {
+    expect(press(mixed(), Action.alwaysAllow)).toStrictEqual({
+      type: "decision",
+      decision: { behavior: "allow", updatedInput: input, updatedPermissions: [toolRule] },
+    });
+    expect(press(mixed("tool"), Action.alwaysAllow)).toStrictEqual(press(mixed(), Action.alwaysAllow));
+  });
+
+  it("is not offered when every suggestion is a mode change, a wildcard or another tool's rule", () => {
+    expect(press(recordOf({ kind: "permission", toolName: "Bash", input, suggestions: hidden }), Action.alwaysAllow).type).toBe("ignore");
+  });
+
+  it("passes back every suggestion where the policy says alwaysAllow: all", () => {
+    expect(press(mixed("all"), Action.alwaysAllow)).toStrictEqual({
+      type: "decision",
+      decision: { behavior: "allow", updatedInput: input, updatedPermissions: [toolRule, ...hidden] },
+    });
+  });
+
+  it("opens the confirm modal listing every rule when the message cannot hold them", () => {
+    const long = Array.from({ length: 5 }, (_, i) => ({ ...toolRule, rules: [{ toolName: "Bash", ruleContent: `${"x".repeat(900)}${i}:*` }] }));
+    expect(press(recordOf({ kind: "permission", toolName: "Bash", input, suggestions: long }), Action.alwaysAllow)).toEqual({
+      type: "modal",
+      modal: "alwaysAllow",
+    });
   });
 });
 
