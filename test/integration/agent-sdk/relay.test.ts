@@ -128,7 +128,7 @@ describe("createCanUseTool with the person answering in Slack", () => {
     expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_edit", isError: false, text: "edited" }]);
   });
 
-  it("when the person clicks Always allow, the SDK gets the suggested rules back and does not ask again for the same command", async () => {
+  it("when the person clicks Always allow, the SDK gets back only the Bash rule it suggested (not the directory or the mode change), and Claude Code saves it", async () => {
     const model = await modelCalling(toolUse("toolu_first", "Bash", HELLO), toolUse("toolu_again", "Bash", HELLO));
     const asked: Array<PermissionUpdate[] | undefined> = [];
     const adapter = canUseTool();
@@ -138,29 +138,72 @@ describe("createCanUseTool with the person answering in Slack", () => {
     };
     const run = runAgent({ prompt: "Say hello twice.", anthropicUrl: model.url, cwd, canUseTool: recording });
 
-    const posted = await message();
-    await relay.click(posted, Action.alwaysAllow);
+    const first = await message();
+    shows(first, /Not offered:/);
+    await relay.click(first, Action.alwaysAllow);
+    // Without the directory and the mode change, Claude Code asks about the second call too.
+    await relay.click(await message(1), Action.allow);
     await run;
 
-    expect(asked).toHaveLength(1);
-    expect(asked[0]?.length).toBeGreaterThan(0);
-    const record = await relay.service.findBySlackMessage({ channel: posted.channel, ts: posted.ts });
-    expect(record?.decision).toEqual({ behavior: "allow", updatedInput: HELLO, updatedPermissions: asked[0] });
-    expect(postedInThisTest()).toBe(1);
+    const suggested = asked[0] ?? [];
+    expect(suggested.map((update) => update.type)).toEqual(expect.arrayContaining(["addRules", "setMode"]));
+    const bashRules = suggested.filter((update) => update.type === "addRules" && update.rules.every((rule) => rule.toolName === "Bash" && rule.ruleContent));
+    expect(bashRules.length).toBeGreaterThan(0);
+    const record = await relay.service.findBySlackMessage({ channel: first.channel, ts: first.ts });
+    expect(record?.decision).toEqual({ behavior: "allow", updatedInput: HELLO, updatedPermissions: bashRules });
     expect(toolResults(model.turns[2]!)).toEqual([
       { toolUseId: "toolu_first", isError: false, text: "hello" },
       { toolUseId: "toolu_again", isError: false, text: "hello" },
     ]);
-    // Claude Code applied the suggested rules: it saved them where the suggestion said (localSettings).
-    const rules = (asked[0] ?? []).flatMap((update) =>
-      update.type === "addRules" && update.destination === "localSettings"
-        ? update.rules.map((rule) => (rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName))
-        : [],
-    );
-    expect(rules.length).toBeGreaterThan(0);
     const saved = JSON.parse(await readFile(join(cwd, ".claude", "settings.local.json"), "utf8")) as unknown;
-    expect(saved).toEqual({ permissions: { allow: rules } });
-    shows(await relay.updated(posted), /✅ Always allowed/);
+    expect(saved).toEqual({
+      permissions: {
+        allow: bashRules.flatMap((update) => (update.type === "addRules" ? update.rules.map((rule) => `${rule.toolName}(${rule.ruleContent})`) : [])),
+      },
+    });
+    shows(await relay.updated(first), /✅ Always allowed/);
+  });
+
+  it("with RELAY_ALWAYS_ALLOW=all, Always allow passes back every suggestion and Claude Code does not ask again for the same command", async () => {
+    const allRelay = await startFullRelay({ env: { RELAY_ALWAYS_ALLOW: "all" } });
+    try {
+      const allClient = new RelayClient({ url: allRelay.url, token: AGENT_TOKEN.token });
+      const model = await modelCalling(toolUse("toolu_first", "Bash", HELLO), toolUse("toolu_again", "Bash", HELLO));
+      const asked: Array<PermissionUpdate[] | undefined> = [];
+      const adapter = createCanUseTool(allClient, { timeoutSeconds: 60 });
+      const recording: CanUseTool = (toolName, input, context) => {
+        asked.push(context.suggestions);
+        return adapter(toolName, input, context);
+      };
+      const run = runAgent({ prompt: "Say hello twice.", anthropicUrl: model.url, cwd, canUseTool: recording });
+
+      const posted = await allRelay.message(0);
+      await allRelay.click(posted, Action.alwaysAllow);
+      await run;
+
+      expect(asked).toHaveLength(1);
+      expect(asked[0]?.length).toBeGreaterThan(0);
+      const record = await allRelay.service.findBySlackMessage({ channel: posted.channel, ts: posted.ts });
+      expect(record?.decision).toEqual({ behavior: "allow", updatedInput: HELLO, updatedPermissions: asked[0] });
+      expect(allRelay.slack.callsTo("chat.postMessage")).toHaveLength(1);
+      expect(toolResults(model.turns[2]!)).toEqual([
+        { toolUseId: "toolu_first", isError: false, text: "hello" },
+        { toolUseId: "toolu_again", isError: false, text: "hello" },
+      ]);
+      // Claude Code applied the suggested rules: it saved them where the suggestion said (localSettings).
+      const rules = (asked[0] ?? []).flatMap((update) =>
+        update.type === "addRules" && update.destination === "localSettings"
+          ? update.rules.map((rule) => (rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName))
+          : [],
+      );
+      expect(rules.length).toBeGreaterThan(0);
+      const saved = JSON.parse(await readFile(join(cwd, ".claude", "settings.local.json"), "utf8")) as unknown;
+      expect(saved).toEqual({ permissions: { allow: rules } });
+      shows(await allRelay.updated(posted), /✅ Always allowed/);
+      expect(allRelay.errors()).toEqual([]);
+    } finally {
+      await allRelay.close();
+    }
   });
 });
 
