@@ -39,10 +39,23 @@ export function newMarker(): string {
   return `bench-marker-${randomUUID()}`;
 }
 
-/** A request body whose tool input carries `marker`, so the stand-in can tie its message to it. */
-export function requestBody(kind: BenchKind, marker: string, timeoutSeconds = 300): Record<string, unknown> {
+let channels = 0;
+
+/**
+ * A channel id of its own for one request. The relay posts at Slack's pace
+ * (one message a second per channel); scenarios that measure the relay rather
+ * than that pace post each request to a channel of its own.
+ */
+export function freshChannel(): string {
+  channels += 1;
+  return `C0B${channels.toString(36).toUpperCase().padStart(9, "0")}`;
+}
+
+/** A request body whose tool input carries `marker`, so the stand-in can tie its message to it; `channel` unset: the relay's default. */
+export function requestBody(kind: BenchKind, marker: string, timeoutSeconds = 300, channel?: string): Record<string, unknown> {
   const input = { command: `npm test -- --reporter=dot # ${marker}`, description: "Run the test suite" };
-  return { kind, toolName: "Bash", input, timeoutSeconds, agent: { name: "bench", sessionId: "bench-session" } };
+  const body = { kind, toolName: "Bash", input, timeoutSeconds, agent: { name: "bench", sessionId: "bench-session" } };
+  return channel === undefined ? body : { ...body, channel };
 }
 
 export class BenchAgent {

@@ -4,7 +4,17 @@
  * to POST /slack/events until the long-poll's whole response has arrived.
  * One request at a time, so the figure is the relay's path, not queueing.
  */
-import { assertAnsweredYes, beforeReply, newMarker, requestBody, YES_ACTION, type BenchAgent, type BenchKind, type RequestView } from "./agent.js";
+import {
+  assertAnsweredYes,
+  beforeReply,
+  freshChannel,
+  newMarker,
+  requestBody,
+  YES_ACTION,
+  type BenchAgent,
+  type BenchKind,
+  type RequestView,
+} from "./agent.js";
 import { expectJson } from "./http.js";
 import { medianRound, summarize, type LatencySummary } from "./stats.js";
 
@@ -27,7 +37,7 @@ export interface LatencyResult {
 /** One click-to-agent cycle; resolves with the measured milliseconds. */
 export async function clickToAgent(agent: BenchAgent, kind: BenchKind): Promise<number> {
   const marker = newMarker();
-  const id = await agent.create(requestBody(kind, marker));
+  const id = await agent.create(requestBody(kind, marker, 300, freshChannel()));
   const poll = agent.longPoll(id, 30);
   poll.catch(() => undefined);
   const message = await beforeReply(agent.messageReady(marker), poll, "GET /v1/requests/:id?wait=30");

@@ -9,7 +9,7 @@
  */
 import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { newMarker, requestBody } from "./agent.js";
+import { freshChannel, newMarker, requestBody } from "./agent.js";
 import { clickToAgent } from "./latency.js";
 import { keepAliveAgent, type HttpReply } from "./http.js";
 import type { Target } from "./target.js";
@@ -112,7 +112,7 @@ async function createPending(agent: Target["agent"], count: number): Promise<str
     while (next < count) {
       next += 1;
       const marker = newMarker();
-      ids.push(await agent.create(requestBody("step_gate", marker, 600)));
+      ids.push(await agent.create(requestBody("step_gate", marker, 600, freshChannel())));
       posted.push(agent.standIn.posted(marker, 60_000));
     }
   };

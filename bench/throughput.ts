@@ -4,7 +4,7 @@
  * (GET ?wait=30, as the click is acked before the answer is recorded). Counts
  * the cycles that finish inside the measured window.
  */
-import { assertAnsweredYes, newMarker, requestBody, YES_ACTION, type BenchAgent, type BenchKind, type RequestView } from "./agent.js";
+import { assertAnsweredYes, freshChannel, newMarker, requestBody, YES_ACTION, type BenchAgent, type BenchKind, type RequestView } from "./agent.js";
 import { expectJson } from "./http.js";
 import { medianRound, summarize, type LatencySummary } from "./stats.js";
 
@@ -39,7 +39,7 @@ export interface ThroughputResult {
 
 async function cycle(agent: BenchAgent, kind: BenchKind): Promise<void> {
   const marker = newMarker();
-  const id = await agent.create(requestBody(kind, marker));
+  const id = await agent.create(requestBody(kind, marker, 300, freshChannel()));
   const message = await agent.messageReady(marker);
   await agent.click(agent.prepareClick(message, YES_ACTION[kind]));
   assertAnsweredYes(kind, expectJson<RequestView>(await agent.longPoll(id, 30), 200, "GET /v1/requests/:id?wait=30"));

@@ -26,6 +26,7 @@ import { interpretButton } from "./buttons.js";
 import {
   acking,
   displayName,
+  isRequestMessage,
   requestOnMessage,
   noneOf,
   NOT_RECORDED,
@@ -99,7 +100,14 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   if (!click) return;
   const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
   if (!read.ok) return notRecorded(deps, click, read, ack);
-  const record = read.value && (await requestOnMessage(deps, read.value, click.where));
+  const left = () => STORE_BUDGET.totalMs - (performance.now() - started);
+  let record = read.value && isRequestMessage(read.value, click.where) ? read.value : undefined;
+  if (read.value && !record) {
+    // Maybe a copy of the message the store does not know yet: Slack and the store are asked within what is left of the budget.
+    const copy = await withinBudget(requestOnMessage(deps, read.value, click.where), left());
+    if (!copy.ok) return notRecorded(deps, click, copy, ack);
+    record = copy.value;
+  }
   if (!record) {
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
@@ -114,8 +122,7 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
     const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
     return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
   }
-  const remaining = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, personOf(click.body.user), record), remaining);
+  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, personOf(click.body.user), record), left());
   if (!answered.ok) return notRecorded(deps, click, answered, ack);
   await ack();
   await reportOutcome(deps, answered.value, { channel: record.slack!.channel, user: click.body.user.id });
