@@ -39,6 +39,8 @@ export interface Config {
   defaultTimeoutSeconds: number;
   /** Seconds Claude Code waits for an http hook when the URL gives no ?timeout=. */
   hookTimeoutSeconds: number;
+  /** Longest a store (Redis) call may take, in milliseconds, before the relay calls the store unavailable; undefined → the store's default (2 s). */
+  storeTimeoutMs?: number;
   /** Hosts callbacks may go to; undefined → any host. */
   callbackHosts?: string[];
   /** Seconds held calls may still finish after SIGTERM before the relay hands over and stops (RELAY_SHUTDOWN_GRACE). */
@@ -81,6 +83,7 @@ const hint = {
   PORT: "use a port number between 1 and 65535",
   RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
   RELAY_HOOK_TIMEOUT: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,
+  RELAY_STORE_TIMEOUT_MS: "use a whole number of milliseconds between 100 and 60000",
   RELAY_CALLBACK_HOSTS: "use comma-separated host names such as hooks.example.com",
   RELAY_SHUTDOWN_GRACE: `use a whole number of seconds between 0 and ${MAX_SHUTDOWN_GRACE_SECONDS} (shorter than your orchestrator's kill timeout, e.g. Kubernetes terminationGracePeriodSeconds)`,
   RELAY_HOOK_KEEPALIVE: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
@@ -121,6 +124,7 @@ const fields = {
   PORT: intBetween(1, 65535).default(3000),
   RELAY_DEFAULT_TIMEOUT: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
   RELAY_HOOK_TIMEOUT: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
+  RELAY_STORE_TIMEOUT_MS: intBetween(100, 60_000).optional(),
   RELAY_CALLBACK_HOSTS: z
     .string()
     .transform((v) =>
@@ -181,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: read("PORT"),
     defaultTimeoutSeconds: read("RELAY_DEFAULT_TIMEOUT"),
     hookTimeoutSeconds: read("RELAY_HOOK_TIMEOUT"),
+    storeTimeoutMs: read("RELAY_STORE_TIMEOUT_MS"),
     callbackHosts: read("RELAY_CALLBACK_HOSTS"),
     shutdownGraceSeconds: read("RELAY_SHUTDOWN_GRACE"),
     hookKeepaliveSeconds: read("RELAY_HOOK_KEEPALIVE"),

@@ -187,7 +187,11 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 async function openStore(config: Config, logger: Logger): Promise<RequestStore> {
   if (config.redisUrl) {
     const { connectRedisStore } = await import("./store/redis-store.js");
-    return connectRedisStore(config.redisUrl, { logger, prefix: config.redisPrefix });
+    return connectRedisStore(config.redisUrl, {
+      logger,
+      prefix: config.redisPrefix,
+      ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }),
+    });
   }
   logger.warn("REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.");
   return createMemoryStore();

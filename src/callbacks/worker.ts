@@ -8,10 +8,16 @@
  * A 2xx completes the callback. Anything else is retried with exponential
  * backoff and jitter until `giveUpAfterMs` after the request ended (or until
  * the store forgets the request), then given up with a warning.
+ *
+ * While the store is unavailable each round fails fast and the loop tries
+ * again after `pollIntervalMs` (no spinning); the outage is logged when it
+ * starts and when it ends. A claim whose outcome could not be recorded comes
+ * back after its lease, so nothing is lost (at worst delivered twice).
  */
 import { silentLogger, type Logger } from "../logger.js";
 import { retryDelayMs } from "../protocol/timing.js";
 import { callbackHostAllowed, hostOf } from "../requests/callback-hosts.js";
+import { StoreUnavailableError } from "../requests/errors.js";
 import { toView, type RequestRecord } from "../requests/model.js";
 import type { ClaimedCallback, RequestStore } from "../requests/store.js";
 import { attemptCallback, type FetchLike } from "./deliver.js";
@@ -66,6 +72,8 @@ export class CallbackWorker {
   private running: { stop: AbortController; loop: Promise<void>; unsubscribe: () => void } | undefined;
   private nap: AbortController | undefined;
   private kicked = false;
+  /** In a store outage: logged once when it starts and once when it ends. */
+  private storeDown = false;
 
   constructor(options: CallbackWorkerOptions) {
     this.deps = {
@@ -140,8 +148,15 @@ export class CallbackWorker {
       try {
         const round = await this.runOnce(signal);
         busy = round.delivered + round.retried + round.dropped >= this.deps.batchSize;
+        if (this.storeDown) this.deps.logger.info("the store is back: callback delivery resumes");
+        this.storeDown = false;
       } catch (error) {
-        this.deps.logger.error({ error }, "callback round failed");
+        if (!(error instanceof StoreUnavailableError)) {
+          this.deps.logger.error({ error }, "callback round failed");
+        } else if (!this.storeDown) {
+          this.storeDown = true;
+          this.deps.logger.warn({ reason: error.reason }, "the store is unavailable: callback delivery pauses until it is back");
+        }
       }
       if (busy || this.kicked || signal.aborted) continue;
       this.nap = new AbortController();
@@ -182,7 +197,8 @@ export class CallbackWorker {
       this.deps.logger.info({ ...failure, retryInMs: nextAt - this.deps.now() }, "callback failed, will retry");
       return "retried";
     } catch (error) {
-      this.deps.logger.error({ id: claim.id, error }, "callback attempt failed");
+      const level = error instanceof StoreUnavailableError ? "warn" : "error";
+      this.deps.logger[level]({ id: claim.id, error }, "callback attempt failed; the claim comes back after its lease");
       return undefined;
     }
   }

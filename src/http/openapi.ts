@@ -45,7 +45,7 @@ const refusals = {
 const storeRefusals = {
   "503": {
     ...error(
-      "`relay_store_unavailable`: the relay's storage (Redis) did not answer within its bound (about 2 s); nothing was changed. Try again after `Retry-After` seconds. " +
+      "`relay_store_unavailable`: the relay's storage (Redis) did not answer within its bound (about 2 s). Try again after `Retry-After` seconds (repeating a create with its idempotency key is safe). " +
         "`relay_shutting_down`: this instance is shutting down (SIGTERM) and takes no new request or long-poll; the connection is closed, so a retry after `Retry-After` seconds reaches another instance.",
     ),
     headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "2" }) }),

@@ -10,11 +10,16 @@
  * out and `recover` (run by every instance's sweeper) claims the request and
  * posts it. Posting is at least once: a crash after Slack accepted the
  * message but before the store recorded it leaves one extra message.
+ *
+ * A store outage between the post and its record is waited out: recording
+ * the message is retried every STORE_RETRY_INTERVAL_MS while the request has
+ * time left (a click on a message the store does not know cannot count).
  */
 import type { Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
-import type { RequestStore, Transition, TransitionResult } from "./store.js";
+import { StoreUnavailableError } from "./errors.js";
+import { STORE_RETRY_INTERVAL_MS, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -109,6 +114,8 @@ export class Delivery {
   private readonly posting = new Set<string>();
   /** Why the last attempt at posting each request failed, for its `expired` error. */
   private readonly retryReasons = new Map<string, string>();
+  /** Aborts when the service closes: retries through a store outage stop. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly deps: DeliveryDeps) {
     if (!Number.isSafeInteger(deps.postLeaseMs) || deps.postLeaseMs <= 0) throw new Error("postLeaseMs must be a positive integer");
@@ -165,6 +172,11 @@ export class Delivery {
     this.retryReasons.delete(id);
   }
 
+  /** Stops waiting out store outages (shutdown); what is in flight settles. */
+  close(): void {
+    this.closing.abort();
+  }
+
   /** Resolves when every background Slack call started so far has settled. */
   async idle(): Promise<void> {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
@@ -201,9 +213,25 @@ export class Delivery {
       return;
     }
     this.retryReasons.delete(record.id);
-    let stored = await store.setSlackMessage(record.id, { channel: slack.channel, ts: slack.ts });
+    let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
     for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
     if (stored && stored.status !== "pending") this.deps.showEnded(stored);
+  }
+
+  /** Records where the message landed, retrying through a store outage while the request has time left. */
+  private async recordMessage(record: RequestRecord, slack: SlackRef): Promise<RequestRecord | undefined> {
+    const { store, now, logger } = this.deps;
+    let logged = false;
+    for (;;) {
+      try {
+        return await store.setSlackMessage(record.id, slack);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError) || this.closing.signal.aborted || now() >= record.expiresAt) throw error;
+        if (!logged) logger.warn({ id: record.id, reason: error.reason }, "posted, but the store is unavailable: recording the message once it is back");
+        logged = true;
+        await pause(STORE_RETRY_INTERVAL_MS, this.closing.signal);
+      }
+    }
   }
 
   /** Keeps the request for this instance until a lease after `attemptAt`; false once it is no longer unposted. */
@@ -221,4 +249,17 @@ export class Delivery {
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

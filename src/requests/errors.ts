@@ -56,8 +56,8 @@ export class RelayError extends Error {
 export const STORE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * The store (Redis) did not answer in time or could not be reached: nothing
- * was decided, and the same call may succeed once it is back. Stores throw it
+ * The store (Redis) did not answer in time or could not be reached; the
+ * same call may succeed once it is back (and is safe to repeat). Stores throw it
  * for outages only (never for a bug or a refusal); HTTP answers it with 503
  * and Retry-After, a Claude Code hook with a deny, a Slack click with "not
  * recorded, try again". `reason` is for the log (it may name hosts): the
@@ -69,7 +69,7 @@ export class StoreUnavailableError extends RelayError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super("relay_store_unavailable", "The relay's storage is unavailable; nothing was changed. Try again shortly.");
+    super("relay_store_unavailable", "The relay's storage is unavailable; try again shortly.");
     this.name = "StoreUnavailableError";
     if (options?.cause !== undefined) this.cause = options.cause;
   }

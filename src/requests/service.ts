@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../logger.js";
-import type { RequestStore, Transition, TransitionResult } from "./store.js";
+import { STORE_RETRY_INTERVAL_MS, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
-import { RelayError, shuttingDown } from "./errors.js";
+import { RelayError, shuttingDown, StoreUnavailableError } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
@@ -61,8 +61,11 @@ export class RequestService {
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeResync: () => void;
   private closed = false;
   private draining = false;
+  /** The store outage the background sweep is in, logged once when it starts and once when it ends. */
+  private sweepOutage = false;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -84,6 +87,8 @@ export class RequestService {
       this.waiters.wake(id);
       this.delivery.forget(id);
     });
+    // Notifications lost while the store was away: every waiter reads its request again.
+    this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
   }
 
   /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
@@ -151,19 +156,38 @@ export class RequestService {
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
    * aborts, then returns it as it is. Subscribes before reading so an answer
    * landing in between is never missed.
+   *
+   * Store outages: the first read fails at once (StoreUnavailableError,
+   * nothing is known). Once holding, a failed re-read does not end the wait:
+   * it reads again every STORE_RETRY_INTERVAL_MS until the wait ends; if the
+   * store is still unavailable then, it throws StoreUnavailableError rather
+   * than guess (a 503 the client polls again after). It never holds past
+   * `waitMs` plus one bounded store call.
    */
   async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
     const deadline = this.now() + waitMs;
     const waiter = this.waiters.add(id);
     try {
       let record = await this.get(id);
-      while (record?.status === "pending" && this.now() < deadline && !signal?.aborted && !this.closed) {
-        const until = Math.min(deadline, record.expiresAt);
+      if (record?.status !== "pending") return record;
+      const { expiresAt } = record;
+      let outage: StoreUnavailableError | undefined;
+      while (this.now() < deadline && !signal?.aborted && !this.closed) {
+        const until = Math.min(deadline, outage ? this.now() + STORE_RETRY_INTERVAL_MS : expiresAt);
         // Hold no record while parked: thousands of long-polls may wait at once.
         record = undefined;
         await waiter.next(until - this.now(), signal);
-        record = waiter.ended ?? (await this.get(id));
+        try {
+          record = waiter.ended ?? (await this.get(id));
+          outage = undefined;
+        } catch (error) {
+          if (!(error instanceof StoreUnavailableError)) throw error;
+          outage = error;
+          continue;
+        }
+        if (record?.status !== "pending") return record;
       }
+      if (outage) throw outage;
       return record;
     } finally {
       waiter.remove();
@@ -223,13 +247,34 @@ export class RequestService {
     return this.updates.runOnce();
   }
 
-  /** Runs `expireDue`, `recoverUnposted` and `sweepUpdates` every `intervalMs`; returns a function that stops it. */
+  /**
+   * Runs `expireDue`, `recoverUnposted` and `sweepUpdates` every `intervalMs`;
+   * returns a function that stops it. While the store is unavailable each
+   * tick fails fast and the next one tries again: the outage is logged when
+   * it starts and when it ends, not every tick.
+   */
   startSweeper(intervalMs: number): () => void {
     return repeat(intervalMs, async () => {
-      await this.expireDue().catch((error: unknown) => this.logger.error({ error }, "expiry sweep failed"));
-      await this.recoverUnposted().catch((error: unknown) => this.logger.error({ error }, "posting recovery failed"));
-      await this.sweepUpdates().catch((error: unknown) => this.logger.error({ error }, "message update sweep failed"));
+      await this.sweepStep("expiry sweep", () => this.expireDue());
+      await this.sweepStep("posting recovery", () => this.recoverUnposted());
+      await this.sweepStep("message update sweep", () => this.sweepUpdates());
     });
+  }
+
+  /** One step of the sweep; never throws. */
+  private async sweepStep(what: string, step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+      if (this.sweepOutage) this.logger.info({ step: what }, "the store is back: background sweeps resume");
+      this.sweepOutage = false;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) {
+        this.logger.error({ error }, `${what} failed`);
+      } else if (!this.sweepOutage) {
+        this.sweepOutage = true;
+        this.logger.warn({ step: what, reason: error.reason }, "the store is unavailable: background sweeps pause until it is back");
+      }
+    }
   }
 
   /** Resolves when every background Slack call started so far has settled. */
@@ -282,6 +327,8 @@ export class RequestService {
     this.draining = true;
     this.closed = true;
     this.unsubscribe();
+    this.unsubscribeResync();
+    this.delivery.close();
     this.waiters.wakeAll();
   }
 

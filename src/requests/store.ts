@@ -14,6 +14,13 @@
  * it, so no crash between storing a request and posting it can leave it
  * unposted: once the poster's lease runs out, any instance claims it and
  * posts it (src/requests/delivery.ts).
+ *
+ * A store backed by a service that can be down (Redis) answers every call,
+ * or throws StoreUnavailableError, within its bound (DEFAULT_STORE_TIMEOUT_MS):
+ * an outage never holds a caller. A call that failed this way may or may not
+ * have taken effect (a command can time out after Redis ran it); every call
+ * is safe to repeat: transitions keep the first outcome, creates with an
+ * idempotency key return the first request.
  */
 import type { Decision } from "../protocol/decisions.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
@@ -29,6 +36,16 @@ export interface CreateOptions {
    */
   postLeaseUntil?: number;
 }
+
+/**
+ * Longest a store call may take by default (ms, RELAY_STORE_TIMEOUT_MS): a
+ * store that has not answered by then throws StoreUnavailableError
+ * (./errors.ts) instead of holding its caller.
+ */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+
+/** How often a caller that holds on through a store outage (a long-poll, a hook call) tries the store again (ms). */
+export const STORE_RETRY_INTERVAL_MS = 1_000;
 
 /** How long an ended request stays readable by default (ms): a day. */
 export const DEFAULT_RETENTION_MS = 24 * 3600_000;
@@ -151,6 +168,13 @@ export interface RequestStore {
    * sharing this store. Returns a function that removes the listener.
    */
   onEnded(listener: (id: string) => void): () => void;
+  /**
+   * Calls `listener` when `onEnded` notifications flow again after a gap (the
+   * subscription was lost and is back): some requests may have ended unseen,
+   * so whoever waits on one should read it again. Returns a function that
+   * removes the listener.
+   */
+  onResync(listener: () => void): () => void;
   /** Resolves once `onEnded` notifications flow (e.g. the subscription is live). */
   ready(): Promise<void>;
   /** true when the backing service answers. */

@@ -49,6 +49,10 @@ export interface SlackAppOptions {
   client?: webApi.WebClient;
   /** How long ping() waits for auth.test (ms). */
   pingTimeoutMs?: number;
+  /** How long ping() reuses its last answer (ms), default 10 s. */
+  pingCacheMs?: number;
+  /** Unix time in milliseconds. */
+  now?: () => number;
   /** "debug" passes Bolt's and the SDKs' debug lines through; they are dropped otherwise. */
   logLevel?: "debug" | "info" | "warn" | "error";
 }
@@ -62,14 +66,14 @@ export interface SlackApp {
   /** Socket Mode: connects and resolves once Slack says hello. HTTP mode: nothing to do. */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** true when Slack accepts the bot token (auth.test); for /readyz. */
+  /** true when Slack accepts the bot token (auth.test, at most once per `pingCacheMs`); for /readyz. */
   ping(): Promise<boolean>;
   /** Resolves when every interaction received so far has been fully handled (tests, shutdown). */
   idle(): Promise<void>;
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const { botToken, appToken, signingSecret, apiUrl, logger, service, pingTimeoutMs = 3000 } = options;
+  const { botToken, appToken, signingSecret, apiUrl, logger, service, pingTimeoutMs = 3000, pingCacheMs = 10_000, now = Date.now } = options;
   const client = options.client ?? createSlackClient({ botToken, apiUrl, logger });
   const logLevel = options.logLevel === "debug" ? LogLevel.DEBUG : LogLevel.INFO;
   const log = boltLogger(logger, logLevel);
@@ -119,10 +123,33 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     async stop() {
       if (socket) await socket.client.disconnect();
     },
-    ping: () => pingSlack(client, pingTimeoutMs),
+    ping: cachedFor(pingCacheMs, now, () => pingSlack(client, pingTimeoutMs)),
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
+  };
+}
+
+/**
+ * `check`, asked at most once per `ms`: its last answer (up or down) is reused
+ * until then, and callers arriving while it runs share the one call. Load
+ * balancers probe /readyz every few seconds on every instance; each probe
+ * would otherwise spend an auth.test call of the app's Slack rate limit.
+ */
+function cachedFor(ms: number, now: () => number, check: () => Promise<boolean>): () => Promise<boolean> {
+  let last: { at: number; up: boolean } | undefined;
+  let running: Promise<boolean> | undefined;
+  return () => {
+    if (last && now() - last.at < ms) return Promise.resolve(last.up);
+    running ??= check()
+      .then((up) => {
+        last = { at: now(), up };
+        return up;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
   };
 }
 

@@ -219,6 +219,9 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return () => listeners.delete(listener);
     },
 
+    // Memory never loses its notifications: nothing to resync.
+    onResync: () => () => undefined,
+
     async ready() {},
     async ping() {
       return true;

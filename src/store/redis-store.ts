@@ -5,6 +5,10 @@
  * ends; each store instance holds one subscription to that channel, so a
  * waiter on one instance wakes when a request ends on another.
  *
+ * Every method answers or throws StoreUnavailableError within `timeoutMs`
+ * (./redis-connection.ts says how, and which ioredis options
+ * `connectRedisStore` sets for it).
+ *
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
  * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
@@ -16,11 +20,12 @@ import type { SlackRef } from "../protocol/request-view.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestRecord } from "../requests/model.js";
 import type { ClaimedCallback, ClaimedUpdate, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "../requests/store.js";
-import { DEFAULT_RETENTION_MS, UPDATE_GRACE_MS } from "../requests/store.js";
+import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
+import { bounded, commandConnectionOptions, redisCall, SUBSCRIBER_OVERRIDES } from "./redis-connection.js";
 import { decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
-import { loadScripts, registerScripts, type ScriptSources } from "./scripts.js";
+import { loadScripts, registerScripts, type ScriptName, type Scripts, type ScriptSources } from "./scripts.js";
 
 export interface RedisStoreOptions {
   /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
@@ -34,6 +39,8 @@ export interface RedisStoreOptions {
   /** Unix time in milliseconds. */
   now?: () => number;
   logger?: Logger;
+  /** Longest a store call may take (ms) before it throws StoreUnavailableError. */
+  timeoutMs?: number;
 }
 
 export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber">;
@@ -72,8 +79,8 @@ export function createRedisStore(options: RedisStoreOptions): RequestStore {
 /** A store that owns its connections to `url` (redis:// or rediss://). */
 export function connectRedisStore(url: string, options: ConnectRedisStoreOptions = {}): RequestStore {
   const settings = settle(options);
-  const redis = new Redis(url);
-  return buildStore(redis, redis.duplicate(), settings, { redis: true, subscriber: true });
+  const redis = new Redis(url, commandConnectionOptions(settings.timeoutMs));
+  return buildStore(redis, redis.duplicate(SUBSCRIBER_OVERRIDES), settings, { redis: true, subscriber: true });
 }
 
 interface Settings {
@@ -82,136 +89,147 @@ interface Settings {
   retentionMs: number;
   now: () => number;
   logger: Logger;
+  timeoutMs: number;
 }
 
 /** Checks the options before any connection is made. */
-function settle({ prefix = "relay", retentionMs = DEFAULT_RETENTION_MS, now = Date.now, logger = silentLogger }: ConnectRedisStoreOptions): Settings {
+function settle({
+  prefix = "relay",
+  retentionMs = DEFAULT_RETENTION_MS,
+  now = Date.now,
+  logger = silentLogger,
+  timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+}: ConnectRedisStoreOptions): Settings {
   if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new Error("retentionMs must be a positive integer");
-  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger };
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
+  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs };
 }
 
 function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
-  const { keys, retentionMs, now, logger } = settings;
-  const scripts = registerScripts(redis, settings.sources);
+  const { keys, retentionMs, now, logger, timeoutMs } = settings;
+  const scripts = boundScripts(registerScripts(redis, settings.sources));
   const listeners = new Set<(id: string) => void>();
+  const resyncListeners = new Set<() => void>();
   let closed = false;
 
-  const logErrors = (connection: string) => (error: unknown) => logger.warn({ connection, error }, "redis connection error");
-  if (owned.redis) redis.on("error", logErrors("commands"));
-  if (owned.subscriber) subscriber.on("error", logErrors("subscriber"));
+  if (owned.redis) watchConnection(redis, "commands", logger);
+  if (owned.subscriber) watchConnection(subscriber, "subscriber", logger);
 
   const onMessage = (channel: string, id: string) => {
     if (channel !== keys.ended) return;
-    for (const listener of listeners) {
-      try {
-        listener(id);
-      } catch (error) {
-        logger.error({ id, error }, "ended listener failed");
-      }
-    }
+    notify(listeners, id, logger);
   };
   subscriber.on("message", onMessage);
-  const subscribed = subscriber.subscribe(keys.ended).then(() => undefined);
+  let resubscribes = false;
+  const subscribed = subscriber.subscribe(keys.ended).then(() => {
+    resubscribes = true;
+  });
   subscribed.catch((error: unknown) => logger.error({ channel: keys.ended, error }, "redis subscribe failed"));
+  // Back after a gap: notifications published meanwhile are lost. Once the subscription is live again, listeners re-read.
+  const onSubscriberReady = () => {
+    if (!resubscribes || closed) return;
+    subscriber.subscribe(keys.ended).then(
+      () => notify(resyncListeners, undefined, logger),
+      (error: unknown) => logger.warn({ channel: keys.ended, error }, "redis resubscribe failed"),
+    );
+  };
+  subscriber.on("ready", onSubscriberReady);
+  // With no offline queue (connectRedisStore), commands fail until the connection is ready.
+  const connected = owned.redis && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
 
-  async function get(id: string): Promise<RequestRecord | undefined> {
+  /** One store method: bounded, its outages turned into StoreUnavailableError. */
+  const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run());
+
+  async function read(id: string): Promise<RequestRecord | undefined> {
     const key = keys.data(id);
-    const hash = await redis.hgetall(key);
+    const hash = await redisCall("HGETALL", redis.hgetall(key));
     return Object.keys(hash).length === 0 ? undefined : decodeRecord(key, hash);
   }
 
   return {
-    async create(record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> {
-      const key = keys.data(record.id);
-      const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
-      const fields = encodeRecord(record);
-      const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting];
-      let staleId = "";
-      for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
-        const at = now();
-        const raw = await scripts.create(createKeys, [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, ...fields]);
-        const reply = toCreateReply(key, raw);
-        // The stored hash is exactly encodeRecord(record): no need to read it back and parse it again.
-        if (reply.outcome === "created") return { record, created: true };
-        const existing = await get(reply.existingId);
-        if (existing) return { record: existing, created: false };
-        staleId = reply.existingId;
-      }
-      throw new Error(`idempotency key ${idemKey} keeps naming requests that are gone`);
-    },
+    create: (record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
+      call("create", async () => {
+        const key = keys.data(record.id);
+        const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
+        const fields = encodeRecord(record);
+        const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting];
+        let staleId = "";
+        for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
+          const at = now();
+          const raw = await scripts.create(createKeys, [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, ...fields]);
+          const reply = toCreateReply(key, raw);
+          // The stored hash is exactly encodeRecord(record): no need to read it back and parse it again.
+          if (reply.outcome === "created") return { record, created: true };
+          const existing = await read(reply.existingId);
+          if (existing) return { record: existing, created: false };
+          staleId = reply.existingId;
+        }
+        throw new Error(`idempotency key ${idemKey} keeps naming requests that are gone`);
+      }),
 
-    get,
+    get: (id: string) => call("get", () => read(id)),
 
-    async setSlackMessage(id: string, slack: SlackRef) {
-      const key = keys.data(id);
-      const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
-      const raw = await scripts.setSlack([key, keys.message(slack), keys.posting, keys.updates], [id, ref, now() + UPDATE_GRACE_MS]);
-      return toSlackResult(key, raw);
-    },
+    setSlackMessage: (id: string, slack: SlackRef) =>
+      call("setSlackMessage", async () => {
+        const key = keys.data(id);
+        const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
+        const raw = await scripts.setSlack([key, keys.message(slack), keys.posting, keys.updates], [id, ref, now() + UPDATE_GRACE_MS]);
+        return toSlackResult(key, raw);
+      }),
 
-    async addOtherMessage(id: string, slack: SlackRef) {
-      const key = keys.data(id);
-      const ref = { channel: slack.channel, ts: slack.ts };
-      const args = [id, otherMessageField(ref), JSON.stringify(ref), now() + UPDATE_GRACE_MS];
-      return toSlackResult(key, await scripts.addOtherMessage([key, keys.message(slack), keys.updates], args));
-    },
+    addOtherMessage: (id: string, slack: SlackRef) =>
+      call("addOtherMessage", async () => {
+        const key = keys.data(id);
+        const ref = { channel: slack.channel, ts: slack.ts };
+        const args = [id, otherMessageField(ref), JSON.stringify(ref), now() + UPDATE_GRACE_MS];
+        return toSlackResult(key, await scripts.addOtherMessage([key, keys.message(slack), keys.updates], args));
+      }),
 
-    async findBySlackMessage(slack: SlackRef) {
-      return (await redis.get(keys.message(slack))) ?? undefined;
-    },
+    findBySlackMessage: (slack: SlackRef) => call("findBySlackMessage", async () => (await redisCall("GET", redis.get(keys.message(slack)))) ?? undefined),
 
-    async transition(id: string, change: Transition): Promise<TransitionResult> {
-      const key = keys.data(id);
-      const script = SCRIPT_FOR[change.status];
-      const args = [id, keys.ended, String(change.at), retentionMs, change.at + UPDATE_GRACE_MS, ...changeArgs(change)];
-      return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting, keys.updates], args));
-    },
+    transition: (id: string, change: Transition): Promise<TransitionResult> =>
+      call("transition", async () => {
+        const key = keys.data(id);
+        const script = SCRIPT_FOR[change.status];
+        const args = [id, keys.ended, String(change.at), retentionMs, change.at + UPDATE_GRACE_MS, ...changeArgs(change)];
+        return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting, keys.updates], args));
+      }),
 
-    async dueForExpiry(at: number, limit: number) {
-      if (limit <= 0) return [];
-      return redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit);
-    },
+    dueForExpiry: (at: number, limit: number) =>
+      call("dueForExpiry", async () => (limit <= 0 ? [] : redisCall("ZRANGEBYSCORE", redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit)))),
 
-    async claimCallbacks(at: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]> {
-      if (limit <= 0) return [];
-      return toClaimedCallbacks(await scripts.claimCallbacks([keys.callbacks, keys.callbackAttempts], [at, leaseMs, limit]));
-    },
+    claimCallbacks: (at: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]> =>
+      call("claimCallbacks", async () =>
+        limit <= 0 ? [] : toClaimedCallbacks(await scripts.claimCallbacks([keys.callbacks, keys.callbackAttempts], [at, leaseMs, limit])),
+      ),
 
-    async retryCallback(id: string, nextAt: number, attempts: number) {
-      const raw = await scripts.retryCallback([keys.callbacks, keys.callbackAttempts], [id, nextAt, attempts]);
-      return toQueuedResult("retry-callback", raw);
-    },
+    retryCallback: (id: string, nextAt: number, attempts: number) =>
+      call("retryCallback", async () =>
+        toQueuedResult("retry-callback", await scripts.retryCallback([keys.callbacks, keys.callbackAttempts], [id, nextAt, attempts])),
+      ),
 
-    async completeCallback(id: string) {
-      return toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]));
-    },
+    completeCallback: (id: string) =>
+      call("completeCallback", async () => toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]))),
 
     // The message-update outbox is a leased queue like the callbacks': the same scripts, its own keys.
-    async claimUpdates(at: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]> {
-      if (limit <= 0) return [];
-      return toClaimedCallbacks(await scripts.claimCallbacks([keys.updates, keys.updateAttempts], [at, leaseMs, limit]));
-    },
+    claimUpdates: (at: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]> =>
+      call("claimUpdates", async () =>
+        limit <= 0 ? [] : toClaimedCallbacks(await scripts.claimCallbacks([keys.updates, keys.updateAttempts], [at, leaseMs, limit])),
+      ),
 
-    async retryUpdate(id: string, nextAt: number, attempts: number) {
-      return toQueuedResult("retry-update", await scripts.retryCallback([keys.updates, keys.updateAttempts], [id, nextAt, attempts]));
-    },
+    retryUpdate: (id: string, nextAt: number, attempts: number) =>
+      call("retryUpdate", async () => toQueuedResult("retry-update", await scripts.retryCallback([keys.updates, keys.updateAttempts], [id, nextAt, attempts]))),
 
-    async completeUpdate(id: string) {
-      return toQueuedResult("complete-update", await scripts.completeCallback([keys.updates, keys.updateAttempts], [id]));
-    },
+    completeUpdate: (id: string) =>
+      call("completeUpdate", async () => toQueuedResult("complete-update", await scripts.completeCallback([keys.updates, keys.updateAttempts], [id]))),
 
-    async claimUnposted(at: number, leaseMs: number, limit: number): Promise<string[]> {
-      if (limit <= 0) return [];
-      return toClaimedIds(await scripts.claimUnposted([keys.posting], [at, leaseMs, limit]));
-    },
+    claimUnposted: (at: number, leaseMs: number, limit: number): Promise<string[]> =>
+      call("claimUnposted", async () => (limit <= 0 ? [] : toClaimedIds(await scripts.claimUnposted([keys.posting], [at, leaseMs, limit])))),
 
-    async renewPostLease(id: string, until: number) {
-      return toQueuedResult("renew-post-lease", await scripts.renewPostLease([keys.posting], [id, until]));
-    },
+    renewPostLease: (id: string, until: number) =>
+      call("renewPostLease", async () => toQueuedResult("renew-post-lease", await scripts.renewPostLease([keys.posting], [id, until]))),
 
-    async forgetUnposted(id: string) {
-      return Number(await redis.zrem(keys.posting, id)) > 0;
-    },
+    forgetUnposted: (id: string) => call("forgetUnposted", async () => Number(await redisCall("ZREM", redis.zrem(keys.posting, id))) > 0),
 
     onEnded(listener) {
       listeners.add(listener);
@@ -220,7 +238,14 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       };
     },
 
-    ready: () => subscribed,
+    onResync(listener) {
+      resyncListeners.add(listener);
+      return () => {
+        resyncListeners.delete(listener);
+      };
+    },
+
+    ready: () => Promise.all([subscribed, connected]).then(() => undefined),
 
     async ping() {
       const reply = await within(PING_TIMEOUT_MS, redis.ping());
@@ -231,12 +256,51 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       if (closed) return;
       closed = true;
       listeners.clear();
+      resyncListeners.clear();
       subscriber.off("message", onMessage);
+      subscriber.off("ready", onSubscriberReady);
       if (owned.subscriber) await shutdown(subscriber);
       else await within(CLOSE_TIMEOUT_MS, subscriber.unsubscribe(keys.ended));
       if (owned.redis) await shutdown(redis);
     },
   };
+}
+
+/** Every script call with its outages turned into StoreUnavailableError. */
+function boundScripts(scripts: Scripts): Scripts {
+  const wrapped = {} as Scripts;
+  for (const name of Object.keys(scripts) as ScriptName[]) wrapped[name] = (keys, args) => redisCall(`script ${name}`, scripts[name](keys, args));
+  return wrapped;
+}
+
+/** Calls each listener, so that one that throws does not stop the others. */
+function notify<A extends string | undefined>(listeners: ReadonlySet<(arg: A) => void>, arg: A, logger: Logger): void {
+  for (const listener of listeners) {
+    try {
+      listener(arg);
+    } catch (error) {
+      logger.error({ id: arg, error }, "store listener failed");
+    }
+  }
+}
+
+/**
+ * Logs a connection going down once (not every reconnect attempt of a long
+ * outage) and its coming back; its own connections only (a caller's client is
+ * the caller's to watch).
+ */
+function watchConnection(connection: Redis, name: string, logger: Logger): void {
+  let down = false;
+  connection.on("error", (error: unknown) => {
+    if (down) return logger.debug({ connection: name, error }, "redis connection error");
+    down = true;
+    logger.warn({ connection: name, error }, "redis connection lost: store calls fail with 503 relay_store_unavailable until it is back");
+  });
+  connection.on("ready", () => {
+    if (!down) return;
+    down = false;
+    logger.info({ connection: name }, "redis connection is back");
+  });
 }
 
 /** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */

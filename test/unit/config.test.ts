@@ -52,6 +52,7 @@ describe("loadConfig defaults", () => {
       port: 3000,
       defaultTimeoutSeconds: 600,
       hookTimeoutSeconds: 600,
+      storeTimeoutMs: undefined,
       callbackHosts: undefined,
       shutdownGraceSeconds: 25,
       hookKeepaliveSeconds: 15,
@@ -71,6 +72,7 @@ describe("loadConfig defaults", () => {
       PORT: "8080",
       RELAY_DEFAULT_TIMEOUT: "120",
       RELAY_HOOK_TIMEOUT: "300",
+      RELAY_STORE_TIMEOUT_MS: "1500",
       RELAY_CALLBACK_HOSTS: "Hooks.Example.com, ci.example.org",
       RELAY_SHUTDOWN_GRACE: "50",
       RELAY_HOOK_KEEPALIVE: "20",
@@ -91,6 +93,7 @@ describe("loadConfig defaults", () => {
       port: 8080,
       defaultTimeoutSeconds: 120,
       hookTimeoutSeconds: 300,
+      storeTimeoutMs: 1500,
       callbackHosts: ["hooks.example.com", "ci.example.org"],
       shutdownGraceSeconds: 50,
       hookKeepaliveSeconds: 20,
@@ -128,6 +131,7 @@ describe("loadConfig defaults", () => {
       PORT: "",
       RELAY_DEFAULT_TIMEOUT: "",
       RELAY_HOOK_TIMEOUT: "",
+      RELAY_STORE_TIMEOUT_MS: "",
       RELAY_CALLBACK_HOSTS: "",
       RELAY_SHUTDOWN_GRACE: "",
       RELAY_HOOK_KEEPALIVE: "",
@@ -142,6 +146,7 @@ describe("loadConfig defaults", () => {
     expect(config.port).toBe(3000);
     expect(config.defaultTimeoutSeconds).toBe(600);
     expect(config.hookTimeoutSeconds).toBe(600);
+    expect(config.storeTimeoutMs).toBeUndefined();
     expect(config.callbackHosts).toBeUndefined();
     expect(config.shutdownGraceSeconds).toBe(25);
     expect(config.hookKeepaliveSeconds).toBe(15);
@@ -215,6 +220,8 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_DEFAULT_TIMEOUT", "10m", "whole number of seconds"],
   ["RELAY_HOOK_TIMEOUT", "9", "between 10 and 86400"],
   ["RELAY_HOOK_TIMEOUT", "86401", "between 10 and 86400"],
+  ["RELAY_STORE_TIMEOUT_MS", "99", "between 100 and 60000"],
+  ["RELAY_STORE_TIMEOUT_MS", "2s", "between 100 and 60000"],
   ["RELAY_CALLBACK_HOSTS", " , ", "host names"],
   ["RELAY_CALLBACK_HOSTS", "https://hooks.example.com/relay", "host names"],
   ["RELAY_CALLBACK_HOSTS", "hooks.example.com,user@evil.example", "host names"],

@@ -1,7 +1,9 @@
 /**
  * Liveness and readiness for load balancers and orchestrators; no auth.
  * /healthz says the process serves HTTP. /readyz asks the store and Slack and
- * answers 503 when either is down, or when the check itself fails or hangs.
+ * answers 503 when either is down, or when the check itself fails or hangs,
+ * with one line per reason. The store is asked on every probe (a PING, bounded
+ * to 1 s); Slack's answer is cached for about 10 s (src/slack/app.ts).
  * Once the instance drains (SIGTERM), /readyz answers 503 "shutting_down" at
  * once, without asking anything, so load balancers stop sending it work.
  */
@@ -19,7 +21,16 @@ export const HealthReply = z.object({ status: z.literal("ok") });
 export const ReadinessReply = z.object({
   status: z.enum(["ready", "not_ready", "shutting_down"]),
   checks: Readiness.optional().meta({ description: "Absent while shutting down: nothing is asked then." }),
+  reasons: z.array(z.string()).optional().meta({ description: "Why the relay is not ready: one line per check that failed." }),
 });
+
+/** What each failed check means for the relay's users. */
+export const NOT_READY_REASONS = {
+  store:
+    "store: the store (Redis) does not answer; agent API calls answer 503 relay_store_unavailable and held Claude Code hook calls are denied at their deadline until it does",
+  slack: "slack: Slack does not accept the bot token or cannot be reached (auth.test)",
+  check: "the readiness check itself failed or took longer than 5 s",
+} as const;
 
 export interface HealthRoutesDeps {
   readiness: () => Promise<Readiness>;
@@ -43,7 +54,11 @@ export function registerHealthRoutes(app: HttpApp, { readiness, draining = () =>
     const checks = await checkWithin(readiness, READINESS_TIMEOUT_MS, logger);
     const ready = checks.store && checks.slack;
     reply.code(ready ? 200 : 503);
-    return { status: ready ? "ready" : "not_ready", checks };
+    if (ready) return { status: "ready", checks };
+    const reasons: string[] = checks === NOT_CHECKED ? [NOT_READY_REASONS.check] : [];
+    if (!checks.store) reasons.push(NOT_READY_REASONS.store);
+    if (!checks.slack) reasons.push(NOT_READY_REASONS.slack);
+    return { status: "not_ready", checks, reasons };
   });
 }
 
@@ -53,7 +68,7 @@ async function checkWithin(readiness: () => Promise<Readiness>, ms: number, logg
       logger.warn({ ms }, "readiness check timed out");
       return NOT_CHECKED;
     });
-    return { store: checks.store === true, slack: checks.slack === true };
+    return checks === NOT_CHECKED ? checks : { store: checks.store === true, slack: checks.slack === true };
   } catch (error) {
     logger.warn({ error }, "readiness check failed");
     return NOT_CHECKED;

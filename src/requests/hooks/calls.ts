@@ -27,14 +27,23 @@
  *   close() then answers every call still held with a deny saying the relay
  *   restarted and cancels its request, so nobody approves what the agent was
  *   told is denied (the connection cannot be handed over, whatever the store).
+ * - Store outages are waited out until the reply deadline: opening the
+ *   request is retried every STORE_RETRY_INTERVAL_MS (the idempotency key
+ *   makes a repeat safe), a held call keeps holding (see service.wait). If
+ *   the store is still unavailable at the deadline, the call is denied with
+ *   STORE_UNAVAILABLE_REASON. Whatever a store call does, the reply leaves
+ *   HARD_MARGIN_MS before Claude Code's own timeout; a request stored too late
+ *   for its call is cancelled, so nobody approves what the agent was denied.
  */
 import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
 import { CreateRequestBody } from "../../protocol/request-body.js";
 import { silentLogger, type Logger } from "../../logger.js";
-import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown } from "../errors.js";
+import { settleBefore } from "../../protocol/timing.js";
+import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../errors.js";
 import type { RequestRecord } from "../model.js";
 import type { RequestService } from "../service.js";
-import { holdUntil, replyDeadlineSeconds } from "./deadline.js";
+import { STORE_RETRY_INTERVAL_MS } from "../store.js";
+import { HARD_MARGIN_MS, holdUntil, replyDeadlineSeconds } from "./deadline.js";
 import { denyOutput, hookOutput, type HookOutput } from "./reply.js";
 import { hookRequestBody, hookRequestKey, keyForAttempt } from "./request.js";
 
@@ -44,6 +53,9 @@ export const DISCONNECT_REASON = "Claude Code closed the connection";
 export const SHUTDOWN_REASON = "The relay restarted before anyone answered";
 /** The deny of a call that arrives while the instance drains: nothing was asked. */
 export const DRAINING_DENY = "The relay is restarting and asked no one, so the tool call was denied. Try the tool call again.";
+export const STORE_UNAVAILABLE_REASON = "The relay's storage is unavailable, so the tool call was denied. Try again once the relay is back.";
+/** Why a request stored too late for its hook call is cancelled. */
+export const LATE_REASON = "Claude Code's hook timeout came before the request's";
 
 export interface HookCall {
   /** Name of the agent token that made the call. */
@@ -117,23 +129,47 @@ export class HookCalls {
     return this.shutdown.signal.aborted || this.service.isClosed;
   }
 
+  /** The answer, at the latest HARD_MARGIN_MS before Claude Code's timeout: a deny when a store call still holds it up then. */
   private async settle(call: HookCall, body: CreateRequestBody): Promise<HookOutput> {
     const event = call.input.hook_event_name;
     if (this.closed) return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
+    const late = new AbortController();
+    const timer = setTimeout(() => late.abort(), Math.max(0, call.startedAt + call.timeoutSeconds * 1000 - HARD_MARGIN_MS - this.now()));
+    try {
+      return await settleBefore(this.decide(call, body, late.signal), { signal: late.signal }, () => {
+        this.logger.warn({ requestId: call.reference }, "the store held a Claude Code hook call up to its deadline: denied");
+        return denyOutput(event, STORE_UNAVAILABLE_REASON);
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async decide(call: HookCall, body: CreateRequestBody, late: AbortSignal): Promise<HookOutput> {
+    const event = call.input.hook_event_name;
     let record: RequestRecord | undefined;
     try {
-      const opened = await this.open(call, body);
+      const opened = await this.open(call, body, late);
       const until = holdUntil(call.startedAt, call.timeoutSeconds, opened.expiresAt);
-      record = opened.status === "pending" ? await this.hold(opened, until, call.gone) : opened;
+      record = opened.status === "pending" && !late.aborted ? await this.hold(opened, until, call.gone) : opened;
       if (record?.status === "pending" && this.closed && !call.gone.aborted) {
         const cancelled = await this.service.cancel(record.id, "relay", SHUTDOWN_REASON).catch(() => undefined);
         // Answered in the meantime (a click on another instance): the agent gets that answer, as Slack shows it.
         if (cancelled?.outcome === "already_ended") return hookOutput(event, cancelled.record);
         return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
       }
+      if (record?.status === "pending" && !call.gone.aborted && !this.holders.has(record.id)) {
+        // The call's deadline came before the request's (it was stored late, through a store outage): end it with the call.
+        const result = await this.service.cancel(record.id, "relay", LATE_REASON);
+        if ("record" in result) record = result.record;
+      }
     } catch (error) {
       // Drain began between the check in answer() and the create.
       if (error instanceof RelayError && error.code === "relay_shutting_down" && !call.retriesUnavailable) return denyOutput(event, DRAINING_DENY);
+      if (error instanceof StoreUnavailableError) {
+        this.logger.warn({ requestId: call.reference, reason: error.reason }, "the store is unavailable at a Claude Code hook call's deadline: denied");
+        return denyOutput(event, STORE_UNAVAILABLE_REASON);
+      }
       if (error instanceof RelayError) throw error;
       this.logger.error({ requestId: call.reference, error }, "a Claude Code hook call failed inside the relay");
       return denyOutput(event, `${internalErrorMessage(call.reference)} The tool call was denied.`);
@@ -147,7 +183,20 @@ export class HookCalls {
    * retry joins it), an answered one when the key proves it is this call's
    * answer, else a new one under the next key.
    */
-  private async open({ agent, input }: HookCall, body: CreateRequestBody): Promise<RequestRecord> {
+  private async open(call: HookCall, body: CreateRequestBody, late: AbortSignal): Promise<RequestRecord> {
+    const replyAt = call.startedAt + replyDeadlineSeconds(call.timeoutSeconds) * 1000;
+    for (;;) {
+      try {
+        return await this.openOnce(call, body);
+      } catch (error) {
+        const stop = late.aborted || call.gone.aborted || this.closed || this.now() + STORE_RETRY_INTERVAL_MS >= replyAt;
+        if (!(error instanceof StoreUnavailableError) || stop) throw error;
+        await pause(STORE_RETRY_INTERVAL_MS, [late, call.gone, this.shutdown.signal]);
+      }
+    }
+  }
+
+  private async openOnce({ agent, input }: HookCall, body: CreateRequestBody): Promise<RequestRecord> {
     const { key, answerBelongsToCall } = hookRequestKey(input);
     for (let attempt = 1; attempt <= MAX_KEY_ATTEMPTS; attempt += 1) {
       const { record } = await this.service.create({ tokenName: agent, body, idempotencyKey: keyForAttempt(key, attempt) });
@@ -189,4 +238,17 @@ function requestBody({ input, timeoutSeconds, channel }: HookCall): CreateReques
   const result = CreateRequestBody.safeParse(built);
   if (result.success) return result.data;
   throw invalidRequest(fieldProblems(result.error.issues));
+}
+
+/** Resolves after `ms`, or at once when one of `signals` aborts. */
+function pause(ms: number, signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      for (const signal of signals) signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const signal of signals) signal.addEventListener("abort", done, { once: true });
+  });
 }

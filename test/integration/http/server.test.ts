@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpApp, SERVER_TIMEOUTS } from "../../../src/http/server.js";
+import { NOT_READY_REASONS } from "../../../src/http/routes/health.js";
 import { HookCalls } from "../../../src/requests/hooks/calls.js";
 import { RequestService } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
@@ -58,12 +59,29 @@ describe("health", () => {
 
   it("GET /readyz answers 503 naming the check that failed", async () => {
     const { call } = await start({ http: { readiness: async () => ({ store: true, slack: false }) } });
-    expect(await call("/readyz", { as: null })).toMatchObject({ status: 503, body: { status: "not_ready", checks: { store: true, slack: false } } });
+    expect(await call("/readyz", { as: null })).toEqual(
+      expect.objectContaining({ status: 503, body: { status: "not_ready", checks: { store: true, slack: false }, reasons: [NOT_READY_REASONS.slack] } }),
+    );
+  });
+
+  it("GET /readyz answers 503 with the reason when the store does not answer", async () => {
+    const { call } = await start({ http: { readiness: async () => ({ store: false, slack: true }) } });
+    const { status, body } = await call("/readyz", { as: null });
+    expect(status).toBe(503);
+    expect(body).toEqual({ status: "not_ready", checks: { store: false, slack: true }, reasons: [NOT_READY_REASONS.store] });
+    expect(NOT_READY_REASONS.store).toMatch(/store \(Redis\) does not answer.*503 relay_store_unavailable/);
   });
 
   it("GET /readyz answers 503, not 500, when the check itself throws", async () => {
     const { call, logs } = await start({ http: { readiness: () => Promise.reject(new Error("redis is down")) } });
-    expect(await call("/readyz", { as: null })).toMatchObject({ status: 503, body: { status: "not_ready", checks: { store: false, slack: false } } });
+    expect(await call("/readyz", { as: null })).toMatchObject({
+      status: 503,
+      body: {
+        status: "not_ready",
+        checks: { store: false, slack: false },
+        reasons: [NOT_READY_REASONS.check, NOT_READY_REASONS.store, NOT_READY_REASONS.slack],
+      },
+    });
     expect(logs.some((line) => line.includes("readiness check failed"))).toBe(true);
   });
 });

@@ -127,7 +127,7 @@ describe("readiness ping", () => {
     nock.cleanAll();
   });
 
-  function app() {
+  function app(clock?: () => number) {
     const store = createMemoryStore();
     const slack = createSlackApp({
       botToken: BOT_TOKEN,
@@ -140,6 +140,7 @@ describe("readiness ping", () => {
         defaultTimeoutSeconds: 60,
       }),
       pingTimeoutMs: 200,
+      ...(clock ? { now: clock } : {}),
     });
     return slack;
   }
@@ -153,6 +154,35 @@ describe("readiness ping", () => {
     expect(authTest.isDone()).toBe(false);
     expect(await slack.ping()).toBe(true);
     expect(authTest.isDone()).toBe(true);
+  });
+
+  it("many /readyz probes within 10 s cost one auth.test call; the next one after 10 s asks Slack again", async () => {
+    const authTest = nock("https://slack.test").post("/api/auth.test").times(2).reply(200, { ok: true, user_id: "U0BOT" });
+    const clock = { t: 1_800_000_000_000 };
+    const slack = app(() => clock.t);
+    expect(await Promise.all(Array.from({ length: 20 }, () => slack.ping()))).toEqual(Array(20).fill(true));
+    for (let i = 0; i < 30; i += 1) {
+      clock.t += 300;
+      expect(await slack.ping()).toBe(true);
+    }
+    expect(authTest.pendingMocks()).toHaveLength(1);
+    clock.t += 1_000;
+    expect(await slack.ping()).toBe(true);
+    expect(authTest.isDone()).toBe(true);
+  });
+
+  it("a Slack outage is cached too: probes within 10 s do not call auth.test again", async () => {
+    const authTest = nock("https://slack.test").post("/api/auth.test").reply(200, { ok: false, error: "invalid_auth" });
+    const clock = { t: 1_800_000_000_000 };
+    const slack = app(() => clock.t);
+    expect(await slack.ping()).toBe(false);
+    expect(authTest.isDone()).toBe(true);
+    const recovered = nock("https://slack.test").post("/api/auth.test").reply(200, { ok: true });
+    clock.t += 9_000;
+    expect(await slack.ping()).toBe(false);
+    expect(recovered.isDone()).toBe(false);
+    clock.t += 1_000;
+    expect(await slack.ping()).toBe(true);
   });
 
   it("ping() is false when Slack rejects the token", async () => {

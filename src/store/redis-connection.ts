@@ -1,0 +1,98 @@
+/**
+ * Bounded Redis calls: every store call answers, or fails with
+ * StoreUnavailableError, within about `timeoutMs` (default 2 s,
+ * RELAY_STORE_TIMEOUT_MS), whatever Redis does: refuses connections, is
+ * restarting, hangs, or sits behind a network that drops packets.
+ *
+ * ioredis's defaults hang instead: a command sent while the connection is
+ * down waits in the offline queue and is retried on each of 20 reconnects
+ * (`maxRetriesPerRequest: 20`), so a 2-minute outage held every API call for
+ * 71–107 s before a MaxRetriesPerRequestError. The options chosen here, and
+ * why, for the connection that runs commands and scripts:
+ *
+ * - `enableOfflineQueue: false`: while disconnected a command fails at once
+ *   ("Stream isn't writeable"), so the API answers 503 at once rather than
+ *   after the bound; nothing queued can run later, after its caller was told
+ *   it failed. The price: a command is refused during the few milliseconds
+ *   of a reconnect, which the caller sees as a 503 with Retry-After.
+ * - `commandTimeout: timeoutMs`: a command written to a connection that
+ *   never answers (Redis hung, packets dropped, a failover in progress) is
+ *   rejected after the bound instead of waiting for TCP to notice.
+ * - `maxRetriesPerRequest: 0` and `autoResendUnfulfilledCommands: false`: a
+ *   command in flight when the connection drops fails at once and is never
+ *   sent again on reconnect. Re-sending would run a transition (an answer, a
+ *   create) after its caller had already been told it failed.
+ * - `connectTimeout: CONNECT_TIMEOUT_MS` (ioredis's own 10 s is for slow
+ *   networks; a store that takes longer than this to accept a connection is
+ *   down for our purposes) and ioredis's default reconnect schedule (every
+ *   50 ms more, at most 2 s apart), so calls succeed again within about 2 s of
+ *   Redis coming back.
+ *
+ * The subscriber connection (ended-request notifications) keeps an offline
+ * queue and no command timeout: it sends only SUBSCRIBE, at start and again by
+ * itself on every reconnect (`autoResubscribe`), and nothing waits on it but
+ * the start. Notifications published while it was down are lost; the store
+ * tells its `onResync` listeners when it is back, so waiters re-read.
+ *
+ * On top of the per-command bound, each store method as a whole is raced
+ * against the bound (a create may run several commands), and errors are
+ * sorted: an outage (connection errors, timeouts, LOADING, BUSY, READONLY,
+ * MASTERDOWN, CLUSTERDOWN, TRYAGAIN, OOM …) becomes StoreUnavailableError;
+ * anything else (a script bug, an unreadable record) stays what it is, a 500.
+ */
+import type { RedisOptions } from "ioredis";
+import { settleBefore } from "../protocol/timing.js";
+import { StoreUnavailableError } from "../requests/errors.js";
+
+/** How long a new connection to Redis may take to open (ms). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Options of the connection that runs commands and scripts (see the module header). */
+export function commandConnectionOptions(timeoutMs: number): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  };
+}
+
+/** Overrides for the subscriber made with `duplicate()` from the command connection. */
+export const SUBSCRIBER_OVERRIDES: RedisOptions = {
+  enableOfflineQueue: true,
+  commandTimeout: undefined,
+  maxRetriesPerRequest: 20,
+  autoResendUnfulfilledCommands: true,
+};
+
+/** Redis error replies that mean "not now" rather than "never": the server is loading, busy, read-only, failing over or out of memory. */
+const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|NOREPLICAS|MISCONF)\b/;
+
+/**
+ * What an error from an ioredis call means for the store's caller: an outage
+ * (StoreUnavailableError), or itself. Redis's error replies are "ReplyError"s;
+ * every other error ioredis gives (connection refused or closed, command
+ * timed out, offline) is an outage.
+ */
+export function toStoreError(operation: string, error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message : String(error);
+  if (name === "ReplyError" && !TRANSIENT_REPLY.test(text)) return error;
+  return new StoreUnavailableError(`Redis ${operation} failed: ${text}`, { cause: error });
+}
+
+/** `task` (an ioredis call), with an outage turned into StoreUnavailableError. */
+export function redisCall<T>(operation: string, task: Promise<T>): Promise<T> {
+  return task.catch((error: unknown) => {
+    throw toStoreError(operation, error);
+  });
+}
+
+/** `task` (a whole store method), or StoreUnavailableError once `timeoutMs` pass without its answer. */
+export function bounded<T>(operation: string, timeoutMs: number, task: Promise<T>): Promise<T> {
+  return settleBefore(task, { ms: timeoutMs }, () => {
+    throw new StoreUnavailableError(`Redis did not answer ${operation} within ${timeoutMs} ms`);
+  });
+}
