@@ -48,12 +48,12 @@ async function held(relay: ApiRelay, count: number) {
   }
 }
 
-describe("a held Claude Code hook call behind a proxy that cuts connections idle for 1 s", () => {
-  it("with a keepalive every 300 ms, outlasts the proxy's idle timeout and gets the person's answer after the spaces", { timeout: 15_000 }, async () => {
-    const { relay, base } = await setup(300, 1000);
+describe("a held Claude Code hook call behind a proxy that cuts connections idle for 1.5 s", () => {
+  it("with a keepalive every 250 ms, outlasts the proxy's idle timeout and gets the person's answer after the spaces", { timeout: 15_000 }, async () => {
+    const { relay, base } = await setup(250, 1500);
     const call = hookCall(base);
     await held(relay, 1);
-    await sleep(2500);
+    await sleep(3500);
     const id = relay.stored[0]!.id;
     expect((await relay.service.answer(id, { reply: "y" }, ALICE)).outcome).toBe("applied");
 
@@ -70,7 +70,7 @@ describe("a held Claude Code hook call behind a proxy that cuts connections idle
     "with a keepalive slower than the proxy's idle timeout, is cut by the proxy and its request cancelled as the caller left",
     { timeout: 15_000 },
     async () => {
-      const { relay, base } = await setup(5000, 1000);
+      const { relay, base } = await setup(5000, 1500);
       const call = hookCall(base).then((r) => r.text());
       await held(relay, 1);
 
