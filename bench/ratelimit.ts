@@ -17,10 +17,14 @@ export interface RateLimitOptions {
   n: number;
   /** timeoutSeconds of the second burst: shorter than n seconds, so some cannot be posted in time. */
   tightTimeoutSeconds: number;
+  /** Posts the stand-in takes at once per channel (its bucket), for the report. */
+  slackBurst: number;
 }
 
 export interface RateLimitResult {
   n: number;
+  /** Posts the stand-in took at once per channel. */
+  slackBurst: number;
   /** Milliseconds from the first create until the last message was posted. */
   allPostedMs: number;
   /** chat.postMessage calls the relay made for them, refused ones included. */
@@ -60,7 +64,7 @@ export async function runRateLimit(agent: BenchAgent, standIn: SlackStandIn, opt
     expiredErrors: [...new Set(unposted.map((view) => `${view.status}: ${view.error ?? "(no error)"}`))],
   };
   log(`timeout ${timeoutSeconds} s: ${tight.posted} posted, ${tight.expired} expired unposted, ${tight.failed} failed`);
-  return { n, allPostedMs, postCalls, refused, tight };
+  return { n, slackBurst: options.slackBurst, allPostedMs, postCalls, refused, tight };
 }
 
 /** Long-polls `id` until it is no longer pending (or `withinSeconds` pass). */

@@ -126,7 +126,7 @@ function tables(results: StoreResults[]): Table[] {
   if (ratelimit.length > 0) {
     const first = ratelimit[0]!.ratelimit!;
     out.push({
-      title: `Slack rate limit: ${first.n} requests at once to one channel, Slack allowing 1 post/s per channel, bursts of 3 (429 + Retry-After: 1 beyond)`,
+      title: `Slack rate limit: ${first.n} requests at once to one channel, Slack allowing 1 post/s per channel, ${first.slackBurst === 1 ? "no bursts" : `bursts of ${first.slackBurst}`} (429 + Retry-After: 1 beyond)`,
       header: [
         "store",
         "all posted, s",

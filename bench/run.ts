@@ -11,6 +11,7 @@
  *
  *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
+ *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
  * --cpu-prof writes the relay's V8 CPU profiles (open them in Chrome DevTools);
@@ -51,7 +52,7 @@ const PROFILES = {
   },
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]\n`;
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3]\n`;
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -64,6 +65,7 @@ function parseOptions(argv: string[]) {
       "no-build": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       "log-level": { type: "string", default: "warn" },
+      "slack-burst": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -83,7 +85,14 @@ function parseOptions(argv: string[]) {
     build: !values["no-build"],
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
     logLevel: values["log-level"],
+    slackBurst: positiveInteger("--slack-burst", values["slack-burst"]),
   };
+}
+
+function positiveInteger(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return n;
 }
 
 const started = performance.now();
@@ -163,7 +172,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
-      ...(scenario === "ratelimit" ? { standIn: { postsPerSecond: 1, postBurst: 3 } } : {}),
+      ...(scenario === "ratelimit" ? { standIn: { postsPerSecond: 1, postBurst: options.slackBurst } } : {}),
     };
     try {
       await withTarget(target, async ({ agent, relay, standIn }) => {
@@ -171,7 +180,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
         if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
         if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
-        if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, settings.ratelimit, log);
+        if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
         if (scenario === "hook") {
           const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
           results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);

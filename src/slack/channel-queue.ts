@@ -45,6 +45,14 @@ interface Line {
   waiting: Array<() => void>;
   /** true while a caller holds the line (waits for its moment, or calls). */
   busy: boolean;
+  /**
+   * Set by a 429 on a paced line: from then on each post waits a full
+   * interval after the previous post's reply, not after its start, so that
+   * network jitter cannot bring two posts closer than Slack's pace.
+   */
+  strict: boolean;
+  /** When the last post under this key got its reply (Unix ms). */
+  repliedAt: number;
 }
 
 /** A caller's turn under one key: it holds the line until `release`. */
@@ -104,6 +112,7 @@ export class ChannelQueue {
         if (!held) return;
         held = false;
         if (!used && this.paced(key)) line.tokens = Math.min(this.burst, line.tokens + 1);
+        if (used) line.repliedAt = this.now();
         this.handOver(key, line);
       },
       again: async (againDeadline = deadline) => {
@@ -154,12 +163,18 @@ export class ChannelQueue {
     this.tidy(key, line);
   }
 
-  /** Slack answered 429 under `key`: no call under it for `ms`, then one call, then the steady rate (no burst). */
+  /**
+   * Slack answered 429 under `key`: no call under it for `ms`, then one call,
+   * then the steady rate with no burst, each post a full interval after the
+   * previous one's reply (until the line has been idle long enough to be
+   * forgotten).
+   */
   pause(key: string, ms: number): void {
     const line = this.line(key);
     line.pausedUntil = Math.max(line.pausedUntil, this.now() + ms);
     line.tokens = 1;
     line.refilledAt = line.pausedUntil;
+    line.strict = this.paced(key);
   }
 
   /** Callers waiting under `key` (the head included), or under every key. */
@@ -185,6 +200,7 @@ export class ChannelQueue {
         line.refilledAt = now;
       }
       if (line.tokens < 1) at = Math.max(at, line.refilledAt + Math.ceil(((1 - line.tokens) / this.rate) * 1000));
+      if (line.strict) at = Math.max(at, line.repliedAt + Math.ceil(1000 / this.rate));
     }
     return at;
   }
@@ -192,7 +208,7 @@ export class ChannelQueue {
   private line(key: string): Line {
     let line = this.lines.get(key);
     if (!line) {
-      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false };
+      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false, strict: false, repliedAt: 0 };
       this.lines.set(key, line);
     }
     return line;

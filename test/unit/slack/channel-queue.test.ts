@@ -111,6 +111,28 @@ describe("Retry-After", () => {
     expect(times).toEqual([5000, 6000, 7000]);
   });
 
+  it("after a 429, each post waits a full second after the previous post's reply, so jitter cannot bring two posts closer", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    const slowCall = async () => {
+      const turn = (await queue.turn(POSTS, 60_000))!;
+      const started = c.now();
+      await c.sleep(200);
+      turn.release();
+      return started;
+    };
+    const first = (await queue.turn(POSTS, 60_000))!;
+    queue.pause(POSTS, 1000);
+    const retried = first.again().then(async () => {
+      const at = c.now();
+      await c.sleep(200);
+      first.release();
+      return at;
+    });
+    const starts = await settle([retried, slowCall(), slowCall()]);
+    expect(starts).toEqual([1000, 2200, 3400]);
+  });
+
   it("a 429 on one channel leaves the others alone", async () => {
     const c = clock();
     const queue = new ChannelQueue({ ...c });
