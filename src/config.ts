@@ -1,17 +1,16 @@
 /**
  * Configuration, read once at start from the environment and optionally a
- * JSON file (RELAY_CONFIG_FILE, same names as keys; the environment wins).
+ * YAML or JSON file (RELAY_CONFIG_FILE, ./config-file.ts: the same names as
+ * keys, plus approver routes; the environment wins).
  * This is the only module that reads process.env. A wrong value stops the
  * start with one line that names the variable and says how to fix it.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { AlwaysAllowScope, ConfigFileError, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
-/** What "Always allow" may pass back: `tool` plain rules for the asked tool only, `all` every suggestion (always shown). */
-export const AlwaysAllowScope = z.enum(["tool", "all"]);
-export type AlwaysAllowScope = z.infer<typeof AlwaysAllowScope>;
+export { AlwaysAllowScope, type DefaultRoute, type Route, type RouteMatch } from "./config-file.js";
 
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */
@@ -48,8 +47,12 @@ export interface Config {
   /** Seconds between the whitespace a held Claude Code hook call is kept alive with (RELAY_HOOK_KEEPALIVE). */
   hookKeepaliveSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
-  /** RELAY_ALWAYS_ALLOW: what an Always allow click may grant. */
+  /** RELAY_ALWAYS_ALLOW (else the file's `default.alwaysAllow`): what an Always allow click may grant. */
   alwaysAllow: AlwaysAllowScope;
+  /** The config file's `routes`, in order (first match wins); [] without a file. */
+  routes: Route[];
+  /** The file's `default.channels`: the channels a request no route matches may name; undefined → any. */
+  defaultChannels?: string[];
 }
 
 export class ConfigError extends Error {
@@ -89,7 +92,7 @@ const hint = {
   RELAY_HOOK_KEEPALIVE: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
   LOG_LEVEL: "use debug, info, warn or error",
   RELAY_ALWAYS_ALLOW: "use tool (Always allow passes back only rules for the asked tool) or all (every suggestion, always shown)",
-  RELAY_CONFIG_FILE: "point it at a readable JSON file whose keys are these variable names",
+  RELAY_CONFIG_FILE: "point it at a readable YAML or JSON file with routes, default and these variable names as keys",
 } as const;
 type VariableName = keyof typeof hint;
 
@@ -153,7 +156,8 @@ function parseTokens(value: string): AgentToken[] {
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const source = { ...readConfigFile(env.RELAY_CONFIG_FILE), ...definedOnly(env) };
+  const file = configFile(env.RELAY_CONFIG_FILE);
+  const source = { ...defaultRouteVariables(file), ...file.variables, ...definedOnly(env) };
   const read = <K extends keyof typeof fields>(name: K): z.output<(typeof fields)[K]> => {
     const raw = source[name];
     const value = raw === "" ? undefined : raw;
@@ -191,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hookKeepaliveSeconds: read("RELAY_HOOK_KEEPALIVE"),
     logLevel: read("LOG_LEVEL"),
     alwaysAllow: read("RELAY_ALWAYS_ALLOW"),
+    routes: file.routes,
+    ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
   };
 }
 
@@ -203,15 +209,22 @@ function definedOnly(env: Record<string, string | undefined>): Record<string, st
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
 }
 
-function readConfigFile(path: string | undefined): Record<string, string> {
-  if (!path) return {};
-  let parsed: unknown;
+function configFile(path: string | undefined): ConfigFile {
+  if (!path) return { variables: {}, routes: [], default: {} };
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${hint.RELAY_CONFIG_FILE}`);
+    return readConfigFile(path);
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${error.message}`);
+    throw error;
   }
-  const result = z.record(z.string(), z.union([z.string(), z.number()])).safeParse(parsed);
-  if (!result.success) throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${hint.RELAY_CONFIG_FILE}`);
-  return Object.fromEntries(Object.entries(result.data).map(([k, v]) => [k, String(v)]));
+}
+
+/** The `default` route's settings stand for the variables they share a meaning with; a variable, in the file or the environment, wins. */
+function defaultRouteVariables(file: ConfigFile): Record<string, string> {
+  const { channel, timeoutSeconds, alwaysAllow } = file.default;
+  return {
+    ...(channel === undefined ? {} : { SLACK_DEFAULT_CHANNEL: channel }),
+    ...(timeoutSeconds === undefined ? {} : { RELAY_DEFAULT_TIMEOUT: String(timeoutSeconds) }),
+    ...(alwaysAllow === undefined ? {} : { RELAY_ALWAYS_ALLOW: alwaysAllow }),
+  };
 }

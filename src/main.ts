@@ -60,6 +60,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
+    ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
+    routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow },
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));

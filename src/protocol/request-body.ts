@@ -28,6 +28,9 @@ export const LIMITS = {
   cwd: 2000,
 } as const;
 
+/** Limits of `labels` (DESIGN §7): how many, and the longest key and value (characters). */
+export const LABEL_LIMITS = { count: 20, key: 64, value: 256 } as const;
+
 const text = (max: number) => z.string().max(max);
 const nonEmpty = (max: number) => z.string().min(1).max(max);
 
@@ -57,6 +60,15 @@ const httpUrl = z
 /** A Slack channel or user id (C…, G…, D…, U…): the body's `channel` and SLACK_DEFAULT_CHANNEL. */
 export const SlackChannelId = z.string().regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789");
 
+/** Label keys: letters, digits and `_ . / -`, so they read well in Slack and in a hook URL's `label.<key>=` parameter. */
+export const LabelKey = z.string().regex(new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`), "must be 1 to 64 letters, digits, '_', '.', '/' or '-'");
+
+/** A string map the operator's routes match on (`labels: {env: prod}`); shown in the Slack message. */
+export const Labels = z
+  .record(LabelKey, z.string().max(LABEL_LIMITS.value))
+  .refine((labels) => Object.keys(labels).length <= LABEL_LIMITS.count, `at most ${LABEL_LIMITS.count} labels`);
+export type Labels = z.infer<typeof Labels>;
+
 /** Fields every kind shares (DESIGN §3). */
 const common = {
   channel: SlackChannelId.optional(),
@@ -66,6 +78,7 @@ const common = {
   timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
   idempotencyKey: nonEmpty(LIMITS.idempotencyKey).optional(),
   callbackUrl: httpUrl.optional(),
+  labels: Labels.optional(),
 };
 
 /** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */

@@ -14,6 +14,8 @@ import { AlwaysAllowScope } from "../config.js";
  */
 export const RequestPolicy = z.object({
   alwaysAllow: AlwaysAllowScope,
+  /** The approver route the request fell under (`routes.<index>` or `default`); absent on requests stored before routes existed. */
+  route: z.string().max(100).optional(),
 });
 export type RequestPolicy = z.infer<typeof RequestPolicy>;
 

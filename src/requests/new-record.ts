@@ -1,7 +1,9 @@
 /**
- * What a new request looks like before it is stored: its channel (the
- * body's, else the default), its deadline, and — in autonomous mode with
- * nothing left for a person — its answer. Pure; the service stores it.
+ * What a new request looks like before it is stored: the approver route it
+ * falls under (./routes.ts), its channel (the body's, else the route's, else
+ * the default; the route may bind it), its deadline, its policy and — in
+ * autonomous mode with nothing left for a person — its answer. Pure; the
+ * service stores it.
  */
 import type { CreateRequestBody } from "../protocol/request-body.js";
 import type { Person } from "../protocol/request-view.js";
@@ -9,6 +11,8 @@ import { callbackHostAllowed, hostOf } from "./callback-hosts.js";
 import { invalidRequest } from "./errors.js";
 import { autonomousAnswers, questionsForPerson } from "./interactive.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";
+import type { Route } from "../config.js";
+import { chooseChannel, matchRoute } from "./routes.js";
 
 /** The person the relay names when it answers by itself (autonomous mode). */
 export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
@@ -21,23 +25,32 @@ export interface NewRecordInput {
   createdAt: number;
   defaultTimeoutSeconds: number;
   defaultChannel?: string;
+  /** The default route's `channels`; undefined → a request no route matches may name any channel. */
+  defaultChannels?: readonly string[];
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
+  /** The operator's routes, first match wins. */
+  routes?: readonly Route[];
+  /** The default route's policy; a matched route's settings replace parts of it. */
   policy: RequestPolicy;
 }
 
 /** Throws a 400 (RelayError) naming the field when the request cannot be accepted as configured. */
 export function newRecord(input: NewRecordInput): RequestRecord {
   const { id, tokenName, body, createdAt } = input;
-  const channel = body.channel ?? input.defaultChannel;
-  if (!channel) {
-    throw invalidRequest([{ path: "channel", message: "no channel given and SLACK_DEFAULT_CHANNEL is not set" }]);
-  }
+  const matched = matchRoute(input.routes ?? [], { tokenName, body });
+  const channel = chooseChannel({
+    matched,
+    ...(body.channel === undefined ? {} : { requested: body.channel }),
+    ...(input.defaultChannel === undefined ? {} : { defaultChannel: input.defaultChannel }),
+    ...(input.defaultChannels === undefined ? {} : { defaultChannels: input.defaultChannels }),
+  });
   if (body.callbackUrl !== undefined && !callbackHostAllowed(body.callbackUrl, input.callbackHosts)) {
     const message = `host ${hostOf(body.callbackUrl) ?? "(none)"} is not allowed by RELAY_CALLBACK_HOSTS`;
     throw invalidRequest([{ path: "callbackUrl", message }]);
   }
-  const timeoutSeconds = body.timeoutSeconds ?? input.defaultTimeoutSeconds;
+  const timeoutSeconds = body.timeoutSeconds ?? matched.route?.timeoutSeconds ?? input.defaultTimeoutSeconds;
+  const policy: RequestPolicy = { ...input.policy, alwaysAllow: matched.route?.alwaysAllow ?? input.policy.alwaysAllow, route: matched.name };
   const record: RequestRecord = {
     id,
     status: "pending",
@@ -45,7 +58,7 @@ export function newRecord(input: NewRecordInput): RequestRecord {
     channel,
     body,
     createdAt,
-    policy: input.policy,
+    policy,
     expiresAt: createdAt + timeoutSeconds * 1000,
   };
   if (body.kind === "interactive_questions" && questionsForPerson(body).length === 0) {

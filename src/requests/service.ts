@@ -15,6 +15,7 @@ import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
+import type { Route } from "../config.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 
@@ -28,7 +29,11 @@ export interface RequestServiceDeps {
   defaultChannel?: string;
   /** RELAY_CALLBACK_HOSTS: the only hosts a callbackUrl may name; undefined → any host. */
   callbackHosts?: readonly string[];
-  /** The rules new requests are created under (default: Always allow passes back tool rules only). */
+  /** The default route's `channels`: what a request no route matches may name; undefined → any channel. */
+  defaultChannels?: readonly string[];
+  /** The operator's approver routes (RELAY_CONFIG_FILE), first match wins; none → every request takes the default route. */
+  routes?: readonly Route[];
+  /** The rules new requests are created under unless their route says otherwise (default: Always allow passes back tool rules only). */
   policy?: RequestPolicy;
   logger?: Logger;
   /** Unix time in milliseconds. */
@@ -95,7 +100,7 @@ export class RequestService {
   async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
     if (this.draining) throw shuttingDown();
     const createdAt = this.now();
-    const { defaultTimeoutSeconds, defaultChannel, callbackHosts } = this.deps;
+    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes } = this.deps;
     const record = newRecord({
       id: this.newId(),
       tokenName,
@@ -103,7 +108,9 @@ export class RequestService {
       createdAt,
       defaultTimeoutSeconds,
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
+      ...(defaultChannels === undefined ? {} : { defaultChannels }),
       ...(callbackHosts === undefined ? {} : { callbackHosts }),
+      ...(routes === undefined ? {} : { routes }),
       policy: this.deps.policy ?? DEFAULT_POLICY,
     });
     const result = await this.store.create(record, {
@@ -116,6 +123,7 @@ export class RequestService {
         id: result.record.id,
         kind: body.kind,
         token: tokenName,
+        route: result.record.policy?.route,
         created: result.created,
         status: result.record.status,
       },

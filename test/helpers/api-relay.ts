@@ -8,7 +8,7 @@
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import type { AgentToken } from "../../src/config.js";
+import type { AgentToken, Route } from "../../src/config.js";
 import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
@@ -32,6 +32,9 @@ export interface ApiRelayOptions {
   defaultTimeoutSeconds?: number;
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
+  /** The config file's approver routes and the default route's `channels`. */
+  routes?: Route[];
+  defaultChannels?: string[];
   http?: Partial<Omit<HttpDeps, "service" | "tokens" | "hookCalls">>;
 }
 
@@ -83,6 +86,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     defaultChannel: DEFAULT_CHANNEL,
     defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
     ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
+    ...(options.routes ? { routes: options.routes } : {}),
+    ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
   });
   const app = createHttpApp({
     service,

@@ -58,6 +58,7 @@ describe("loadConfig defaults", () => {
       hookKeepaliveSeconds: 15,
       logLevel: "info",
       alwaysAllow: "tool",
+      routes: [],
     });
   });
 
@@ -99,6 +100,7 @@ describe("loadConfig defaults", () => {
       hookKeepaliveSeconds: 20,
       logLevel: "debug",
       alwaysAllow: "all",
+      routes: [],
     });
   });
 
@@ -328,14 +330,15 @@ describe("RELAY_CONFIG_FILE", () => {
   });
 
   it.each([
-    ["does not exist", () => join(dir, "no-such-file.json")],
-    ["is not JSON", () => configFile(`SLACK_BOT_TOKEN=${BOT}`)],
-    ["is a JSON array", () => configFile(JSON.stringify([BOT]))],
-    ["nests objects", () => configFile(JSON.stringify({ SLACK_BOT_TOKEN: { value: BOT } }))],
-    ["holds a boolean", () => configFile(JSON.stringify({ ...http, LOG_LEVEL: true }))],
-  ])("stops with RELAY_CONFIG_FILE named when the file %s, never echoing its content", (_, path) => {
+    ["does not exist", () => join(dir, "no-such-file.json"), "cannot be read (point it at a readable YAML or JSON file)"],
+    ["is neither YAML nor JSON", () => configFile(`{"SLACK_BOT_TOKEN": "${BOT}",`), "is not valid YAML or JSON (line 1, column 75)"],
+    ["is a bare string", () => configFile(`SLACK_BOT_TOKEN=${BOT}`), "must be a mapping of keys to values (routes, default, environment-variable names)"],
+    ["is a JSON array", () => configFile(JSON.stringify([BOT])), "must be a mapping of keys to values (routes, default, environment-variable names)"],
+    ["nests objects", () => configFile(JSON.stringify({ SLACK_BOT_TOKEN: { value: BOT } })), "SLACK_BOT_TOKEN: must be a string or a number"],
+    ["holds a boolean", () => configFile(JSON.stringify({ ...http, LOG_LEVEL: true })), "LOG_LEVEL: must be a string or a number"],
+  ])("stops with RELAY_CONFIG_FILE named when the file %s, never echoing its content", (_, path, why) => {
     const message = errorFor({ RELAY_CONFIG_FILE: path() }).message;
-    expect(message).toBe("RELAY_CONFIG_FILE is invalid: point it at a readable JSON file whose keys are these variable names");
+    expect(message).toBe(`RELAY_CONFIG_FILE is invalid: ${why}`);
     expect(message).not.toContain(BOT);
   });
 });

@@ -110,7 +110,9 @@ export class HookCalls {
     }
     const answered = this.settle(call, body);
     this.inFlight.add(answered);
-    void answered.finally(() => this.inFlight.delete(answered));
+    // Not finally(): its promise would reject again, unhandled, when the create is refused with a 400 (the caller handles `answered`).
+    const forget = () => this.inFlight.delete(answered);
+    answered.then(forget, forget);
     return answered;
   }
 

@@ -1,0 +1,166 @@
+/**
+ * RELAY_CONFIG_FILE with routes (DESIGN §7): YAML and JSON read alike, the
+ * `default` route stands in for the variables it shares a meaning with (the
+ * environment still wins), and every bad file stops the start with one line
+ * naming the key path — keys a later version implements included, so a
+ * policy is never accepted and silently not applied.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { UNSUPPORTED_ROUTE_KEYS } from "../../src/config-file.js";
+
+const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
+const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
+const env = { SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET, RELAY_TOKENS: "deploy-bot:dp0123456789abcdef0123456789" };
+
+const dir = mkdtempSync(join(tmpdir(), "relay-config-file-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+function fileWith(content: string, extension = "yaml"): string {
+  const path = join(dir, `config-${(files += 1)}.${extension}`);
+  writeFileSync(path, content);
+  return path;
+}
+
+function errorFor(content: string): string {
+  try {
+    loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith(content) });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("loadConfig accepted the file");
+}
+
+const PROD_YAML = `
+# relay.config.yaml
+LOG_LEVEL: warn
+routes:
+  - match: { token: deploy-bot, kind: [permission, step_gate], tool: "Bash|mcp__k8s__.*", labels: { env: prod } }
+    channel: C0PRODDEPLOY
+    channels: [C0PRODBACKUP]
+    timeoutSeconds: 1800
+    alwaysAllow: all
+  - match: { agent: nightly, kind: ask_user_question, channel: C0NIGHTLY1 }
+default:
+  channel: C0GENERAL01
+  channels: [C0SANDBOX01]
+  timeoutSeconds: 300
+  alwaysAllow: tool
+  approvers: any
+`;
+
+describe("a config file with routes", () => {
+  it("reads routes, their match fields and the default route from YAML", () => {
+    const config = loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith(PROD_YAML) });
+    expect(config.logLevel).toBe("warn");
+    expect(config.routes).toHaveLength(2);
+    const [prod, nightly] = config.routes;
+    expect(prod).toMatchObject({
+      match: { token: "deploy-bot", kind: ["permission", "step_gate"], labels: { env: "prod" } },
+      channel: "C0PRODDEPLOY",
+      channels: ["C0PRODBACKUP"],
+      timeoutSeconds: 1800,
+      alwaysAllow: "all",
+    });
+    expect(nightly).toEqual({ match: { agent: "nightly", kind: "ask_user_question", channel: "C0NIGHTLY1" } });
+    expect(config.slack.defaultChannel).toBe("C0GENERAL01");
+    expect(config.defaultChannels).toEqual(["C0SANDBOX01"]);
+    expect(config.defaultTimeoutSeconds).toBe(300);
+    expect(config.alwaysAllow).toBe("tool");
+  });
+
+  it("compiles the tool pattern once, anchored to the whole tool name", () => {
+    const tool = loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith(PROD_YAML) }).routes[0]!.match.tool!;
+    expect(tool).toBeInstanceOf(RegExp);
+    expect(tool.test("Bash")).toBe(true);
+    expect(tool.test("mcp__k8s__apply")).toBe(true);
+    expect(tool.test("BashOutput")).toBe(false);
+    expect(tool.test("xBash")).toBe(false);
+  });
+
+  it("reads the same routes from JSON, next to the variables' keys of before", () => {
+    const json = JSON.stringify({
+      PORT: 8080,
+      routes: [{ match: { token: "deploy-bot", tool: "Bash" }, channel: "C0PRODDEPLOY" }],
+      default: { channels: ["C0SANDBOX01"] },
+    });
+    const config = loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith(json, "json") });
+    expect(config.port).toBe(8080);
+    expect(config.routes[0]).toMatchObject({ match: { token: "deploy-bot" }, channel: "C0PRODDEPLOY" });
+    expect(config.routes[0]!.match.tool!.test("Bash")).toBe(true);
+    expect(config.defaultChannels).toEqual(["C0SANDBOX01"]);
+  });
+
+  it("lets the environment win over the default route's channel, timeout and Always allow scope", () => {
+    const config = loadConfig({
+      ...env,
+      RELAY_CONFIG_FILE: fileWith(PROD_YAML),
+      SLACK_DEFAULT_CHANNEL: "C0FROMENV01",
+      RELAY_DEFAULT_TIMEOUT: "42",
+      RELAY_ALWAYS_ALLOW: "all",
+    });
+    expect(config.slack.defaultChannel).toBe("C0FROMENV01");
+    expect(config.defaultTimeoutSeconds).toBe(42);
+    expect(config.alwaysAllow).toBe("all");
+  });
+
+  it("lets a variable's key in the file win over the default route too", () => {
+    const config = loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith(`RELAY_DEFAULT_TIMEOUT: 99\ndefault: { timeoutSeconds: 300 }\n`) });
+    expect(config.defaultTimeoutSeconds).toBe(99);
+  });
+
+  it("accepts an empty routes list and no default", () => {
+    const config = loadConfig({ ...env, RELAY_CONFIG_FILE: fileWith("routes: []\n") });
+    expect(config.routes).toEqual([]);
+    expect(config.defaultChannels).toBeUndefined();
+  });
+});
+
+describe("a bad config file stops the start with one line naming the key path", () => {
+  it.each(UNSUPPORTED_ROUTE_KEYS.map((key) => [key]))("refuses %s on a route: not supported by this version yet", (key) => {
+    const message = errorFor(`routes:\n  - match: { token: deploy-bot }\n  - match: { kind: permission }\n    ${key}: 2\n`);
+    expect(message).toBe(
+      `RELAY_CONFIG_FILE is invalid: routes.1.${key}: is not supported by this version yet (remove it; requests would otherwise not get the policy it asks for)`,
+    );
+  });
+
+  it("refuses a later version's key on the default route too", () => {
+    expect(errorFor("default: { quorum: 2 }\n")).toMatch(/^RELAY_CONFIG_FILE is invalid: default\.quorum: is not supported by this version yet/);
+  });
+
+  it("refuses approvers other than any (ids need enforcement this version does not have)", () => {
+    expect(errorFor("default: { approvers: { users: [U0ALICE01] } }\n")).toMatch(/^RELAY_CONFIG_FILE is invalid: default\.approvers: is not supported/);
+  });
+
+  it.each([
+    [
+      "a tool pattern that is not a regular expression",
+      `routes:\n  - match: { token: a }\n  - match: { token: b }\n  - match: { tool: "Bash(" }\n`,
+      "routes.2.match.tool: is not a valid regular expression",
+    ],
+    ["an unknown match key", `routes:\n  - match: { tokn: deploy-bot }\n`, "routes.0.match.tokn: is not a known key"],
+    ["an unknown route key", `routes:\n  - match: {}\n    chanel: C0PRODDEPLOY\n`, "routes.0.chanel: is not a known key"],
+    ["an unknown default key", `default: { timeout: 5 }\n`, "default.timeout: is not a known key"],
+    ["an unknown top-level key", `route: []\n`, "route: is not a known key (use routes, default or environment-variable names)"],
+    ["a route without match", `routes:\n  - channel: C0PRODDEPLOY\n`, "routes.0.match: Invalid input: expected object, received undefined"],
+    ["an unknown kind", `routes:\n  - match: { kind: [permission, deploy] }\n`, "routes.0.match.kind:"],
+    [
+      "a channel that is not a Slack id",
+      `routes:\n  - match: {}\n    channel: "#prod"\n`,
+      "routes.0.channel: must be a Slack channel or user id such as C0123456789",
+    ],
+    ["a timeout over a week", `routes:\n  - match: {}\n    timeoutSeconds: 999999999\n`, "routes.0.timeoutSeconds:"],
+    ["an unknown Always allow scope", `default: { alwaysAllow: everything }\n`, "default.alwaysAllow:"],
+    ["a label value that is not a string", `routes:\n  - match: { labels: { env: [prod] } }\n`, "routes.0.match.labels.env:"],
+    ["routes that are not a list", `routes: { match: {} }\n`, "routes: Invalid input: expected array, received object"],
+    ["a duplicated key", `PORT: 1\nPORT: 2\n`, "is not valid YAML or JSON (line 2, column 1)"],
+  ])("%s", (_, content, why) => {
+    const message = errorFor(content);
+    expect(message.startsWith(`RELAY_CONFIG_FILE is invalid: ${why}`), message).toBe(true);
+    expect(message).not.toContain("\n");
+  });
+});
