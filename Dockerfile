@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: compile TypeScript with dev dependencies in the build
 # stage, then ship only the compiled relay and its production dependencies,
-# running as the non-root `node` user. The image starts the compiled relay
+# running as the non-root `node` user. The image starts the bundled relay
 # directly (what `npm start` runs once the build is current): nothing is
 # compiled when a container starts.
 
@@ -32,4 +32,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exec form: node is PID 1 and gets SIGTERM itself; the CLI turns it into a graceful shutdown.
-CMD ["node", "dist/cli/main.js", "serve"]
+CMD ["node", "dist/bundle/approval-relay.js", "serve"]
