@@ -17,5 +17,6 @@ const run = (args) => spawnSync(process.execPath, args, { cwd: root, stdio: "inh
 const inputsMtimeMs = newestInputMtime();
 removeStamp();
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-if (!run([tsc, "-p", "tsconfig.build.json"]) || !run([join(root, "scripts", "copy-assets.mjs")]) || !run([join(root, "scripts", "bundle.mjs")])) process.exit(1);
+if (!run([tsc, "-p", "tsconfig.build.json"]) || !run([join(root, "scripts", "copy-assets.mjs")]) || !run([join(root, "scripts", "bundle.mjs")]))
+  process.exit(1);
 if (inputsMtimeMs !== undefined) writeStamp(inputsMtimeMs);
