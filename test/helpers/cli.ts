@@ -49,6 +49,8 @@ function compileCli(): { entry: string; dir: string } {
 let compiled: { entry: string; dir: string } | undefined;
 afterAll(() => {
   if (compiled) rmSync(compiled.dir, { recursive: true, force: true });
+  // A worker that runs another file next (isolate: false) compiles afresh rather than use the removed copy.
+  compiled = undefined;
 });
 
 export interface CliResult {
