@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
 import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
 import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { MAX_TIMEOUT_SECONDS } from "../protocol/request-body.js";
+import { Labels, MAX_TIMEOUT_SECONDS } from "../protocol/request-body.js";
 import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
@@ -24,6 +24,7 @@ const OPTIONS = {
   choice: { type: "string" },
   text: { type: "boolean" },
   title: { type: "string" },
+  label: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -84,6 +85,8 @@ function parseRequest(args: string[], io: CliIo) {
   if (options !== undefined && (options.length === 0 || new Set(options).size !== options.length)) {
     return misuse(io, "--choice needs distinct options separated by commas, e.g. --choice staging,production");
   }
+  const labels = values.label === undefined ? undefined : parseLabels(values.label);
+  if (typeof labels === "string") return misuse(io, labels);
   const conn = connection(values, io.env);
   if (typeof conn === "string") return misuse(io, conn);
   const question: InteractiveQuestionInput = options
@@ -96,8 +99,25 @@ function parseRequest(args: string[], io: CliIo) {
     ...(values.channel === undefined ? {} : { channel: values.channel }),
     ...(values.title === undefined ? {} : { title: values.title }),
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+    ...(labels === undefined ? {} : { labels }),
   };
   return { body, client: clientFor(conn, io) };
+}
+
+/** `--label env=prod --label team=payments` → the labels, or what is wrong with them. */
+function parseLabels(pairs: string[]): Labels | string {
+  const labels: Record<string, string> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) return `--label needs key=value, e.g. --label env=prod (got a label without "key=")`;
+    const key = pair.slice(0, equals);
+    if (Object.hasOwn(labels, key)) return `--label ${key} is given twice`;
+    labels[key] = pair.slice(equals + 1);
+  }
+  const parsed = Labels.safeParse(labels);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  return `--label ${issue.path.length > 0 ? `${String(issue.path[0])}: ` : ""}${issue.message}`;
 }
 
 function describeError(error: unknown): string {

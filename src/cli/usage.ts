@@ -28,6 +28,7 @@ ask options:
   --channel ID           Slack channel or user id (default: the relay's SLACK_DEFAULT_CHANNEL).
   --timeout SECONDS      How long a person has to answer (default: the relay's).
   --title TEXT           A title shown above the question.
+  --label KEY=VALUE      A label for the relay's routes (e.g. env=prod); repeat for more.
   Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.
 
 hook options:

@@ -1,11 +1,11 @@
 /**
  * The request fields every adapter fills the same way (channel, who asks,
- * timeout, context), and the small helpers that keep SDK-supplied text within
+ * timeout, context, labels), and the small helpers that keep SDK-supplied text within
  * the relay's limits (src/protocol/request-body.ts), so a long title is cut
  * instead of refused.
  */
 import { hostname } from "node:os";
-import { LIMITS, type AgentInfo } from "../protocol/request-body.js";
+import { LIMITS, type AgentInfo, type Labels } from "../protocol/request-body.js";
 import type { PermissionRequestBody } from "./types.js";
 
 export interface AdapterOptions {
@@ -17,11 +17,13 @@ export interface AdapterOptions {
   timeoutSeconds?: number;
   /** mrkdwn shown with every request (escaped by the relay). */
   context?: string;
+  /** Sent with every request, for the relay's routes to match on (e.g. `{env: "prod"}`); shown in Slack. */
+  labels?: Labels;
   /** Told about every failure that was turned into a deny (for logs). */
   onError?: (error: unknown) => void;
 }
 
-type CommonFields = Pick<PermissionRequestBody, "channel" | "agent" | "timeoutSeconds" | "context">;
+type CommonFields = Pick<PermissionRequestBody, "channel" | "agent" | "timeoutSeconds" | "context" | "labels">;
 
 /**
  * `extraContext` lines (subagent, MCP server, …) are appended to the
@@ -34,6 +36,7 @@ export function commonFields(options: AdapterOptions, extraContext: Array<string
     agent: { host: hostname(), cwd: process.cwd(), ...definedOnly(agent), ...options.agent },
     timeoutSeconds: options.timeoutSeconds,
     context: clip(context || undefined, LIMITS.context),
+    labels: options.labels,
   });
 }
 

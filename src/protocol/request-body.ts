@@ -61,12 +61,17 @@ const httpUrl = z
 export const SlackChannelId = z.string().regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789");
 
 /** Label keys: letters, digits and `_ . / -`, so they read well in Slack and in a hook URL's `label.<key>=` parameter. */
-export const LabelKey = z.string().regex(new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`), "must be 1 to 64 letters, digits, '_', '.', '/' or '-'");
+const LABEL_KEY = new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`);
 
 /** A string map the operator's routes match on (`labels: {env: prod}`); shown in the Slack message. */
-export const Labels = z
-  .record(LabelKey, z.string().max(LABEL_LIMITS.value))
-  .refine((labels) => Object.keys(labels).length <= LABEL_LIMITS.count, `at most ${LABEL_LIMITS.count} labels`);
+export const Labels = z.record(z.string(), z.string().max(LABEL_LIMITS.value)).superRefine((labels, ctx) => {
+  const keys = Object.keys(labels);
+  if (keys.length > LABEL_LIMITS.count) ctx.addIssue({ code: "custom", message: `at most ${LABEL_LIMITS.count} labels` });
+  for (const key of keys) {
+    if (!LABEL_KEY.test(key))
+      ctx.addIssue({ code: "custom", path: [key], message: `label keys must be 1 to ${LABEL_LIMITS.key} letters, digits, '_', '.', '/' or '-'` });
+  }
+});
 export type Labels = z.infer<typeof Labels>;
 
 /** Fields every kind shares (DESIGN §3). */

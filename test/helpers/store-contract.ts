@@ -110,15 +110,23 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }
       });
 
-      it("keeps the policy a request was created under, and reads a request stored without one", async () => {
+      it("keeps the policy a request was created under (its route too), and reads a request stored without one", async () => {
         const { store, record } = await open();
-        const withPolicy = record({ policy: { alwaysAllow: "all" } });
+        const withPolicy = record({ policy: { alwaysAllow: "all", route: "routes.3" } });
         await store.create(withPolicy);
         expect(await store.get(withPolicy.id)).toStrictEqual(withPolicy);
         const without = record();
         delete without.policy;
         await store.create(without);
         expect((await store.get(without.id))?.policy).toBeUndefined();
+      });
+
+      it("keeps a request's labels as they were sent", async () => {
+        const { store, record } = await open();
+        const base = record();
+        const labeled = { ...base, body: { ...base.body, labels: { env: "prod", "team/owner": "pay=ments ✓", empty: "" } } };
+        await store.create(labeled);
+        expect(await store.get(labeled.id)).toStrictEqual(labeled);
       });
 
       it("stores a body of about 1 MB without loss", async () => {

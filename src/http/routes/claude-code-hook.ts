@@ -48,13 +48,14 @@ export function registerClaudeCodeHookRoutes(
   app.post(HOOK_PATH, { onRequest: authenticate }, async (request, reply) => {
     // When the call arrived, before its body was read: the reply deadline counts from there.
     const startedAt = now() - reply.elapsedTime;
-    const { timeoutSeconds, channel } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
+    const { timeoutSeconds, channel, labels } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
     const input = parseHookInput(jsonBody(request));
     const answered = hookCalls.answer({
       agent: request.agent,
       input,
       timeoutSeconds,
       ...(channel ? { channel } : {}),
+      ...(labels ? { labels } : {}),
       startedAt,
       gone: clientGone(reply.raw),
       reference: request.id,

@@ -36,7 +36,7 @@
  *   for its call is cancelled, so nobody approves what the agent was denied.
  */
 import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
-import { CreateRequestBody } from "../../protocol/request-body.js";
+import { CreateRequestBody, type Labels } from "../../protocol/request-body.js";
 import { silentLogger, type Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
 import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../errors.js";
@@ -65,6 +65,8 @@ export interface HookCall {
   timeoutSeconds: number;
   /** Slack channel or user id; absent → the relay's default channel. */
   channel?: string;
+  /** The hook URL's `label.<key>=` parameters. */
+  labels?: Labels;
   /** Unix time in milliseconds when the call arrived. */
   startedAt: number;
   /** Aborts when the caller leaves. */
@@ -235,8 +237,12 @@ export class HookCalls {
 }
 
 /** The request a hook call becomes; it expires when the relay must reply. */
-function requestBody({ input, timeoutSeconds, channel }: HookCall): CreateRequestBody {
-  const built = hookRequestBody(input, { timeoutSeconds: replyDeadlineSeconds(timeoutSeconds), ...(channel ? { channel } : {}) });
+function requestBody({ input, timeoutSeconds, channel, labels }: HookCall): CreateRequestBody {
+  const built = hookRequestBody(input, {
+    timeoutSeconds: replyDeadlineSeconds(timeoutSeconds),
+    ...(channel ? { channel } : {}),
+    ...(labels ? { labels } : {}),
+  });
   const result = CreateRequestBody.safeParse(built);
   if (result.success) return result.data;
   throw invalidRequest(fieldProblems(result.error.issues));

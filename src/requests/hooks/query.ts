@@ -1,12 +1,13 @@
 /**
  * The query string of the hook URL, checked before the body is read:
  * `?timeout=S` (the hook's own `timeout`, so the relay can answer before
- * Claude Code gives up) and `&channel=C…` (where to ask). An unknown or
+ * Claude Code gives up), `&channel=C…` (where to ask) and `&label.<key>=<value>`
+ * (the request's labels, one parameter each, for the relay's routes). An unknown or
  * repeated parameter is a 400 naming it, never ignored: a misspelt `timeout`
  * would otherwise make the relay hold past the hook's real timeout.
  */
 import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "../../protocol/claude-code-hook.js";
-import { SlackChannelId } from "../../protocol/request-body.js";
+import { Labels, SlackChannelId } from "../../protocol/request-body.js";
 import { invalidRequest } from "../errors.js";
 
 export interface HookQuery {
@@ -14,9 +15,12 @@ export interface HookQuery {
   timeoutSeconds: number;
   /** Slack channel or user id; absent → the relay's default channel. */
   channel?: string;
+  /** From `label.<key>=<value>` parameters. */
+  labels?: Labels;
 }
 
 const KNOWN = ["timeout", "channel"];
+const LABEL_PREFIX = "label.";
 const WHOLE_SECONDS = /^\d{1,6}$/;
 
 /** `query` is the raw text after "?" ("" when none); `defaultTimeoutSeconds` applies when it names no timeout. */
@@ -24,8 +28,9 @@ export function parseHookQuery(query: string, defaultTimeoutSeconds: number): Ho
   const params = new URLSearchParams(query);
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (!KNOWN.includes(name)) {
-      throw invalidRequest([{ path: name.slice(0, 100) || "(query)", message: `is not a query parameter of this hook URL (use ${KNOWN.join(", ")})` }]);
+    if (!KNOWN.includes(name) && !name.startsWith(LABEL_PREFIX)) {
+      const message = `is not a query parameter of this hook URL (use ${KNOWN.join(", ")} or ${LABEL_PREFIX}<key>)`;
+      throw invalidRequest([{ path: name.slice(0, 100) || "(query)", message }]);
     }
     if (seen.has(name)) throw invalidRequest([{ path: name, message: "give it once" }]);
     seen.add(name);
@@ -41,7 +46,23 @@ export function parseHookQuery(query: string, defaultTimeoutSeconds: number): Ho
     }
     result.channel = parsed.data;
   }
+  const labels = parseLabels(params);
+  if (labels) result.labels = labels;
   return result;
+}
+
+/** `label.env=prod&label.team=payments` → {env: "prod", team: "payments"}; a bad key or value is a 400 naming its parameter. */
+function parseLabels(params: URLSearchParams): Labels | undefined {
+  const entries = [...params].filter(([name]) => name.startsWith(LABEL_PREFIX));
+  if (entries.length === 0) return undefined;
+  const labels = Object.fromEntries(entries.map(([name, value]) => [name.slice(LABEL_PREFIX.length), value]));
+  const parsed = Labels.safeParse(labels);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.length > 0 ? `${LABEL_PREFIX}${String(issue.path[0]).slice(0, 100)}` : "label";
+    throw invalidRequest([{ path, message: issue.message }]);
+  }
+  return parsed.data;
 }
 
 function parseTimeout(raw: string): number {

@@ -5,7 +5,7 @@
  * first call made instead of posting twice.
  */
 import { createHash } from "node:crypto";
-import type { CreateRequestBody } from "../../protocol/request-body.js";
+import type { CreateRequestBody, Labels } from "../../protocol/request-body.js";
 import type { ClaudeCodeHookInput } from "./input.js";
 
 /** How the agent is named in Slack. */
@@ -15,6 +15,7 @@ export interface HookRequestOptions {
   /** The request's timeout: the reply deadline (see deadline.ts). */
   timeoutSeconds: number;
   channel?: string;
+  labels?: Labels;
 }
 
 /** The request body for a hook call; it still goes through parseCreateBody. */
@@ -27,6 +28,7 @@ export function hookRequestBody(input: ClaudeCodeHookInput, options: HookRequest
     timeoutSeconds: options.timeoutSeconds,
     ...(input.tool_use_id === undefined ? {} : { toolUseId: input.tool_use_id }),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
+    ...(options.labels === undefined ? {} : { labels: options.labels }),
   };
   if (input.hook_event_name === "PreToolUse") return { kind: "step_gate", ...common };
   return {

@@ -36,11 +36,13 @@ export function commonLeaves(body: CreateRequestBody): Leaf[] {
   return leaves;
 }
 
-/** Header, title, who asks and the agent's context. */
+/** Header, title, who asks, the request's labels and the agent's context. */
 export function topBlocks(record: RequestRecord, fit: Fitter, mode: Mode): KnownBlock[] {
   const blocks: KnownBlock[] = [header("header", headerText(record.body))];
   if (record.body.title) blocks.push(section("title", `*${fit.text("title")}*`));
   blocks.push(context("requester", requesterTexts(record, mode)));
+  const labels = labelsText(record.body.labels);
+  if (labels) blocks.push(context("labels", [labels]));
   if (record.body.context) blocks.push(section("context", fit.text("context")));
   return blocks;
 }
@@ -57,6 +59,27 @@ function requesterTexts(record: RequestRecord, mode: Mode): string[] {
   if (agent?.cwd) texts.push(`In ${cutShort(agent.cwd, 300)}`);
   if (mode === "pending") texts.push(`Expires ${slackDate(record.expiresAt, "{date_short_pretty} {time}")}`);
   return texts;
+}
+
+/** Longest label value shown (characters); the request keeps it whole. */
+const LABEL_VALUE_SHOWN = 60;
+/** Room for the labels line: well under Slack's 3,000 characters of a context element, even escaped. */
+const LABELS_LINE = 1500;
+
+/** "Labels: env=prod, team=payments", escaped, values cut short; labels past the line's room are counted. */
+export function labelsText(labels: Record<string, string> | undefined): string | undefined {
+  const entries = Object.entries(labels ?? {});
+  if (entries.length === 0) return undefined;
+  const shown: string[] = [];
+  let length = 0;
+  for (const [key, value] of entries) {
+    const text = `${cutShort(key, 64)}=${cutShort(value, LABEL_VALUE_SHOWN)}`;
+    if (length + text.length > LABELS_LINE) break;
+    shown.push(text);
+    length += text.length + 2;
+  }
+  const more = entries.length - shown.length;
+  return `Labels: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
 /** A Slack date token: readers see it in their own time zone, the fallback is UTC. */

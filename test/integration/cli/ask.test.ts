@@ -24,7 +24,8 @@ describe.concurrent("approval-relay ask", () => {
     env,
     expect,
   }) => {
-    const result = await askAnswered(relay, env, ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"], {
+    const args = ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"];
+    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay=ments"], {
       answers: { answer: true },
     });
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
@@ -34,6 +35,7 @@ describe.concurrent("approval-relay ask", () => {
       channel: "C0123456789",
       timeoutSeconds: 900,
       title: "Release",
+      labels: { env: "prod", "team/owner": "pay=ments" },
     });
   });
 
@@ -116,6 +118,10 @@ describe.concurrent("approval-relay ask", () => {
     ["a --timeout that is not a number", ["Deploy?", "--timeout", "soon"], undefined, /--timeout must be/],
     ["a --timeout of 0", ["Deploy?", "--timeout", "0"], undefined, /--timeout must be/],
     ["an unknown flag", ["Deploy?", "--colour", "red"], undefined, /Unknown option '--colour'/],
+    ["a --label without =", ["Deploy?", "--label", "prod"], undefined, /--label needs key=value/],
+    ["a --label with an empty key", ["Deploy?", "--label", "=prod"], undefined, /--label needs key=value/],
+    ["a --label key given twice", ["Deploy?", "--label", "env=prod", "--label", "env=dev"], undefined, /--label env is given twice/],
+    ["a --label key with a space", ["Deploy?", "--label", "my env=prod"], undefined, /--label my env: label keys must be 1 to 64 letters/],
     ["no RELAY_URL", ["Deploy?"], { RELAY_TOKEN: TOKEN }, /RELAY_URL is not set/],
     ["no RELAY_TOKEN", ["Deploy?"], { RELAY_URL: "http://127.0.0.1:9" }, /RELAY_TOKEN is not set/],
     ["a RELAY_URL that is not http", ["Deploy?"], { RELAY_URL: "relay.local", RELAY_TOKEN: TOKEN }, /must start with http/],

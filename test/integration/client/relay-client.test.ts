@@ -49,6 +49,20 @@ describe("RelayClient against the real relay", () => {
     await expect(asking).resolves.toMatchObject({ kind: "step_gate", status: "answered", decision: { reply: "y" }, answeredBy: ALICE });
   });
 
+  it("when a request carries labels, the relay stores them with it", async () => {
+    const asking = client.ask({ kind: "step_gate", toolName: "Bash", input: bash, labels: { env: "prod", team: "payments" } });
+    const record = await answerNext({ reply: "y" });
+    await asking;
+    expect(record.body.labels).toEqual({ env: "prod", team: "payments" });
+  });
+
+  it("when canUseTool is given labels, every permission request it makes carries them", async () => {
+    const result = createCanUseTool(client, { labels: { env: "prod" } })("Bash", bash, sdkContext());
+    const record = await answerNext({ behavior: "allow", updatedInput: bash });
+    await result;
+    expect(record.body).toMatchObject({ kind: "permission", labels: { env: "prod" } });
+  });
+
   it("when the same idempotency key is sent twice, both calls get the same request and it is posted once", async () => {
     const first = await client.request({ kind: "step_gate", toolName: "Bash", input: bash }, { idempotencyKey: "job-7" });
     const second = await client.request({ kind: "step_gate", toolName: "Bash", input: bash }, { idempotencyKey: "job-7" });

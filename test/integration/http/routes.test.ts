@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Route } from "../../../src/config-file.js";
 import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
+import { until } from "../../helpers/relay-stand-in.js";
 
 const PROD = "C0PRODDEPLOY";
 const PROD_BACKUP = "C0PRODBACKUP";
@@ -77,6 +78,24 @@ describe("a route's channel is binding", () => {
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([{ path: "channel", message: `the relay's route default allows only ${DEFAULT_CHANNEL}, ${SANDBOX}` }]);
     await relay.service.idle();
+    expect(relay.stored).toEqual([]);
+  });
+});
+
+describe("labels on a Claude Code hook call", () => {
+  it("take the hook URL's label.<key>= parameters, match a route by them and bind its channel", async () => {
+    const held = relay.call(`/v1/hooks/claude-code?timeout=60&label.env=prod`, { json: hookFixture("permission-request") });
+    await until(() => relay.stored.length > 0);
+    const record = relay.stored[0]!;
+    expect(record).toMatchObject({ channel: PROD, body: { labels: { env: "prod" } }, policy: { route: "routes.0" } });
+    await relay.service.answer(record.id, { behavior: "deny", message: "not today" }, { id: "U0ALICE01", name: "alice" });
+    expect((await held).status).toBe(200);
+  });
+
+  it("refuses a malformed label parameter with a 400 naming it", async () => {
+    const response = await relay.call(`/v1/hooks/claude-code?label.my%20env=prod`, { json: hookFixture("permission-request") });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([{ path: "label.my env", message: "label keys must be 1 to 64 letters, digits, '_', '.', '/' or '-'" }]);
     expect(relay.stored).toEqual([]);
   });
 });

@@ -54,6 +54,7 @@ describe("createCanUseTool for any tool", () => {
       agent: { name: "deploy-bot", sessionId: "s-1" },
       timeoutSeconds: 300,
       context: "Nightly release",
+      labels: { env: "prod" },
     });
     const context = sdkContext({
       suggestions,
@@ -82,6 +83,7 @@ describe("createCanUseTool for any tool", () => {
       suppressAlwaysAllowRule: true,
       channel: "C0123456789",
       timeoutSeconds: 300,
+      labels: { env: "prod" },
       agent: { name: "deploy-bot", sessionId: "s-1", host: expect.any(String), cwd: expect.any(String) },
     });
     expect(request.body.context).toBe("Nightly release\nSubagent: agent-7");

@@ -62,14 +62,15 @@ describe("createStepGate", () => {
     });
   });
 
-  it("when a tool call is gated, the step_gate request names the tool, its input and the session, and expires before the hook's timeout", async () => {
-    const { request } = await reply(createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789" }), "y");
+  it("when a tool call is gated, the step_gate request names the tool, its input, the session and the labels, and expires before the hook's timeout", async () => {
+    const { request } = await reply(createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" } }), "y");
     expect(request.body).toMatchObject({
       kind: "step_gate",
       toolName: "Bash",
       input: { command: "rm -rf build" },
       toolUseId: "toolu_9",
       channel: "C0123456789",
+      labels: { env: "prod" },
       agent: { sessionId: "session-1", cwd: "/srv/app" },
     });
     expect(request.body.timeoutSeconds).toBeLessThan(600 - 4);

@@ -34,6 +34,31 @@ describe("parseHookQuery", () => {
     for (const bad of ["general", "#deploys", "c0123456789", ""]) expect([bad, problem(`channel=${encodeURIComponent(bad)}`).path]).toEqual([bad, "channel"]);
   });
 
+  it("reads labels from label.<key>= parameters, values percent-decoded", () => {
+    expect(parseHookQuery("timeout=30&label.env=prod&label.team%2Fowner=pay%20ments", 600)).toEqual({
+      timeoutSeconds: 30,
+      labels: { env: "prod", "team/owner": "pay ments" },
+    });
+    expect(parseHookQuery("label.empty=", 600).labels).toEqual({ empty: "" });
+  });
+
+  it("refuses a malformed label parameter, naming it", () => {
+    expect(problem("label.=prod")).toEqual({ path: "label.", message: "label keys must be 1 to 64 letters, digits, '_', '.', '/' or '-'" });
+    expect(problem("label.my%20env=prod").path).toBe("label.my env");
+    expect(problem(`label.${"k".repeat(65)}=v`).path).toBe(`label.${"k".repeat(65)}`);
+    expect(problem(`label.env=${"v".repeat(257)}`).path).toBe("label.env");
+    expect(problem("label.env=prod&label.env=dev")).toEqual({ path: "label.env", message: "give it once" });
+    const many = Array.from({ length: 21 }, (_, i) => `label.k${i}=v`).join("&");
+    expect(problem(many)).toEqual({ path: "label", message: "at most 20 labels" });
+  });
+
+  it("still refuses an unknown parameter, offering the label form", () => {
+    expect(problem("labels=env%3Dprod")).toEqual({
+      path: "labels",
+      message: "is not a query parameter of this hook URL (use timeout, channel or label.<key>)",
+    });
+  });
+
   it("refuses a parameter given twice", () => {
     expect(problem("timeout=30&timeout=600")).toEqual({ path: "timeout", message: "give it once" });
   });

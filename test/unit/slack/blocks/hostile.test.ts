@@ -31,6 +31,7 @@ const common = {
   title: big(500),
   context: big(20_000),
   agent: { name: big(200), sessionId: big(200), host: big(200), cwd: big(2000) },
+  labels: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${i}`.padStart(64, "k"), big(256, `${i}`)])),
 };
 const permissionExtras = {
   ...common,

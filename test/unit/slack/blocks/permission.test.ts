@@ -8,6 +8,29 @@ const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent
 const value = encodeButton({ r: "req-0001" });
 
 describe("permission request message", () => {
+  it("shows the request's labels in a small context line under who asks, escaped", () => {
+    const message = requestMessage(permissionRecord({ labels: { env: "prod", "team/owner": "<!channel> & *payments*" } }));
+    const index = message.blocks.findIndex((b) => b.block_id === "labels");
+    expect(message.blocks[index - 1]?.block_id).toBe("requester");
+    expect(message.blocks[index]).toEqual({
+      type: "context",
+      block_id: "labels",
+      elements: [{ type: "mrkdwn", verbatim: true, text: "Labels: env=prod, team/owner=&lt;!channel&gt; &amp; *payments*" }],
+    });
+  });
+
+  it("cuts long label values short in the message and counts the labels past the line's room", () => {
+    const labels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${i}`.padStart(64, "k"), "v".repeat(256)]));
+    const text = JSON.stringify(requestMessage(permissionRecord({ labels })).blocks.find((b) => b.block_id === "labels"));
+    expect(text).toContain(`${"k".repeat(63)}0=${"v".repeat(59)}…`);
+    expect(text).toMatch(/ and \d+ more"/);
+    expect(text.length).toBeLessThan(2000);
+  });
+
+  it("shows no labels line when the request has none", () => {
+    expect(requestMessage(permissionRecord()).blocks.some((b) => b.block_id === "labels")).toBe(false);
+  });
+
   it("shows a Bash call as its command in a code block, with who asks and every button", () => {
     const message = requestMessage(permissionRecord({ suggestions, context: "Running the *tests* before merging." }));
     expect(message.text).toBe("Permission request: Bash: npm test");
