@@ -63,6 +63,13 @@ export class RequestService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly waiters: Waiters;
+  /**
+   * Ids this instance is moving out of pending right now, with how many
+   * transitions each. Redis may deliver the "ended" notification before the
+   * transition's own reply; for these ids end() wakes the waiters itself,
+   * with the ended record, rather than having them read it again.
+   */
+  private readonly ending = new Map<string, number>();
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
   private readonly unsubscribe: () => void;
@@ -89,7 +96,8 @@ export class RequestService {
       showEnded: (record) => this.updates.show(record, { later: false }),
     });
     this.unsubscribe = this.store.onEnded((id) => {
-      this.waiters.wake(id);
+      // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
+      if (!this.ending.has(id)) this.waiters.wake(id);
       this.delivery.forget(id);
     });
     // Notifications lost while the store was away: every waiter reads its request again.
@@ -351,9 +359,22 @@ export class RequestService {
    * (see UpdateOutbox.show). Other instances wake on the store's notification.
    */
   private async end(id: string, change: Transition): Promise<TransitionResult> {
-    const result = await this.store.transition(id, change);
+    this.ending.set(id, (this.ending.get(id) ?? 0) + 1);
+    let result: TransitionResult;
+    try {
+      result = await this.store.transition(id, change);
+    } catch (error) {
+      this.waiters.wake(id);
+      throw error;
+    } finally {
+      const left = this.ending.get(id)! - 1;
+      if (left > 0) this.ending.set(id, left);
+      else this.ending.delete(id);
+    }
+    // Every outcome wakes them: a notification that came while the transition was in flight was held back for this.
+    const ended = result.outcome === "applied" || result.outcome === "already_ended" ? result.record : undefined;
+    this.waiters.wake(id, ended);
     if (result.outcome === "applied") {
-      this.waiters.wake(id, result.record);
       if (result.record.slack) this.updates.show(result.record);
       this.logger.info({ id, status: change.status }, "request ended");
     }

@@ -67,6 +67,58 @@ describe("wait", () => {
     expect(reads.length).toBe(readsBeforeAnswer + 1);
   });
 
+  it("wakes a waiting agent with the ended record even when the store's notification comes before the transition's reply", async () => {
+    const store = createMemoryStore({ now: () => Date.now() });
+    const listeners: Array<(id: string) => void> = [];
+    const reads: string[] = [];
+    h = createHarness({
+      store: {
+        ...store,
+        get: (id) => (reads.push(id), store.get(id)),
+        onEnded: (listener) => (listeners.push(listener), () => undefined),
+        // As Redis may deliver it: the notification first, the script's reply after.
+        transition: async (id, change) => {
+          const result = await store.transition(id, change);
+          listeners.forEach((listener) => listener(id));
+          await flush();
+          return result;
+        },
+      },
+    });
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    const readsBeforeAnswer = reads.length;
+    await h.service.answer(id, ALLOW, ALICE, await h.service.get(id));
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW, answeredBy: ALICE });
+    expect(reads.length).toBe(readsBeforeAnswer + 1);
+  });
+
+  it("a notification held back while a transition was in flight still wakes the waiters when the transition fails", async () => {
+    const store = createMemoryStore({ now: () => Date.now() });
+    const listeners: Array<(id: string) => void> = [];
+    h = createHarness({
+      store: {
+        ...store,
+        onEnded: (listener) => (listeners.push(listener), () => undefined),
+        transition: async (id, change) => {
+          await store.transition(id, change);
+          listeners.forEach((listener) => listener(id));
+          throw new Error("the reply was lost");
+        },
+      },
+    });
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    await expect(h.service.answer(id, ALLOW, ALICE)).rejects.toThrow("the reply was lost");
+    await flush();
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW });
+  });
+
   it("answers the waiting agent before the Slack message update starts", async () => {
     const { id } = await create();
     await flush();
