@@ -102,7 +102,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             operationId: "createRequest",
             summary: "Ask a person in Slack",
             description:
-              "Creates a request and posts it to Slack. The same idempotency key from the same token returns the existing request (200) and posts once.",
+              "Creates a request and posts it to Slack. The same idempotency key from the same token with the same body returns the existing request (200) and posts once; with another body, 409.",
             requestParams: {
               query: waitQuery,
               header: requestId.extend({
@@ -121,6 +121,9 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
                 content: json(CreatedRequest),
               },
               "200": { description: "The idempotency key named a request that already exists: the request as GET returns it.", content: json(RequestView) },
+              "409": error(
+                "`relay_idempotency_mismatch`: the idempotency key was already used by this token with a different body; `details.id` is that request. Use a new key for a new request.",
+              ),
               ...refusals,
               ...bodyRefusals,
               ...storeRefusals,

@@ -11,6 +11,7 @@ import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown, StoreUnavailableError } from "./errors.js";
 import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
+import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";
@@ -46,7 +47,10 @@ export interface RequestServiceDeps {
 export interface CreateInput {
   tokenName: string;
   body: CreateRequestBody;
+  /** The same key from the same token with the same body returns the first request; with another body, 409 relay_idempotency_mismatch. */
   idempotencyKey?: string;
+  /** Join the request the key names whatever its body (a retried Claude Code hook call: hookRequestKey decides whose answer it is). */
+  joinOnKey?: boolean;
 }
 
 /** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
@@ -105,7 +109,7 @@ export class RequestService {
   }
 
   /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
-  async create({ tokenName, body, idempotencyKey }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
+  async create({ tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
     if (this.draining) throw shuttingDown();
     const createdAt = this.now();
     const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes } = this.deps;
@@ -125,6 +129,11 @@ export class RequestService {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
       postLeaseUntil: this.delivery.leaseFrom(createdAt),
     });
+    if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
+      throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
+        id: result.record.id,
+      });
+    }
     if (result.created && result.record.status === "pending") this.delivery.post(result.record);
     this.logger.info(
       {
