@@ -97,11 +97,22 @@ describe("create", () => {
     expect(h.messenger.posts).toHaveLength(1);
   });
 
-  it("returns the first request for a repeated idempotency key and posts it once", async () => {
+  it("returns the first request for a repeated idempotency key with the same body and posts it once", async () => {
     const first = await create({}, "ci-bot", "deploy-42");
-    const second = await create({ toolName: "Write" }, "ci-bot", "deploy-42");
+    const second = await create({}, "ci-bot", "deploy-42");
     await h.service.idle();
     expect(second).toEqual({ record: first.record, created: false });
+    expect(h.messenger.posts).toHaveLength(1);
+  });
+
+  it("refuses a repeated idempotency key with another body (409 relay_idempotency_mismatch) and posts nothing more", async () => {
+    const first = await create({}, "ci-bot", "deploy-44");
+    await expect(create({ toolName: "Write" }, "ci-bot", "deploy-44")).rejects.toMatchObject({
+      code: "relay_idempotency_mismatch",
+      status: 409,
+      details: { id: first.record.id },
+    });
+    await h.service.idle();
     expect(h.messenger.posts).toHaveLength(1);
   });
 
