@@ -153,7 +153,8 @@ const InteractiveQuestionShape = z.object({
 export const InteractiveQuestion = InteractiveQuestionShape.superRefine(checkInteractiveQuestion);
 export type InteractiveQuestion = z.infer<typeof InteractiveQuestion>;
 
-const InteractiveQuestionsFields = z
+/** As the relay reads back a body it stored: the shapes without rerunning the agent's patterns (see StoredRequestBody). */
+export const StoredInteractiveQuestionsBody = z
   .strictObject({
     kind: z.literal("interactive_questions"),
     ...common,
@@ -163,7 +164,7 @@ const InteractiveQuestionsFields = z
   .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
 /** As an agent sends it: text defaults are also matched against their patterns, all within one budget. */
-export const InteractiveQuestionsBody = InteractiveQuestionsFields.superRefine(checkDefaultsMatchPatterns);
+export const InteractiveQuestionsBody = StoredInteractiveQuestionsBody.superRefine(checkDefaultsMatchPatterns);
 
 export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody]);
 /**
@@ -171,7 +172,7 @@ export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, S
  * same shapes, without running the agent's patterns again (they were
  * checked at create; a read must not cost pattern time or fail under load).
  */
-export const StoredRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsFields]);
+export const StoredRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, StoredInteractiveQuestionsBody]);
 export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
 export type PermissionBody = z.infer<typeof PermissionBody>;
 export type StepGateBody = z.infer<typeof StepGateBody>;
@@ -238,7 +239,7 @@ function defaultProblem(q: QuestionShape): string | undefined {
 }
 
 /** Text defaults must match their question's pattern; all matches of one body share one PatternBudget. */
-function checkDefaultsMatchPatterns(body: z.output<typeof InteractiveQuestionsFields>, ctx: z.RefinementCtx): void {
+function checkDefaultsMatchPatterns(body: z.output<typeof StoredInteractiveQuestionsBody>, ctx: z.RefinementCtx): void {
   const budget = new PatternBudget();
   body.questions.forEach((q, index) => {
     if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || !isValidPattern(q.pattern)) return;
