@@ -88,9 +88,10 @@ export class BenchAgent {
     return this.call("GET", `/v1/requests/${id}?wait=${waitSeconds}`, undefined, via);
   }
 
-  /** POST /v1/hooks/claude-code?timeout=S, held until the answer. */
-  hook(input: Record<string, unknown>, timeoutSeconds = 600): Promise<HttpReply> {
-    return this.call("POST", `/v1/hooks/claude-code?timeout=${timeoutSeconds}`, JSON.stringify(input), this.held);
+  /** POST /v1/hooks/claude-code?timeout=S[&channel=C], held until the answer. */
+  hook(input: Record<string, unknown>, timeoutSeconds = 600, channel?: string): Promise<HttpReply> {
+    const query = channel === undefined ? "" : `&channel=${channel}`;
+    return this.call("POST", `/v1/hooks/claude-code?timeout=${timeoutSeconds}${query}`, JSON.stringify(input), this.held);
   }
 
   cancel(id: string): Promise<HttpReply> {

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Action } from "../src/slack/ids.js";
-import { beforeReply, newMarker, type BenchAgent } from "./agent.js";
+import { beforeReply, freshChannel, newMarker, type BenchAgent } from "./agent.js";
 import { expectJson } from "./http.js";
 import { clickToAgent } from "./latency.js";
 import { median, medianRound, summarize, type LatencySummary } from "./stats.js";
@@ -53,7 +53,8 @@ async function clickToHook(agent: BenchAgent, template: HookInput, sessionId: st
   const marker = newMarker();
   const command = `${String(template.tool_input.command ?? "true")} # ${marker}`;
   const input = { ...template, session_id: sessionId, tool_use_id: `toolu_bench_${randomUUID()}`, tool_input: { ...template.tool_input, command } };
-  const reply = agent.hook(input);
+  // A channel of its own, as the core cycles have: the relay posts at Slack's pace of one message a second per channel.
+  const reply = agent.hook(input, 600, freshChannel());
   reply.catch(() => undefined);
   const message = await beforeReply(agent.messageReady(marker), reply, "POST /v1/hooks/claude-code");
   const click = agent.prepareClick(message, Action.stepYes);

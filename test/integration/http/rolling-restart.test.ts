@@ -108,10 +108,16 @@ async function clickYes(url: string, message: { channel: string; ts: string; blo
   expect(response.status).toBe(200);
 }
 
+/**
+ * Probes /readyz as a load balancer does until it says shutting down. A probe
+ * that loses its connection while the relay starts draining (a reused
+ * keep-alive socket reset mid-request) is simply probed again, as a load
+ * balancer would; only the 503 counts.
+ */
 async function readyzOnceShuttingDown(url: string, since: number) {
   for (;;) {
-    const response = await fetch(`${url}/readyz`);
-    if (response.status === 503) return { elapsed: Date.now() - since, body: await response.json() };
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (response?.status === 503) return { elapsed: Date.now() - since, body: await response.json() };
     await sleep(20);
   }
 }

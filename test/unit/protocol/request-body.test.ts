@@ -297,7 +297,8 @@ describe("interactive_questions bodies", () => {
     }));
     const started = performance.now();
     const result = CreateRequestBody.safeParse(interactive(...questions));
-    expect(performance.now() - started).toBeLessThan(400);
+    // Without a shared budget: 20 × 50 ms = 1 s. Room is left for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(700);
     if (result.success) throw new Error("accepted");
     expect(result.error.issues.map((issue) => issue.path.join("."))).toEqual(questions.map((_, i) => `questions.${i}.default`));
     expect(result.error.issues.every((issue) => /could not be checked against pattern in time/.test(issue.message))).toBe(true);

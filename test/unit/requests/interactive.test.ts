@@ -159,7 +159,8 @@ describe("resolveInteractiveAnswers", () => {
     const submitted = Object.fromEntries(questions.map((q) => [q.id, `${"a".repeat(40)}b`]));
     const started = performance.now();
     const result = resolveInteractiveAnswers(body(questions), submitted);
-    expect(performance.now() - started).toBeLessThan(300);
+    // Without a shared budget: 20 × 50 ms = 1 s. Room is left for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(700);
     if (result.ok) throw new Error("accepted");
     expect(Object.keys(result.errors)).toHaveLength(20);
     expect(result.errors.q0).toBe("The answer could not be checked against the required format in time.");

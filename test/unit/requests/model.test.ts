@@ -93,7 +93,7 @@ describe("RequestRecord (a stored request read back)", () => {
     const started = performance.now();
     const record = RequestRecord.parse(stored);
     // Checked again, each default would take a full pattern time limit (20 × 50 ms) and fail under load.
-    expect(performance.now() - started).toBeLessThan(40);
+    expect(performance.now() - started).toBeLessThan(250);
     expect(record.body.kind === "interactive_questions" && record.body.questions).toHaveLength(20);
   });
 
