@@ -10,7 +10,13 @@ import { defineConfig } from "vitest/config";
  * tests (nock intercepts globally), CLI tests (test/helpers/cli.ts compiles
  * once per file) and the agent SDK's keep a fresh module graph per file.
  */
-const shared = ["test/unit/**/*.test.ts", "test/integration/{http,client,callbacks,store}/**/*.test.ts", "test/integration/hooks/endpoint*.test.ts"];
+// hooks/endpoint-keepalive times a caller leaving mid-response; it once missed that in a shared worker
+// (passing alone every time), so it keeps a module graph of its own until that is understood.
+const shared = [
+  "test/unit/**/*.test.ts",
+  "test/integration/{http,client,callbacks,store}/**/*.test.ts",
+  "test/integration/hooks/endpoint{,-redis,-rejections}.test.ts",
+];
 
 export default defineConfig({
   test: {
