@@ -2,6 +2,8 @@
  * One error class for everything the relay refuses, with a string code (as
  * bolt-js's `slack_bolt_*` codes) and the HTTP status it maps to.
  */
+import type { RequestView } from "../protocol/request-view.js";
+
 export type RelayErrorCode =
   | "relay_invalid_json"
   | "relay_invalid_request"
@@ -65,13 +67,16 @@ export const STORE_RETRY_AFTER_SECONDS = 2;
  */
 export class StoreUnavailableError extends RelayError {
   readonly retryAfterSeconds = STORE_RETRY_AFTER_SECONDS;
+  /** What a long-poll knew of its request before the store went away (it was pending then), when it knew anything. */
+  readonly lastKnown?: RequestView;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; lastKnown?: RequestView },
   ) {
     super("relay_store_unavailable", "The relay's storage is unavailable; try again shortly.");
     this.name = "StoreUnavailableError";
     if (options?.cause !== undefined) this.cause = options.cause;
+    if (options?.lastKnown !== undefined) this.lastKnown = options.lastKnown;
   }
 }
 

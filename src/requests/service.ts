@@ -14,7 +14,7 @@ import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
 import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
 import type { Person, SlackRef } from "../protocol/request-view.js";
-import type { RequestPolicy, RequestRecord } from "./model.js";
+import { toView, type RequestPolicy, type RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
 import type { Route } from "../config.js";
 import { UpdateOutbox } from "./update-outbox.js";
@@ -196,6 +196,8 @@ export class RequestService {
       let record = await this.get(id);
       if (record?.status !== "pending") return record;
       const { expiresAt } = record;
+      // A few hundred bytes, unlike the record: what the poll answers if the store is still away when the wait ends.
+      const lastKnown = toView(record);
       let outage: StoreUnavailableError | undefined;
       while (this.now() < deadline && !signal?.aborted && !this.closed) {
         const until = Math.min(deadline, outage ? this.now() + STORE_RETRY_INTERVAL_MS : expiresAt);
@@ -212,7 +214,7 @@ export class RequestService {
         }
         if (record?.status !== "pending") return record;
       }
-      if (outage) throw outage;
+      if (outage) throw new StoreUnavailableError(outage.reason, { cause: outage, lastKnown });
       return record;
     } finally {
       waiter.remove();

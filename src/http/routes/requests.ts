@@ -18,7 +18,7 @@
  * as an unknown id, so its existence does not leak.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { RelayError, shuttingDown } from "../../requests/errors.js";
+import { RelayError, shuttingDown, StoreUnavailableError } from "../../requests/errors.js";
 import type { RequestView } from "../../protocol/request-view.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
@@ -83,7 +83,14 @@ export function registerRequestRoutes(app: HttpApp, { service, authenticate, max
  * thousands of long-polls that may be held at once.
  */
 async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply): Promise<RequestView> {
-  const record = await service.wait(id, waitMs, clientGone(reply.raw));
+  let record;
+  try {
+    record = await service.wait(id, waitMs, clientGone(reply.raw));
+  } catch (error) {
+    // The store went away while the request was pending: answer what was known, as a wait that ran out does.
+    if (error instanceof StoreUnavailableError && error.lastKnown) return error.lastKnown;
+    throw error;
+  }
   if (!record) throw notFound("The request");
   return toView(record);
 }

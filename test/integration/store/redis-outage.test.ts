@@ -88,6 +88,9 @@ describe("a Redis outage", () => {
     const shortId = (short.body as { id: string }).id;
     await relay!.message(1);
     const held = call(`/v1/requests/${id}?wait=40`);
+    // Its wait ends while Redis is away: it answers what it knew, the request pending, as a wait that ran out does.
+    const shortPoll = call(`/v1/requests/${id}?wait=3`);
+    await sleep(200);
 
     await redis!.stop();
 
@@ -100,6 +103,9 @@ describe("a Redis outage", () => {
     expect(ready.body).toMatchObject({ status: "not_ready", checks: { store: false, slack: true }, reasons: [NOT_READY_REASONS.store] });
     expect(ready.ms).toBeLessThan(BOUND_MS);
     await sleep(2_500); // past the short request's deadline, with the sweep failing every 100 ms meanwhile
+    const knew = await shortPoll;
+    expect(knew.status).toBe(200);
+    expect(knew.body).toMatchObject({ id, kind: "step_gate", status: "pending" });
 
     redis = await startRedisServer(undefined, { port: redis!.port, dataDir });
     await until(async () => (await call("/readyz")).status === 200, 10_000, "/readyz to say ready again");
