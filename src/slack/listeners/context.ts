@@ -87,6 +87,9 @@ export function withinBudget<T>(task: Promise<T>, ms: number): Promise<Bounded<T
 export const NOT_RECORDED =
   "⚠️ Your answer was not recorded: the relay could not save it just now. Nothing changed and the buttons still work; try again in a moment.";
 export const NOT_RECORDED_FIELD = "Your answer was not recorded: the relay could not save it just now. Submit again in a moment.";
+/** What a person whose thread reply could not be read or saved is told (the relay cannot know then whether it was an answer). */
+export const NOT_RECORDED_REPLY =
+  "⚠️ Your reply was not recorded: the relay could not read or save it just now. If it answers a request, nothing changed; send it again in a moment.";
 export const NOT_OPENED = "⚠️ The relay could not read this request just now, so nothing opened. Try again in a moment.";
 
 /** Bolt's ack, for a block action (no response) or a view submission (an optional response_action). */

@@ -3,12 +3,18 @@
  * q; an AskUserQuestion takes any text as a free-form answer. Everything
  * else (chatter, bots, edits, replies to ended requests) is ignored silently:
  * a thread is a conversation, and only a clear answer may change state.
+ *
+ * Slack's Events API is acked before listeners run, so nothing can be held
+ * back while the store is slow or down; instead the store gets the same
+ * budget as a click, and past it (or on a store error) the person gets an
+ * ephemeral in the thread saying their reply was not recorded.
  */
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import type { Decision, StepReply } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
-import type { ListenerDeps } from "./context.js";
+import { NOT_RECORDED_REPLY, STORE_BUDGET, withinBudget, type Bounded, type ListenerDeps } from "./context.js";
+import { tellPerson } from "./notices.js";
 
 /** A plain message from a person, in a thread. Anything else does not parse. */
 const ThreadReply = z.looseObject({
@@ -54,14 +60,26 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 }
 
-async function handleReply(deps: ListenerDeps, raw: unknown): Promise<void> {
+/** Handles one message event; exported for tests of what the person hears when the store fails. */
+export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<void> {
+  const started = performance.now();
   const parsed = ThreadReply.safeParse(raw);
   if (!parsed.success || parsed.data.thread_ts === parsed.data.ts) return;
   const message = parsed.data;
-  const record = await deps.service.findBySlackMessage({ channel: message.channel, ts: message.thread_ts });
+  const read = await withinBudget(deps.service.findBySlackMessage({ channel: message.channel, ts: message.thread_ts }), STORE_BUDGET.readMs);
+  if (!read.ok) return notRecorded(deps, message, read);
+  const record = read.value;
   if (!record || record.status !== "pending") return;
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
-  const result = await deps.service.answer(record.id, decision, { id: message.user }, record);
-  deps.logger.debug({ id: record.id, outcome: result.outcome }, "slack thread reply recorded");
+  const left = STORE_BUDGET.totalMs - (performance.now() - started);
+  const answered = await withinBudget(deps.service.answer(record.id, decision, { id: message.user }, record), left);
+  if (!answered.ok) return notRecorded(deps, message, answered, record.id);
+  deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");
+}
+
+/** Tells the person, in the thread, that their reply did not count; the request stays as it was. */
+async function notRecorded(deps: ListenerDeps, message: z.infer<typeof ThreadReply>, failure: Bounded<unknown> & { ok: false }, id?: string): Promise<void> {
+  deps.logger.warn({ id, channel: message.channel, reason: failure.reason, error: failure.error }, "slack thread reply not recorded");
+  await tellPerson(deps, { channel: message.channel, user: message.user, threadTs: message.thread_ts }, NOT_RECORDED_REPLY);
 }

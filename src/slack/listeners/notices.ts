@@ -15,6 +15,8 @@ export interface NoticeTarget {
   channel: string;
   /** Slack user id of the person to tell. */
   user: string;
+  /** Thread to show the notice in (a thread reply's notice belongs next to it). */
+  threadTs?: string;
 }
 
 /** Why a request no longer takes answers, in one sentence. */
@@ -41,7 +43,8 @@ export function endedNotice(record: RequestRecord): string {
 /** Posts an ephemeral notice; a failure is logged, never thrown (the interaction is already acked). */
 export async function tellPerson(deps: ListenerDeps, target: NoticeTarget, text: string): Promise<void> {
   try {
-    await deps.client.chat.postEphemeral({ channel: target.channel, user: target.user, text });
+    const thread = target.threadTs === undefined ? {} : { thread_ts: target.threadTs };
+    await deps.client.chat.postEphemeral({ channel: target.channel, user: target.user, text, ...thread });
   } catch (error) {
     deps.logger.warn({ channel: target.channel, error }, "slack ephemeral notice failed");
   }

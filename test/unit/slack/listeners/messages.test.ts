@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseStepReply, parseThreadReply } from "../../../../src/slack/listeners/messages.js";
-import { recordOf } from "../../../helpers/slack.js";
+import { silentLogger } from "../../../../src/logger.js";
+import { StoreUnavailableError } from "../../../../src/requests/errors.js";
+import { NOT_RECORDED_REPLY, STORE_BUDGET, type ListenerDeps } from "../../../../src/slack/listeners/context.js";
+import { handleReply, parseStepReply, parseThreadReply } from "../../../../src/slack/listeners/messages.js";
+import { CHANNEL, MESSAGE_TS, messageEvent, recordOf } from "../../../helpers/slack.js";
+import { ALICE } from "../../../fixtures/people.js";
 
 const stepGate = recordOf({ kind: "step_gate", toolName: "Bash", input: { command: "rm -rf build" } });
 
@@ -56,5 +60,47 @@ describe("thread replies to other kinds", () => {
   it("interactive questions are never answered from their thread", () => {
     const interactive = recordOf({ kind: "interactive_questions", questions: [{ id: "ok", question: "OK?", type: "confirm" }] });
     expect(parseThreadReply(interactive, "yes")).toBeUndefined();
+  });
+});
+
+describe("thread replies when the store fails", () => {
+  const pending = { ...stepGate, slack: { channel: CHANNEL, ts: MESSAGE_TS } };
+  const never = () => new Promise<never>(() => {});
+
+  function depsWith(service: Partial<ListenerDeps["service"]>) {
+    const told: unknown[] = [];
+    const deps = {
+      service: { get: never, adoptMessage: never, findBySlackMessage: never, answer: never, ...service },
+      client: { chat: { postEphemeral: async (args: unknown) => void told.push(args) } },
+      logger: silentLogger,
+    } as unknown as ListenerDeps;
+    return { deps, told };
+  }
+  const reply = (text: string) => messageEvent({ text, threadTs: MESSAGE_TS }).event;
+  const notice = { channel: CHANNEL, user: ALICE.id, thread_ts: MESSAGE_TS, text: NOT_RECORDED_REPLY };
+
+  it("a store that never answers the read: the person is told in the thread once the read budget is spent", { timeout: 5000 }, async () => {
+    const { deps, told } = depsWith({});
+    const started = performance.now();
+    await handleReply(deps, reply("y"));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(STORE_BUDGET.readMs - 20);
+    expect(told).toEqual([notice]);
+  });
+
+  it("a store that throws on the answer: the person is told in the thread", async () => {
+    const { deps, told } = depsWith({
+      findBySlackMessage: async () => pending,
+      answer: async () => {
+        throw new StoreUnavailableError("down");
+      },
+    });
+    await handleReply(deps, reply("n"));
+    expect(told).toEqual([notice]);
+  });
+
+  it("chatter read fine from a working store is still ignored silently", async () => {
+    const { deps, told } = depsWith({ findBySlackMessage: async () => pending });
+    await handleReply(deps, reply("looks risky"));
+    expect(told).toEqual([]);
   });
 });
