@@ -4,7 +4,9 @@
  * click's 200 arrives; a relay started again on the same Redis finds the
  * request decided. Redis is made to take half a second (a busy script on a
  * private redis-server) so that a relay acking before it records would be
- * killed with the answer still unwritten.
+ * killed with the answer still unwritten. And a relay SIGKILLed while Slack
+ * refuses the decided message's update (429) leaves the update queued in
+ * Redis: the next relay makes it, so the message does not keep live buttons.
  */
 import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
@@ -99,4 +101,52 @@ it("a relay killed right after acking a click leaves the request decided for the
 
   const second = await startRelay(env);
   expect(await api(second, `/v1/requests/${id}`)).toMatchObject({ id, status: "answered", decision: { reply: "y" } });
+});
+
+it("a relay killed while Slack refuses the decided message's update leaves the update to the next relay on the same Redis", { timeout: 90_000 }, async () => {
+  server = await startRedisServer();
+  slack = await startSlackWebApi();
+  const env = {
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    SLACK_DEFAULT_CHANNEL: CHANNEL,
+    RELAY_TOKENS: `ci:${TOKEN}`,
+    REDIS_URL: server.url,
+    LOG_LEVEL: "warn",
+  };
+  const first = await startRelay(env);
+  const { id } = await api(first, "/v1/requests", { method: "POST", body: JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "ls" } }) });
+  let slackRef: { channel: string; ts: string } | undefined;
+  for (let i = 0; i < 200 && !slackRef; i += 1) {
+    slackRef = (await api(first, `/v1/requests/${id}`)).slack;
+    if (!slackRef) await sleep(25);
+  }
+  expect(slackRef).toBeDefined();
+
+  slack.refuse("chat.update", 10_000, { status: 429, retryAfterSeconds: 1 });
+  const click = await postToSlackEndpoint(
+    `${first}/slack/events`,
+    blockAction({ actionId: Action.stepYes, value: encodeButton({ r: id }), channel: slackRef!.channel, ts: slackRef!.ts }),
+  );
+  expect(click.status).toBe(200);
+  for (let i = 0; i < 200 && slack.refused("chat.update") === 0; i += 1) await sleep(25);
+  expect(slack.refused("chat.update")).toBeGreaterThan(0);
+  runs[0]!.child.kill("SIGKILL");
+  await runs[0]!.done;
+  const refusedBeforeKill = slack.refused("chat.update");
+  slack.refuse("chat.update", 0, { status: 429 });
+
+  const second = await startRelay(env);
+  expect(await api(second, `/v1/requests/${id}`)).toMatchObject({ id, status: "answered", decision: { reply: "y" } });
+  const taken = () => slack!.callsTo("chat.update").slice(refusedBeforeKill);
+  for (let i = 0; i < 450 && taken().length === 0; i += 1) await sleep(100);
+  const [update] = taken();
+  expect(update?.args).toMatchObject({ channel: slackRef!.channel, ts: slackRef!.ts });
+  // The decided message: who answered, and no buttons left.
+  const raw = update?.args.blocks;
+  const blocks = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ type: string }>;
+  expect(blocks.length).toBeGreaterThan(0);
+  expect(blocks.some((block) => block.type === "actions")).toBe(false);
+  expect(JSON.stringify(blocks)).toContain("U0ALICE01");
 });
