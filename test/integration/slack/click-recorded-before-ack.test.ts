@@ -65,7 +65,8 @@ const api = (url: string, path: string, init: RequestInit = {}) =>
     async (r) => (await r.json()) as { id: string; status: string; decision?: unknown; slack?: { channel: string; ts: string } },
   );
 
-it("a relay killed right after acking a click leaves the request decided for the next relay on the same Redis", { timeout: 60_000 }, async () => {
+/** A private Redis, the Slack stand-in, a relay process on them, and a step_gate request it has posted. */
+async function relayWithPostedRequest() {
   server = await startRedisServer();
   slack = await startSlackWebApi();
   const env = {
@@ -85,13 +86,18 @@ it("a relay killed right after acking a click leaves the request decided for the
     if (!slackRef) await sleep(25);
   }
   expect(slackRef).toBeDefined();
+  return { env, first, id, slackRef: slackRef! };
+}
 
-  const blocker = new Redis(server.url);
+it("a relay killed right after acking a click leaves the request decided for the next relay on the same Redis", { timeout: 60_000 }, async () => {
+  const { env, first, id, slackRef } = await relayWithPostedRequest();
+
+  const blocker = new Redis(server!.url);
   const busy = blocker.eval(BUSY, 0, 500);
   await sleep(20);
   const click = await postToSlackEndpoint(
     `${first}/slack/events`,
-    blockAction({ actionId: Action.stepYes, value: encodeButton({ r: id }), channel: slackRef!.channel, ts: slackRef!.ts }),
+    blockAction({ actionId: Action.stepYes, value: encodeButton({ r: id }), channel: slackRef.channel, ts: slackRef.ts }),
   );
   runs[0]!.child.kill("SIGKILL");
   expect(click.status).toBe(200);
@@ -104,45 +110,27 @@ it("a relay killed right after acking a click leaves the request decided for the
 });
 
 it("a relay killed while Slack refuses the decided message's update leaves the update to the next relay on the same Redis", { timeout: 90_000 }, async () => {
-  server = await startRedisServer();
-  slack = await startSlackWebApi();
-  const env = {
-    SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.url,
-    SLACK_DEFAULT_CHANNEL: CHANNEL,
-    RELAY_TOKENS: `ci:${TOKEN}`,
-    REDIS_URL: server.url,
-    LOG_LEVEL: "warn",
-  };
-  const first = await startRelay(env);
-  const { id } = await api(first, "/v1/requests", { method: "POST", body: JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "ls" } }) });
-  let slackRef: { channel: string; ts: string } | undefined;
-  for (let i = 0; i < 200 && !slackRef; i += 1) {
-    slackRef = (await api(first, `/v1/requests/${id}`)).slack;
-    if (!slackRef) await sleep(25);
-  }
-  expect(slackRef).toBeDefined();
+  const { env, first, id, slackRef } = await relayWithPostedRequest();
 
-  slack.refuse("chat.update", 10_000, { status: 429, retryAfterSeconds: 1 });
+  slack!.refuse("chat.update", 10_000, { status: 429, retryAfterSeconds: 1 });
   const click = await postToSlackEndpoint(
     `${first}/slack/events`,
-    blockAction({ actionId: Action.stepYes, value: encodeButton({ r: id }), channel: slackRef!.channel, ts: slackRef!.ts }),
+    blockAction({ actionId: Action.stepYes, value: encodeButton({ r: id }), channel: slackRef.channel, ts: slackRef.ts }),
   );
   expect(click.status).toBe(200);
-  for (let i = 0; i < 200 && slack.refused("chat.update") === 0; i += 1) await sleep(25);
-  expect(slack.refused("chat.update")).toBeGreaterThan(0);
+  for (let i = 0; i < 200 && slack!.refused("chat.update") === 0; i += 1) await sleep(25);
+  expect(slack!.refused("chat.update")).toBeGreaterThan(0);
   runs[0]!.child.kill("SIGKILL");
   await runs[0]!.done;
-  const refusedBeforeKill = slack.refused("chat.update");
-  slack.refuse("chat.update", 0, { status: 429 });
+  const refusedBeforeKill = slack!.refused("chat.update");
+  slack!.refuse("chat.update", 0, { status: 429 });
 
   const second = await startRelay(env);
   expect(await api(second, `/v1/requests/${id}`)).toMatchObject({ id, status: "answered", decision: { reply: "y" } });
   const taken = () => slack!.callsTo("chat.update").slice(refusedBeforeKill);
   for (let i = 0; i < 450 && taken().length === 0; i += 1) await sleep(100);
   const [update] = taken();
-  expect(update?.args).toMatchObject({ channel: slackRef!.channel, ts: slackRef!.ts });
+  expect(update?.args).toMatchObject({ channel: slackRef.channel, ts: slackRef.ts });
   // The decided message: who answered, and no buttons left.
   const raw = update?.args.blocks;
   const blocks = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ type: string }>;
