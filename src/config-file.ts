@@ -13,11 +13,31 @@
 import { readFileSync } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
 import { z } from "zod";
-import { Labels, MAX_TIMEOUT_SECONDS, RequestKind, SlackChannelId } from "./protocol/request-body.js";
+import { APPROVER_LIMITS, Labels, MAX_TIMEOUT_SECONDS, RequestKind, SlackChannelId, SlackUserId, SlackUsergroupId } from "./protocol/request-body.js";
 
 /** What "Always allow" may pass back: `tool` plain rules for the asked tool only, `all` every suggestion (always shown). */
 export const AlwaysAllowScope = z.enum(["tool", "all"]);
 export type AlwaysAllowScope = z.infer<typeof AlwaysAllowScope>;
+
+/** Whether the person a request is made for (`requestedBy`) may answer it: `deny` refuses them like a non-approver. */
+export const SelfApproval = z.enum(["deny", "allow"]);
+export type SelfApproval = z.infer<typeof SelfApproval>;
+
+/** Seconds after a request's message was posted: when a reminder or an escalation is due. */
+export const AfterSeconds = z.number().int().min(1).max(MAX_TIMEOUT_SECONDS);
+
+/**
+ * An escalation (DESIGN §7): `after` seconds past posting, its users and
+ * groups become approvers too and are mentioned in the thread; with a
+ * `channel`, a message linking to the request is posted there as well.
+ */
+export const Escalation = z.strictObject({
+  after: AfterSeconds,
+  users: z.array(SlackUserId).max(APPROVER_LIMITS.users).optional(),
+  usergroups: z.array(SlackUsergroupId).max(APPROVER_LIMITS.usergroups).optional(),
+  channel: SlackChannelId.optional(),
+});
+export type Escalation = z.infer<typeof Escalation>;
 
 /** Route keys of DESIGN §7 that this version does not enforce yet: refused, never accepted and ignored. */
 export const UNSUPPORTED_ROUTE_KEYS = ["approvers", "quorum", "selfApproval", "reminders", "escalate", "allowRules", "onTimeout", "ruleMinutes"] as const;

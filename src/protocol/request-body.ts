@@ -60,6 +60,33 @@ const httpUrl = z
 /** A Slack channel or user id (C…, G…, D…, U…): the body's `channel` and SLACK_DEFAULT_CHANNEL. */
 export const SlackChannelId = z.string().regex(/^[A-Z0-9]{8,20}$/, "must be a Slack channel or user id such as C0123456789");
 
+/** A Slack user id (U…, or W… on Enterprise Grid): approvers and `requestedBy`. Never a name. */
+export const SlackUserId = z.string().regex(/^[UW][A-Z0-9]{2,30}$/, "must be a Slack user id such as U0123ABCD (ids, never names)");
+
+/** A Slack user group id (S…): approvers by group. Never a handle. */
+export const SlackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,30}$/, "must be a Slack user group id such as S0123ABCD (ids, never handles)");
+
+/** Most approvers a route or a request may list, of each sort, and the largest quorum (DESIGN §7). */
+export const APPROVER_LIMITS = { users: 100, usergroups: 20, quorum: 20 } as const;
+
+/**
+ * Who may answer, by Slack id: people and user groups (a member of any
+ * listed group may answer). A route sets it; a request's own `approvers`
+ * may only narrow its route's.
+ */
+export const ApproverList = z.strictObject({
+  users: z.array(SlackUserId).max(APPROVER_LIMITS.users).optional(),
+  usergroups: z.array(SlackUsergroupId).max(APPROVER_LIMITS.usergroups).optional(),
+});
+export type ApproverList = z.infer<typeof ApproverList>;
+
+/** Distinct approvals a request needs (DESIGN §7: one person counts once, any deny ends it). */
+export const Quorum = z.number().int().min(1).max(APPROVER_LIMITS.quorum);
+
+/** The person a request is made for, by Slack user id or by email (resolved with users.lookupByEmail). */
+export const RequestedBy = z.union([z.strictObject({ slackUserId: SlackUserId }), z.strictObject({ email: z.email().max(254) })]);
+export type RequestedBy = z.infer<typeof RequestedBy>;
+
 /** Label keys: letters, digits and `_ . / -`, so they read well in Slack and in a hook URL's `label.<key>=` parameter. */
 const LABEL_KEY = new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`);
 
@@ -84,6 +111,12 @@ const common = {
   idempotencyKey: nonEmpty(LIMITS.idempotencyKey).optional(),
   callbackUrl: httpUrl.optional(),
   labels: Labels.optional(),
+  /** Who the request is made for (a CI job's committer, a deploy's author): with `selfApproval: deny` they may not answer it. */
+  requestedBy: RequestedBy.optional(),
+  /** Narrows the route's approvers: a subset of them (a wider ask is a 400). */
+  approvers: ApproverList.optional(),
+  /** Narrows the route's quorum: at least the route's (a smaller one is a 400). */
+  quorum: Quorum.optional(),
 };
 
 /** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */

@@ -46,6 +46,8 @@ export const RequestView = z.object({
   /** ISO 8601 time of the answer. */
   answeredAt: z.string().optional(),
   slack: SlackRef.optional(),
+  /** Approvals counted so far, oldest first, on a request that needs several (DESIGN §7). */
+  approvals: z.array(z.object({ person: Person, /** ISO 8601 time. */ at: z.string() })).optional(),
   /** Why the request failed or was cancelled. */
   error: z.string().optional(),
 });

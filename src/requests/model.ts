@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { Decision } from "../protocol/decisions.js";
-import { StoredRequestBody } from "../protocol/request-body.js";
+import { ApproverList, Quorum, SlackUserId, StoredRequestBody } from "../protocol/request-body.js";
 import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
-import { AlwaysAllowScope } from "../config.js";
+import { AfterSeconds, AlwaysAllowScope, Escalation, SelfApproval } from "../config-file.js";
 
 /**
  * The rules a request was created under, fixed at create so that every
@@ -16,8 +16,28 @@ export const RequestPolicy = z.object({
   alwaysAllow: AlwaysAllowScope,
   /** The approver route the request fell under (`routes.<index>` or `default`); absent on requests stored before routes existed. */
   route: z.string().max(100).optional(),
+  /** Who may answer (the route's, narrowed by the request's own); absent → anyone who sees the message. */
+  approvers: ApproverList.optional(),
+  /** Distinct approvals that allow the request where a quorum applies (see ./policy.ts); absent → 1. */
+  quorum: Quorum.optional(),
+  /** `deny`: the requestedBy person may not answer; absent → `allow`. */
+  selfApproval: SelfApproval.optional(),
+  /** The Slack user the request is made for, resolved at create (an email becomes its user id). */
+  requestedBy: z.object({ id: SlackUserId, email: z.string().max(254).optional() }).optional(),
+  /** Seconds after posting at which the thread reminds the approvers. */
+  reminders: z.array(AfterSeconds).optional(),
+  /** Escalations, in the route's order (see ./policy.ts for the schedule). */
+  escalate: z.array(Escalation).optional(),
 });
 export type RequestPolicy = z.infer<typeof RequestPolicy>;
+
+/** One counted approval of a request that needs several (DESIGN §7). */
+export const Approval = z.object({
+  person: Person,
+  /** Unix time in milliseconds. */
+  at: z.number(),
+});
+export type Approval = z.infer<typeof Approval>;
 
 export const RequestRecord = z.object({
   id: z.string(),
@@ -35,6 +55,10 @@ export const RequestRecord = z.object({
   /** Unix time in milliseconds after which the request expires. */
   expiresAt: z.number(),
   slack: SlackRef.optional(),
+  /** Unix time in milliseconds the Slack message was recorded: reminders and escalations count from it. */
+  postedAt: z.number().optional(),
+  /** Approvals counted so far, oldest first (requests that need several); the one that completed the quorum is the last. */
+  approvals: z.array(Approval).optional(),
   /**
    * Other messages posted for this request, found after a retry whose first
    * reply from Slack was lost: a click on them counts, and they show the
@@ -65,6 +89,7 @@ export function toView(record: RequestRecord): RequestView {
   if (record.answeredBy) view.answeredBy = record.answeredBy;
   if (record.status === "answered" && record.endedAt !== undefined) view.answeredAt = new Date(record.endedAt).toISOString();
   if (record.slack) view.slack = record.slack;
+  if (record.approvals) view.approvals = record.approvals.map(({ person, at }) => ({ person, at: new Date(at).toISOString() }));
   if (record.error) view.error = record.error;
   return view;
 }

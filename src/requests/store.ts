@@ -23,8 +23,8 @@
  * idempotency key return the first request.
  */
 import type { Decision } from "../protocol/decisions.js";
-import type { Person, SlackRef } from "../protocol/request-view.js";
-import type { RequestRecord } from "./model.js";
+import type { Person, RequestStatus, SlackRef } from "../protocol/request-view.js";
+import type { Approval, RequestRecord } from "./model.js";
 
 export interface CreateOptions {
   /** A second create with the same key returns the first request and `created: false`. */
@@ -87,6 +87,51 @@ export type TransitionResult =
   | { outcome: "not_due"; record: RequestRecord }
   | { outcome: "not_found" };
 
+/** The final step of an approval that completes its request's quorum. */
+export type AnsweredTransition = Extract<Transition, { status: "answered" }>;
+
+export type ApproveResult =
+  | TransitionResult
+  /** The approval was added and the request stays pending: fewer than `quorum` so far. `record` holds every approval. */
+  | { outcome: "counted"; record: RequestRecord }
+  /** This person's approval was already counted; nothing changed. */
+  | { outcome: "duplicate"; record: RequestRecord };
+
+/**
+ * A reminder or escalation of a request (see requests/policy.ts
+ * `reminderSchedule`): `index` into the request's schedule, due at `dueAt`
+ * (Unix ms).
+ */
+export interface ReminderEntry {
+  index: number;
+  dueAt: number;
+}
+
+/** A queued reminder or escalation handed to one instance for the length of a lease. */
+export interface ClaimedReminder {
+  id: string;
+  /** Index into the request's schedule. */
+  index: number;
+  /** Attempts made before this one (0 for the first). */
+  attempts: number;
+}
+
+export interface SlackMessageOptions {
+  /** Unix ms to record as the record's `postedAt` (default: the store's now). */
+  postedAt?: number;
+  /** Reminders and escalations to queue with the message, while the request is pending. */
+  reminders?: readonly ReminderEntry[];
+}
+
+export interface ListQuery {
+  /** Only requests in this status; absent → any. */
+  status?: RequestStatus;
+  /** Only requests created with this agent token. */
+  tokenName?: string;
+  /** Most records returned. */
+  limit: number;
+}
+
 /** A queued callback handed to one deliverer for the length of a lease. */
 export interface ClaimedCallback {
   /** Id of the request whose final state is to be POSTed. */
@@ -108,8 +153,10 @@ export interface RequestStore {
    * Records where the Slack message lives (and takes the request out of the
    * posting set); returns the record as it now is. When the request has
    * already ended, the update of that message is queued (see claimUpdates).
+   * While the request is pending, the same step records `postedAt` and queues
+   * `options.reminders` (see claimReminders).
    */
-  setSlackMessage(id: string, slack: SlackRef): Promise<RequestRecord | undefined>;
+  setSlackMessage(id: string, slack: SlackRef, options?: SlackMessageOptions): Promise<RequestRecord | undefined>;
   /**
    * Records another message posted for the request (not its main one; see
    * RequestRecord.otherMessages), indexed like the main one so a click on it
@@ -126,6 +173,30 @@ export interface RequestStore {
    * step queues its update, due UPDATE_GRACE_MS after `change.at`.
    */
   transition(id: string, change: Transition): Promise<TransitionResult>;
+  /**
+   * Counts `approval` on a pending request that needs `quorum` distinct
+   * approvals, atomically with the final step: a person already counted
+   * gets `duplicate` (nothing changes); the approval that makes `quorum`
+   * moves the request to answered with `final` exactly as `transition`
+   * does (`applied`, the record's approvals include it); an earlier one is
+   * `counted` and, when the request has a Slack message, queues its update
+   * (the message shows the count) as a transition does. An ended request
+   * gets `already_ended`, an unknown one `not_found`.
+   */
+  approve(id: string, approval: Approval, quorum: number, final: AnsweredTransition): Promise<ApproveResult>;
+  /**
+   * Hands out up to `limit` queued reminders and escalations due at or
+   * before `now` (Unix ms), earliest first, each leased until `now + leaseMs`
+   * as claimCallbacks does. The step that ends a request drops every entry it
+   * still has queued, so none is handed out after it ended.
+   */
+  claimReminders(now: number, leaseMs: number, limit: number): Promise<ClaimedReminder[]>;
+  /** Makes a queued reminder due again at `nextAt`, `attempts` made so far; false when it is not queued. */
+  retryReminder(id: string, index: number, nextAt: number, attempts: number): Promise<boolean>;
+  /** Forgets a queued reminder (sent, or given up); false when it was not queued. */
+  completeReminder(id: string, index: number): Promise<boolean>;
+  /** Requests still kept (pending, or ended within the retention), newest first. */
+  listRequests(query: ListQuery): Promise<RequestRecord[]>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
   /**

@@ -147,6 +147,13 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return { outcome: "applied", record: clone(result.record) };
     },
 
+    // Issue 8 store work in progress (approvals, reminders, listing): replaced before it lands.
+    approve: () => Promise.reject(new Error("approve: not built yet")),
+    claimReminders: () => Promise.reject(new Error("claimReminders: not built yet")),
+    retryReminder: () => Promise.reject(new Error("retryReminder: not built yet")),
+    completeReminder: () => Promise.reject(new Error("completeReminder: not built yet")),
+    listRequests: () => Promise.reject(new Error("listRequests: not built yet")),
+
     async dueForExpiry(at, limit) {
       prune();
       const due: string[] = [];
