@@ -8,6 +8,7 @@ export type RelayErrorCode =
   | "relay_invalid_json"
   | "relay_invalid_request"
   | "relay_unauthorized"
+  | "relay_forbidden"
   | "relay_not_found"
   | "relay_method_not_allowed"
   | "relay_body_too_large"
@@ -17,12 +18,14 @@ export type RelayErrorCode =
   | "relay_idempotency_mismatch"
   | "relay_not_ready"
   | "relay_store_unavailable"
-  | "relay_shutting_down";
+  | "relay_shutting_down"
+  | "relay_slack_unavailable";
 
 const statusByCode: Record<RelayErrorCode, number> = {
   relay_invalid_json: 400,
   relay_invalid_request: 400,
   relay_unauthorized: 401,
+  relay_forbidden: 403,
   relay_not_found: 404,
   relay_method_not_allowed: 405,
   relay_body_too_large: 413,
@@ -33,6 +36,7 @@ const statusByCode: Record<RelayErrorCode, number> = {
   relay_not_ready: 503,
   relay_store_unavailable: 503,
   relay_shutting_down: 503,
+  relay_slack_unavailable: 503,
 };
 
 export interface FieldProblem {

@@ -32,6 +32,8 @@ export interface StoreKeys {
   readonly updateAttempts: string;
   /** ZSET of pending request ids whose Slack message is not recorded yet, scored by the end of the poster's lease (Unix ms). */
   readonly posting: string;
+  /** STREAM of audit events (src/requests/audit.ts), capped in length. */
+  readonly audit: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -49,5 +51,6 @@ export function storeKeys(prefix: string): StoreKeys {
     posting: `${prefix}:posting`,
     updates: `${prefix}:updates`,
     updateAttempts: `${prefix}:update-attempts`,
+    audit: `${prefix}:audit`,
   };
 }
