@@ -9,57 +9,29 @@
  * request. Every event is also written to the relay's log.
  */
 import { z } from "zod";
-import { RequestKind } from "../protocol/request-body.js";
-import { Person, RequestStatus } from "../protocol/request-view.js";
+import { AuditEventFields, AuditEventId } from "../protocol/operator.js";
 
-/** The event types, exactly as `GET /v1/audit` names them. */
-export const AuditEventType = z.enum([
-  "created",
-  "posted",
-  "reminded",
-  "escalated",
-  /** An approval counted towards a quorum. */
-  "approval",
-  /** An answer refused: the person may not answer (reason says why). */
-  "refused",
-  "answered",
-  "expired",
-  "cancelled",
-  "failed",
-]);
-export type AuditEventType = z.infer<typeof AuditEventType>;
+export { AuditEventType } from "../protocol/operator.js";
 
-/** One event as the log keeps it. */
-export const AuditEvent = z.object({
+/** One event as the log keeps it (its fields, shared with the wire event, are in src/protocol/operator.ts). */
+export const AuditEvent = AuditEventFields.extend({
   /** Assigned by the log on append: ordered, unique, usable as a cursor (`after`). */
-  id: z.string().min(1),
+  id: AuditEventId,
   /** Unix time in milliseconds. */
   at: z.number(),
-  type: AuditEventType,
-  requestId: z.string().min(1),
-  /** Name of the agent token that created the request. */
-  token: z.string().optional(),
-  kind: RequestKind.optional(),
-  /** The approver route the request fell under. */
-  route: z.string().optional(),
-  /** Slack channel of the request (or, for an escalation, the channel it was posted to). */
-  channel: z.string().optional(),
-  /** Who answered, approved, was refused, or cancelled when a person did. */
-  person: Person.optional(),
-  /** Why: the refusal, the cancel, the failure, the decision in a few words. */
-  reason: z.string().max(2000).optional(),
-  /** The status the request ended in (answered, expired, cancelled, failed events). */
-  status: RequestStatus.optional(),
-  /** Approvals counted so far and how many the request needs (approval and answered events of a quorum). */
-  approvals: z.object({ count: z.number().int().min(0), quorum: z.number().int().min(1) }).optional(),
 });
 export type AuditEvent = z.infer<typeof AuditEvent>;
 
-/** What the service appends; the log assigns the id. */
-export type AuditEntry = Omit<AuditEvent, "id">;
+/** What the service appends; the log assigns the id. Logs parse what they are given with it, so nothing unreadable is stored. */
+export const AuditEntry = AuditEvent.omit({ id: true });
+export type AuditEntry = z.infer<typeof AuditEntry>;
 
 export interface AuditQuery {
-  /** Only events at or after this Unix time (ms). */
+  /**
+   * Only events appended at or after this Unix time (ms): the time in the
+   * event's id, which the log assigns (Redis: its own clock), within
+   * milliseconds of `at`.
+   */
   since?: number;
   /** Only events after this event id (a cursor from an earlier read). */
   after?: string;

@@ -1,0 +1,85 @@
+/**
+ * What operators read with admin tokens (DESIGN §7): the audit log
+ * (`GET /v1/audit`) and the list of requests (`GET /v1/requests`). One
+ * definition of each wire shape, shared by the relay (which builds its
+ * replies by them), the OpenAPI document and `approval-relay audit` (which
+ * parses every reply with them). The audit event's fields are defined here,
+ * below the domain, so the domain's stored event (src/requests/audit.ts) and
+ * the wire event share them; they differ only in `at` (Unix ms there, ISO
+ * 8601 here).
+ */
+import { z } from "zod";
+import { RequestKind } from "./request-body.js";
+import { Person, RequestStatus, RequestView } from "./request-view.js";
+
+/** The event types, exactly as `GET /v1/audit` names them. */
+export const AuditEventType = z.enum([
+  "created",
+  "posted",
+  "reminded",
+  "escalated",
+  /** An approval counted towards a quorum. */
+  "approval",
+  /** An answer refused: the person may not answer (reason says why). */
+  "refused",
+  "answered",
+  "expired",
+  "cancelled",
+  "failed",
+]);
+export type AuditEventType = z.infer<typeof AuditEventType>;
+
+/**
+ * An event's id: `<Unix ms>-<sequence>`, as Redis Stream ids are, in append
+ * order; the `after` cursor of the next read.
+ */
+export const AuditEventId = z
+  .string()
+  .regex(/^\d{1,16}-\d{1,20}$/)
+  .meta({ description: "`<Unix ms>-<sequence>`, increasing in append order; pass it as `after` to read on.", example: "1796000000000-0" });
+
+/** Every field of an event but its id and time. */
+export const AuditEventFields = z.object({
+  type: AuditEventType,
+  requestId: z.string().min(1),
+  /** Name of the agent token that created the request. */
+  token: z.string().optional(),
+  kind: RequestKind.optional(),
+  /** The approver route the request fell under. */
+  route: z.string().optional(),
+  /** Slack channel of the request (or, for an escalation, the channel it was posted to). */
+  channel: z.string().optional(),
+  /** Who answered, approved, was refused, or cancelled when a person did. */
+  person: Person.optional(),
+  /** Why: the refusal, the cancel, the failure, the decision in a few words. */
+  reason: z.string().max(2000).optional(),
+  /** The status the request ended in (answered, expired, cancelled, failed events). */
+  status: RequestStatus.optional(),
+  /** Approvals counted so far and how many the request needs (approval and answered events of a quorum). */
+  approvals: z.object({ count: z.number().int().min(0), quorum: z.number().int().min(1) }).optional(),
+});
+
+/** One event as `GET /v1/audit` shows it. */
+export const AuditEventView = AuditEventFields.extend({
+  id: AuditEventId,
+  /** ISO 8601 time of the event. */
+  at: z.string(),
+});
+export type AuditEventView = z.infer<typeof AuditEventView>;
+
+/** Most events one `GET /v1/audit` returns, and how many when it names no `limit`. */
+export const AUDIT_LIMITS = { max: 1000, default: 100 } as const;
+
+/** The reply to `GET /v1/audit`: events oldest first; `next` when more may follow (pass it as `after`). */
+export const AuditReply = z.object({
+  events: z.array(AuditEventView),
+  next: AuditEventId.optional(),
+});
+export type AuditReply = z.infer<typeof AuditReply>;
+
+/** Most requests one `GET /v1/requests` returns, and how many when it names no `limit`. */
+export const LIST_LIMITS = { max: 1000, default: 100 } as const;
+
+/** The reply to `GET /v1/requests`: newest first. */
+export const RequestList = z.object({ requests: z.array(RequestView) });
+export type RequestList = z.infer<typeof RequestList>;

@@ -1,0 +1,154 @@
+/**
+ * AuditLog on a Redis Stream (`keys.audit`), shared by every relay instance on
+ * the same Redis and prefix. Each event is one entry whose single field
+ * `event` holds the entry's JSON; the entry id Redis assigns (`<ms>-<seq>`, by
+ * Redis's clock) is the event's id, so `since` and `after` are XRANGE bounds.
+ *
+ * The stream is capped with XADD's exact `MAXLEN`: the oldest events go as
+ * new ones arrive. (The approximate `~` form trims whole stream nodes of about
+ * a hundred entries and only then; exact trimming costs a little more per
+ * append, which at the relay's few events a second is nothing, and keeps the
+ * cap what the operator set.)
+ *
+ * Every entry is parsed with the AuditEvent schema on read (a trust boundary).
+ * One that fails it (written by a newer relay with an event type this one
+ * does not know, or damaged) is left out and logged, not turned into a failed
+ * read: one bad entry must not make the audit unreadable until it is trimmed.
+ * A read for one request scans the stream in batches (a stream has no index
+ * by field); it stays within the bound like every other call.
+ *
+ * Every call answers or throws StoreUnavailableError within `timeoutMs`, as
+ * the request store's (./redis-connection.ts).
+ */
+import { Redis } from "ioredis";
+import { silentLogger, type Logger } from "../logger.js";
+import { settleBefore } from "../protocol/timing.js";
+import { AuditEntry, AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
+import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
+import { readStart } from "./audit-ids.js";
+import { storeKeys } from "./keys.js";
+import { bounded, commandConnectionOptions, redisCall } from "./redis-connection.js";
+
+export interface RedisAuditLogOptions {
+  /** Connection for commands; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
+  redis: Redis;
+  /** Prefix of the stream's key (the store's REDIS_PREFIX). */
+  prefix?: string;
+  /** Most events kept (RELAY_AUDIT_MAX_EVENTS). */
+  maxEvents: number;
+  /** Longest a call may take (ms) before it throws StoreUnavailableError. */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+export type ConnectRedisAuditLogOptions = Omit<RedisAuditLogOptions, "redis">;
+
+/** The entry's one field. */
+const FIELD = "event";
+/** Entries one XRANGE of a read for one request asks for. */
+const SCAN_BATCH = 500;
+/** How long close() waits for Redis to acknowledge QUIT. */
+const CLOSE_TIMEOUT_MS = 1000;
+
+type StreamEntry = [id: string, fields: string[]];
+
+export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
+  return buildLog(options, false);
+}
+
+/** A log that owns its connection to `url` (redis:// or rediss://), with the store's bounded-call options; close() quits it. */
+export function connectRedisAuditLog(url: string, options: ConnectRedisAuditLogOptions): AuditLog {
+  const redis = new Redis(url, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
+  // Outages are reported by the callers' StoreUnavailableErrors (the trail logs them); this keeps ioredis from printing them too.
+  redis.on("error", (error: unknown) => (options.logger ?? silentLogger).debug({ connection: "audit", error }, "redis connection error"));
+  return buildLog({ ...options, redis }, true);
+}
+
+function buildLog(
+  { redis, prefix = "relay", maxEvents, timeoutMs = DEFAULT_STORE_TIMEOUT_MS, logger = silentLogger }: RedisAuditLogOptions,
+  owned: boolean,
+): AuditLog {
+  if (redis.options.keyPrefix) throw new Error("the Redis audit log builds its own keys: use its `prefix` option, not ioredis keyPrefix");
+  if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) throw new Error("maxEvents must be a positive integer");
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
+  const key = storeKeys(prefix).audit;
+  // With no offline queue (connectRedisAuditLog), commands fail until the connection is ready.
+  const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
+  connected.catch(() => undefined);
+
+  const range = (start: string, count: number) => redisCall("XRANGE", redis.xrange(key, start, "+", "COUNT", count));
+
+  /** The entries' events, oldest first; an unreadable one is logged and left out. */
+  function decode(entries: StreamEntry[]): AuditEvent[] {
+    const events: AuditEvent[] = [];
+    for (const [id, fields] of entries) {
+      const event = parseEntry(id, fields);
+      if (event) events.push(event);
+      else logger.warn({ key, id }, "an audit stream entry does not parse as an audit event: left out of the read");
+    }
+    return events;
+  }
+
+  async function read(query: AuditQuery): Promise<AuditEvent[]> {
+    if (query.limit <= 0) return [];
+    const from = readStart(query);
+    let start = from === undefined ? "-" : `${from.exclusive ? "(" : ""}${from.id}`;
+    const found: AuditEvent[] = [];
+    const batch = query.requestId === undefined ? query.limit : Math.max(SCAN_BATCH, query.limit);
+    for (;;) {
+      const entries = await range(start, batch);
+      for (const event of decode(entries)) {
+        if (query.requestId === undefined || event.requestId === query.requestId) found.push(event);
+        if (found.length === query.limit) return found;
+      }
+      // Fewer than asked for: the end of the stream. (Unreadable entries count as read.)
+      if (entries.length < batch) return found;
+      start = `(${entries[entries.length - 1]![0]}`;
+    }
+  }
+
+  return {
+    append: (entry) =>
+      bounded(
+        "audit append",
+        timeoutMs,
+        (async () => {
+          const json = JSON.stringify(AuditEntry.parse(entry));
+          await connected;
+          await redisCall("XADD", redis.xadd(key, "MAXLEN", maxEvents, "*", FIELD, json));
+        })(),
+      ),
+
+    read: (query) =>
+      bounded(
+        "audit read",
+        timeoutMs,
+        (async () => {
+          await connected;
+          return read(query);
+        })(),
+      ),
+
+    async close() {
+      if (!owned) return;
+      const quit = redis.status === "ready" ? redis.quit().catch(() => undefined) : Promise.resolve(undefined);
+      if ((await settleBefore(quit, { ms: CLOSE_TIMEOUT_MS }, () => undefined)) !== "OK") redis.disconnect();
+    },
+  };
+}
+
+/** The event a stream entry holds, or undefined when it is not one. */
+function parseEntry(id: string, fields: string[]): AuditEvent | undefined {
+  const index = fields.indexOf(FIELD);
+  const text = index >= 0 && index % 2 === 0 ? fields[index + 1] : undefined;
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  const parsed = AuditEvent.safeParse({ ...json, id });
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,180 @@
+/**
+ * The AuditLog contract, run against every implementation (memory and the
+ * Redis Stream) so they stay interchangeable: round trips, ids in append
+ * order, the cap, and reads by limit, `after` cursor, `since` time and
+ * request id, alone and together. Time is real (the Redis log's ids come
+ * from Redis's clock): `since` is taken from the ids the log assigned.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { AuditEntry, AuditEvent, AuditLog } from "../../src/requests/audit.js";
+import { sleep } from "./redis.js";
+
+/** Builds a fresh, empty log keeping at most `maxEvents`; the suite closes it. */
+export type MakeAuditLog = (options: { maxEvents: number }) => Promise<AuditLog>;
+
+const T0 = 1_800_000_000_000;
+const UNICODE = 'héllo — 日本語 🚀 \u202Eright-to-left\u202C "quotes" \\ back\\slash \u0000 nul\nnew line';
+
+export function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return { at: T0, type: "created", requestId: "req-1", token: "ci-bot", kind: "permission", channel: "C0123456789", ...overrides };
+}
+
+/** The ms part of an event id. */
+const msOf = (event: AuditEvent) => Number(event.id.split("-")[0]);
+
+export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
+  describe(`${name} audit log contract`, () => {
+    const opened: AuditLog[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((log) => log.close()));
+    });
+
+    async function open(maxEvents = 10_000): Promise<AuditLog> {
+      const log = await makeLog({ maxEvents });
+      opened.push(log);
+      return log;
+    }
+    async function appendAll(log: AuditLog, entries: AuditEntry[]): Promise<AuditEvent[]> {
+      for (const e of entries) await log.append(e);
+      return log.read({ limit: entries.length + 10 });
+    }
+    const types = (events: AuditEvent[]) => events.map((e) => `${e.requestId}:${e.type}`);
+
+    it("reads back every field of an event exactly, with an id the log assigned", async () => {
+      const log = await open();
+      const full = entry({
+        type: "answered",
+        route: "routes.0",
+        person: { id: "U0ALICE", name: UNICODE },
+        reason: UNICODE,
+        status: "answered",
+        approvals: { count: 2, quorum: 2 },
+      });
+      await log.append(full);
+      const [event] = await log.read({ limit: 10 });
+      const { id, ...rest } = event!;
+      expect(rest).toStrictEqual(full);
+      expect(id).toMatch(/^\d+-\d+$/);
+    });
+
+    it("keeps the events in append order with increasing, unique ids, many in one millisecond", async () => {
+      const log = await open();
+      const events = await appendAll(
+        log,
+        Array.from({ length: 50 }, (_, i) => entry({ requestId: `req-${i}` })),
+      );
+      expect(events.map((e) => e.requestId)).toStrictEqual(Array.from({ length: 50 }, (_, i) => `req-${i}`));
+      expect(new Set(events.map((e) => e.id)).size).toBe(50);
+      for (let i = 1; i < events.length; i += 1) {
+        const [a, b] = [events[i - 1]!.id.split("-").map(BigInt), events[i]!.id.split("-").map(BigInt)];
+        expect(a[0]! < b[0]! || (a[0] === b[0] && a[1]! < b[1]!)).toBe(true);
+      }
+    });
+
+    it("drops the oldest events beyond its cap", async () => {
+      const log = await open(3);
+      for (const type of ["created", "posted", "reminded", "approval", "answered"] as const) await log.append(entry({ type }));
+      expect((await log.read({ limit: 10 })).map((e) => e.type)).toStrictEqual(["reminded", "approval", "answered"]);
+    });
+
+    it("returns at most `limit` events, the oldest first, and none for a limit of 0", async () => {
+      const log = await open();
+      await appendAll(log, [entry({ type: "created" }), entry({ type: "posted" }), entry({ type: "answered" })]);
+      expect((await log.read({ limit: 2 })).map((e) => e.type)).toStrictEqual(["created", "posted"]);
+      expect(await log.read({ limit: 0 })).toStrictEqual([]);
+    });
+
+    it("reads on after a cursor: paging with `after` yields every event once", async () => {
+      const log = await open();
+      const all = await appendAll(
+        log,
+        Array.from({ length: 7 }, (_, i) => entry({ requestId: `req-${i}` })),
+      );
+      const seen: AuditEvent[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await log.read({ limit: 3, ...(after === undefined ? {} : { after }) });
+        if (page.length === 0) break;
+        seen.push(...page);
+        after = page[page.length - 1]!.id;
+      }
+      expect(seen).toStrictEqual(all);
+      expect(await log.read({ limit: 10, after: all[6]!.id })).toStrictEqual([]);
+      expect(await log.read({ limit: 10, after: "99999999999999-0" })).toStrictEqual([]);
+    });
+
+    it("reads the events appended at or after `since`", async () => {
+      const log = await open();
+      await log.append(entry({ type: "created" }));
+      await sleep(5);
+      await log.append(entry({ type: "posted" }));
+      await log.append(entry({ type: "answered" }));
+      const [created, posted] = await log.read({ limit: 10 });
+      expect(msOf(posted!)).toBeGreaterThan(msOf(created!));
+      expect((await log.read({ limit: 10, since: msOf(posted!) })).map((e) => e.type)).toStrictEqual(["posted", "answered"]);
+      expect((await log.read({ limit: 10, since: 0 })).map((e) => e.type)).toStrictEqual(["created", "posted", "answered"]);
+      expect(await log.read({ limit: 10, since: Date.now() + 60_000 })).toStrictEqual([]);
+    });
+
+    it("with both `since` and `after`, starts from the later of the two", async () => {
+      const log = await open();
+      await log.append(entry({ type: "created" }));
+      await sleep(5);
+      await log.append(entry({ type: "posted" }));
+      await sleep(5);
+      await log.append(entry({ type: "reminded" }));
+      await log.append(entry({ type: "answered" }));
+      const [created, posted, reminded] = await log.read({ limit: 10 });
+      const read = async (since: number, after: string) => (await log.read({ limit: 10, since, after })).map((e) => e.type);
+      expect(await read(msOf(posted!), reminded!.id)).toStrictEqual(["answered"]);
+      expect(await read(msOf(reminded!), created!.id)).toStrictEqual(["reminded", "answered"]);
+    });
+
+    it("reads one request's events, oldest first, up to `limit`, and on after a cursor", async () => {
+      const log = await open();
+      await appendAll(log, [
+        entry({ requestId: "a", type: "created" }),
+        entry({ requestId: "b", type: "created" }),
+        entry({ requestId: "a", type: "posted" }),
+        entry({ requestId: "b", type: "cancelled" }),
+        entry({ requestId: "a", type: "answered" }),
+      ]);
+      const first = await log.read({ limit: 2, requestId: "a" });
+      expect(types(first)).toStrictEqual(["a:created", "a:posted"]);
+      expect(types(await log.read({ limit: 2, requestId: "a", after: first[1]!.id }))).toStrictEqual(["a:answered"]);
+      expect(types(await log.read({ limit: 10, requestId: "b" }))).toStrictEqual(["b:created", "b:cancelled"]);
+      expect(await log.read({ limit: 10, requestId: "nobody" })).toStrictEqual([]);
+    });
+
+    it("finds one request's events however many other events lie between them", async () => {
+      const log = await open();
+      const entries = Array.from({ length: 1300 }, (_, i) => entry({ requestId: `other-${i}` }));
+      entries[0] = entry({ requestId: "needle", type: "created" });
+      entries[700] = entry({ requestId: "needle", type: "posted" });
+      entries[1299] = entry({ requestId: "needle", type: "expired" });
+      for (const e of entries) await log.append(e);
+      const first = await log.read({ limit: 2, requestId: "needle" });
+      expect(types(first)).toStrictEqual(["needle:created", "needle:posted"]);
+      expect(types(await log.read({ limit: 2, requestId: "needle", after: first[1]!.id }))).toStrictEqual(["needle:expired"]);
+    });
+
+    it.each([
+      ["an unknown type", { type: "deployed" }],
+      ["an empty request id", { requestId: "" }],
+      ["a reason over 2000 characters", { reason: "x".repeat(2001) }],
+      ["a time that is not a number", { at: "yesterday" }],
+    ])("refuses to append an entry with %s, and stores nothing", async (_what, bad) => {
+      const log = await open();
+      await expect(log.append({ ...entry(), ...bad } as AuditEntry)).rejects.toThrow();
+      expect(await log.read({ limit: 10 })).toStrictEqual([]);
+    });
+
+    it("hands out copies: changing a read event changes nothing stored", async () => {
+      const log = await open();
+      await log.append(entry({ person: { id: "U0ALICE" } }));
+      const [event] = await log.read({ limit: 1 });
+      event!.person!.id = "U0MALLORY";
+      expect((await log.read({ limit: 1 }))[0]!.person).toStrictEqual({ id: "U0ALICE" });
+    });
+  });
+}
