@@ -30,6 +30,10 @@ export interface Config {
     defaultChannel?: string;
   };
   tokens: AgentToken[];
+  /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */
+  adminTokens: AgentToken[];
+  /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
+  auditMaxEvents: number;
   redisUrl?: string;
   /** Prefix of every Redis key, so several relays may share one Redis. */
   redisPrefix: string;
@@ -69,6 +73,14 @@ export class ConfigError extends Error {
  */
 const MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS = 10;
 
+/**
+ * Default RELAY_AUDIT_MAX_EVENTS. An event takes about 300–400 bytes in the
+ * Redis Stream, so 50,000 hold about 20 MB; a team answering a thousand
+ * requests a day (five or so events each) keeps about ten days of them.
+ */
+const DEFAULT_AUDIT_MAX_EVENTS = 50_000;
+const MAX_AUDIT_MAX_EVENTS = 10_000_000;
+
 /** Longest RELAY_SHUTDOWN_GRACE (seconds). */
 const MAX_SHUTDOWN_GRACE_SECONDS = 3600;
 /** Longest RELAY_HOOK_KEEPALIVE (seconds): load balancers commonly cut connections idle for 60 s. */
@@ -81,6 +93,8 @@ const hint = {
   SLACK_API_URL: "use an http(s) URL such as https://slack.com/api/",
   SLACK_DEFAULT_CHANNEL: "use a channel or user id such as C0123456789",
   RELAY_TOKENS: "set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); tokens need 16+ characters",
+  RELAY_ADMIN_TOKENS: "set comma-separated name:token pairs for operators, e.g. ops:$(openssl rand -hex 24); tokens need 16+ characters",
+  RELAY_AUDIT_MAX_EVENTS: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
   REDIS_URL: "use a redis:// or rediss:// URL, or unset it for the in-memory store",
   REDIS_PREFIX: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
   PORT: "use a port number between 1 and 65535",
@@ -106,6 +120,14 @@ const url = (protocols: string[]) =>
     }
   });
 
+/** RELAY_TOKENS and RELAY_ADMIN_TOKENS: comma-separated `name:token` pairs, at least one. */
+function namedTokens() {
+  return z
+    .string()
+    .transform(parseTokens)
+    .pipe(z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1));
+}
+
 const fields = {
   SLACK_BOT_TOKEN: z.string().regex(/^xoxb-[A-Za-z0-9-]+$/),
   SLACK_APP_TOKEN: z
@@ -115,10 +137,9 @@ const fields = {
   SLACK_SIGNING_SECRET: z.string().min(8).optional(),
   SLACK_API_URL: url(["http:", "https:"]).default("https://slack.com/api/"),
   SLACK_DEFAULT_CHANNEL: SlackChannelId.optional(),
-  RELAY_TOKENS: z
-    .string()
-    .transform(parseTokens)
-    .pipe(z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1)),
+  RELAY_TOKENS: namedTokens(),
+  RELAY_ADMIN_TOKENS: namedTokens().optional(),
+  RELAY_AUDIT_MAX_EVENTS: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
   REDIS_URL: url(["redis:", "rediss:"]).optional(),
   REDIS_PREFIX: z
     .string()
@@ -174,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const tokens = read("RELAY_TOKENS");
   const names = new Set(tokens.map((t) => t.name));
   if (names.size !== tokens.length) throw new ConfigError("RELAY_TOKENS is invalid: token names must be unique");
+  const adminTokens = read("RELAY_ADMIN_TOKENS") ?? [];
+  checkAdminTokens(tokens, adminTokens);
   const apiUrl = read("SLACK_API_URL");
   return {
     slack: {
@@ -184,6 +207,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       defaultChannel: read("SLACK_DEFAULT_CHANNEL"),
     },
     tokens,
+    adminTokens,
+    auditMaxEvents: read("RELAY_AUDIT_MAX_EVENTS"),
     redisUrl: read("REDIS_URL"),
     redisPrefix: read("REDIS_PREFIX"),
     port: read("PORT"),
@@ -198,6 +223,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     routes: file.routes,
     ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
   };
+}
+
+/**
+ * An admin token is told apart from an agent token by its value alone, and
+ * shown by its name: both must be its own. Says which name clashes, never a token.
+ */
+function checkAdminTokens(agents: readonly AgentToken[], admins: readonly AgentToken[]): void {
+  const seen = new Set<string>();
+  for (const { name } of admins) {
+    if (seen.has(name)) throw new ConfigError("RELAY_ADMIN_TOKENS is invalid: token names must be unique");
+    seen.add(name);
+  }
+  const agentNames = new Set(agents.map((t) => t.name));
+  const agentTokens = new Set(agents.map((t) => t.token));
+  for (const { name, token } of admins) {
+    if (agentNames.has(name)) {
+      throw new ConfigError(
+        `RELAY_ADMIN_TOKENS is invalid: the name "${name}" is also an agent token's in RELAY_TOKENS; token names must be unique across both`,
+      );
+    }
+    if (agentTokens.has(token)) {
+      throw new ConfigError(
+        `RELAY_ADMIN_TOKENS is invalid: the token of "${name}" is also an agent token in RELAY_TOKENS; give each admin token a value of its own`,
+      );
+    }
+  }
 }
 
 function missing(name: VariableName): ConfigError {

@@ -15,6 +15,7 @@ const APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789";
 const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
 const CI_TOKEN = "ci0123456789abcdef0123456789";
 const DEPLOY_TOKEN = "dp0123456789abcdef0123456789";
+const OPS_TOKEN = "op0123456789abcdef0123456789";
 
 /** The smallest valid HTTP-mode environment. */
 const http = { SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` };
@@ -47,6 +48,8 @@ describe("loadConfig defaults", () => {
     expect(config).toEqual({
       slack: { botToken: BOT, appToken: undefined, signingSecret: SECRET, apiUrl: "https://slack.com/api/", defaultChannel: undefined },
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
+      adminTokens: [],
+      auditMaxEvents: 50_000,
       redisUrl: undefined,
       redisPrefix: "relay",
       port: 3000,
@@ -79,6 +82,8 @@ describe("loadConfig defaults", () => {
       RELAY_HOOK_KEEPALIVE: "20",
       LOG_LEVEL: "debug",
       RELAY_ALWAYS_ALLOW: "all",
+      RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN}`,
+      RELAY_AUDIT_MAX_EVENTS: "200000",
     });
     expect(config).toEqual({
       slack: {
@@ -89,6 +94,8 @@ describe("loadConfig defaults", () => {
         defaultChannel: "C0123456789",
       },
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
+      adminTokens: [{ name: "ops", token: OPS_TOKEN }],
+      auditMaxEvents: 200_000,
       redisUrl: "rediss://cache.internal:6380/2",
       redisPrefix: "relay-staging",
       port: 8080,
@@ -211,6 +218,11 @@ const malformed: Array<[string, string, string]> = [
   ["SLACK_API_URL", "slack.com/api", "http(s) URL"],
   ["SLACK_DEFAULT_CHANNEL", "#general", "C0123456789"],
   ["RELAY_TOKENS", "ci-bot", "name:token pairs"],
+  ["RELAY_ADMIN_TOKENS", "ops", "name:token pairs for operators"],
+  ["RELAY_ADMIN_TOKENS", " , ", "16+ characters"],
+  ["RELAY_AUDIT_MAX_EVENTS", "99", "between 100 and 10000000"],
+  ["RELAY_AUDIT_MAX_EVENTS", "10000001", "between 100 and 10000000"],
+  ["RELAY_AUDIT_MAX_EVENTS", "50k", "whole number of events"],
   ["REDIS_URL", "http://127.0.0.1:6379", "redis://"],
   ["REDIS_PREFIX", "relay prefix", "1 to 64"],
   ["PORT", "0", "between 1 and 65535"],
@@ -252,6 +264,8 @@ describe("malformed variables", () => {
     ["SLACK_SIGNING_SECRET", "s3cr3t!"],
     ["RELAY_TOKENS", "ci-bot:tooShortTok"],
     ["RELAY_TOKENS", "0123456789abcdefNoName"],
+    ["RELAY_ADMIN_TOKENS", "ops:tooShortTok"],
+    ["RELAY_ADMIN_TOKENS", "op0123456789abcdefNoName"],
   ])("a malformed %s never appears in the message", (name, value) => {
     const message = errorFor({ ...http, [name]: value }).message;
     expect(message).toMatch(new RegExp(`^${name} is invalid: `));
@@ -297,6 +311,54 @@ describe("RELAY_TOKENS", () => {
 
   it("accepts a token of exactly 16 characters", () => {
     expect(tokensOf("ci-bot:0123456789abcdef")).toEqual([{ name: "ci-bot", token: "0123456789abcdef" }]);
+  });
+});
+
+describe("RELAY_ADMIN_TOKENS", () => {
+  const adminTokensOf = (value: string) => loadConfig({ ...http, RELAY_ADMIN_TOKENS: value }).adminTokens;
+
+  it("reads name:token pairs as RELAY_TOKENS does", () => {
+    expect(adminTokensOf(` ops:${OPS_TOKEN} ,, auditor : ${DEPLOY_TOKEN},`)).toEqual([
+      { name: "ops", token: OPS_TOKEN },
+      { name: "auditor", token: DEPLOY_TOKEN },
+    ]);
+  });
+
+  it("is optional: none configured, no admin tokens", () => {
+    expect(loadConfig(http).adminTokens).toEqual([]);
+    expect(loadConfig({ ...http, RELAY_ADMIN_TOKENS: "" }).adminTokens).toEqual([]);
+  });
+
+  it("is also read from the config file, and the environment wins", () => {
+    const path = configFile(JSON.stringify({ ...http, RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN}`, RELAY_AUDIT_MAX_EVENTS: 1000 }));
+    expect(loadConfig({ RELAY_CONFIG_FILE: path })).toMatchObject({ adminTokens: [{ name: "ops", token: OPS_TOKEN }], auditMaxEvents: 1000 });
+    expect(loadConfig({ RELAY_CONFIG_FILE: path, RELAY_ADMIN_TOKENS: `sre:${DEPLOY_TOKEN}` }).adminTokens).toEqual([{ name: "sre", token: DEPLOY_TOKEN }]);
+  });
+
+  it("refuses two admin tokens with the same name", () => {
+    expect(errorFor({ ...http, RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN},ops:${DEPLOY_TOKEN}` }).message).toBe(
+      "RELAY_ADMIN_TOKENS is invalid: token names must be unique",
+    );
+  });
+
+  it("refuses an admin token named as an agent token, in one line naming the name", () => {
+    const message = errorFor({ ...http, RELAY_ADMIN_TOKENS: `ci-bot:${OPS_TOKEN}` }).message;
+    expect(message).toBe('RELAY_ADMIN_TOKENS is invalid: the name "ci-bot" is also an agent token\'s in RELAY_TOKENS; token names must be unique across both');
+    expect(message).not.toContain(OPS_TOKEN);
+  });
+
+  it("refuses an admin token whose value is an agent token's, in one line that never shows the token", () => {
+    const message = errorFor({ ...http, RELAY_ADMIN_TOKENS: `ops:${CI_TOKEN}` }).message;
+    expect(message).toBe('RELAY_ADMIN_TOKENS is invalid: the token of "ops" is also an agent token in RELAY_TOKENS; give each admin token a value of its own');
+    expect(message).not.toContain(CI_TOKEN);
+  });
+
+  it.each([
+    ["a token shorter than 16 characters", "ops:0123456789abcde"],
+    ["a pair with no name", `:${OPS_TOKEN}`],
+    ["a name with spaces", `on call:${OPS_TOKEN}`],
+  ])("refuses %s, as RELAY_TOKENS does", (_, value) => {
+    expect(errorFor({ ...http, RELAY_ADMIN_TOKENS: value }).message).toMatch(/^RELAY_ADMIN_TOKENS is invalid: .*16\+ characters/);
   });
 });
 
