@@ -18,6 +18,9 @@ export interface AgentToken {
   token: string;
 }
 
+/** What a token may do: an agent's (RELAY_TOKENS) or a read-only operator's (RELAY_ADMIN_TOKENS). */
+export type TokenRole = "agent" | "admin";
+
 export interface Config {
   slack: {
     botToken: string;

@@ -8,10 +8,14 @@ import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
+import type { AuditLog } from "./requests/audit.js";
+import { AuditTrail } from "./requests/audit-trail.js";
 import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
+import { RequestListing } from "./requests/listing.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { createSlackMessenger } from "./slack/messenger.js";
+import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { RequestStore } from "./requests/store.js";
 
@@ -32,6 +36,8 @@ export interface RunningRelay {
   url: string;
   config: Config;
   service: RequestService;
+  /** Where this instance records audit events (GET /v1/audit reads them). */
+  audit: AuditTrail;
   /** Drains (see below), then stops everything; what SIGTERM runs. */
   close(): Promise<void>;
 }
@@ -46,6 +52,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const store = await openStore(config, logger);
+  const auditLog = await openAuditLog(config, logger);
+  const audit = new AuditTrail({ log: auditLog, logger });
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
   // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
@@ -86,6 +94,9 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     service,
     hookCalls,
     tokens: config.tokens,
+    adminTokens: config.adminTokens,
+    listing: new RequestListing(store),
+    audit,
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
@@ -153,6 +164,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       await service.idle();
       await slack.idle();
       await callbacks.stop();
+      await audit.idle();
+      await auditLog.close();
       await store.close();
       if (started) logger.info("relay stopped");
     })());
@@ -179,10 +192,12 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
       store: config.redisUrl ? "redis" : "memory",
       tokens: config.tokens.map((t) => t.name),
+      adminTokens: config.adminTokens.map((t) => t.name),
+      auditMaxEvents: config.auditMaxEvents,
     },
     "relay started",
   );
-  return { url, config, service, close };
+  return { url, config, service, audit, close };
 }
 
 /** The Redis store's code (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the start. */
@@ -195,8 +210,24 @@ async function openStore(config: Config, logger: Logger): Promise<RequestStore> 
       ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }),
     });
   }
-  logger.warn("REDIS_URL is not set: using the in-memory store. Pending requests are lost when the relay restarts, and only one relay instance may run.");
+  logger.warn(
+    "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
+  );
   return createMemoryStore();
+}
+
+/** The audit log on the store's Redis (its own connection, the same settings), or in memory. */
+async function openAuditLog(config: Config, logger: Logger): Promise<AuditLog> {
+  if (config.redisUrl) {
+    const { connectRedisAuditLog } = await import("./store/redis-audit.js");
+    return connectRedisAuditLog(config.redisUrl, {
+      logger,
+      prefix: config.redisPrefix,
+      maxEvents: config.auditMaxEvents,
+      ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }),
+    });
+  }
+  return createMemoryAuditLog({ maxEvents: config.auditMaxEvents });
 }
 
 /** Stops the start when Slack refuses the bot token for good; only warns when Slack cannot be reached. */

@@ -6,7 +6,8 @@
  * read, an unknown path is 404 and a wrong method 405 with `Allow` (both
  * before the body is read), and every failure, Fastify's own included, goes
  * through the one error mapping (./errors.ts) to the relay's error shape.
- * Transport only: the RequestService and HookCalls do the work.
+ * Transport only: the RequestService, HookCalls, RequestListing and
+ * AuditTrail do the work.
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
@@ -15,13 +16,16 @@ import type { AgentToken } from "../config.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
+import type { AuditTrail } from "../requests/audit-trail.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
+import type { RequestListing } from "../requests/listing.js";
 import type { RequestService } from "../requests/service.js";
 import { useBearerAuth } from "./auth.js";
 import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
 import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
+import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerRequestRoutes } from "./routes/requests.js";
@@ -34,6 +38,12 @@ export interface HttpDeps {
   hookCalls: HookCalls;
   /** Agent tokens from the configuration. */
   tokens: readonly AgentToken[];
+  /** Admin (operator) tokens from the configuration (RELAY_ADMIN_TOKENS); none by default. */
+  adminTokens?: readonly AgentToken[];
+  /** Lists requests (GET /v1/requests). */
+  listing: RequestListing;
+  /** Reads the audit trail (GET /v1/audit). */
+  audit: Pick<AuditTrail, "read">;
   logger?: Logger;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes?: number;
@@ -103,7 +113,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
 
   // Runs before any route's own hooks (authentication): an unknown path is 404 with or without a token.
   app.addHook("onRequest", (request, _reply, done) => done(request.is404 || hasEmptyParam(request) ? notFound("This path") : undefined));
-  const authenticate = useBearerAuth(app, deps.tokens);
+  const auth = useBearerAuth(app, { agents: deps.tokens, admins: deps.adminTokens ?? [] });
   useJsonBodies(app);
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.headers(commonHeaders(request));
@@ -120,10 +130,11 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const declared = routesByPath(app);
   registerHealthRoutes(app, { readiness: deps.readiness, draining: () => deps.service.isDraining, logger });
   registerOpenApiRoute(app);
-  registerRequestRoutes(app, { service: deps.service, authenticate, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
+  registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
+  registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerClaudeCodeHookRoutes(app, {
     hookCalls: deps.hookCalls,
-    authenticate,
+    authenticate: auth.agent,
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
   });

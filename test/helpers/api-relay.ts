@@ -4,7 +4,8 @@
  * same tests run against Redis that way); every create that reaches it is
  * counted, so a test can prove that a refused request changed nothing. Slack
  * is a fake RequestMessenger that records what it was asked to do: the Slack
- * side has its own tests.
+ * side has its own tests. An admin token (ADMIN_TOKENS) and a memory audit
+ * log (or the one injected) serve the operator routes.
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -12,9 +13,13 @@ import type { AgentToken, Route } from "../../src/config.js";
 import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
+import type { AuditLog } from "../../src/requests/audit.js";
+import { AuditTrail } from "../../src/requests/audit-trail.js";
 import { HookCalls } from "../../src/requests/hooks/calls.js";
+import { RequestListing } from "../../src/requests/listing.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { RequestService } from "../../src/requests/service.js";
+import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { FakeMessenger } from "./fake-messenger.js";
 import type { RequestStore } from "../../src/requests/store.js";
@@ -23,19 +28,25 @@ export const TOKENS: AgentToken[] = [
   { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
   { name: "laptop", token: "tok_laptop_fedcba9876543210" },
 ];
+/** Read-only operator tokens (RELAY_ADMIN_TOKENS). */
+export const ADMIN_TOKENS: AgentToken[] = [{ name: "ops", token: "tok_ops_00112233445566778899" }];
 export const DEFAULT_CHANNEL = "C0123456789";
 
 export interface ApiRelayOptions {
   /** Defaults to a fresh memory store. */
   store?: RequestStore;
   tokens?: AgentToken[];
+  /** Defaults to ADMIN_TOKENS. */
+  adminTokens?: AgentToken[];
+  /** Defaults to a fresh memory audit log. */
+  auditLog?: AuditLog;
   defaultTimeoutSeconds?: number;
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
   /** The config file's approver routes and the default route's `channels`. */
   routes?: Route[];
   defaultChannels?: string[];
-  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "hookCalls">>;
+  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls">>;
 }
 
 export interface ApiRelay {
@@ -45,6 +56,8 @@ export interface ApiRelay {
   /** The Node server under Fastify. */
   server: Server;
   service: RequestService;
+  /** The trail GET /v1/audit reads; tests record events into it. */
+  audit: AuditTrail;
   messenger: FakeMessenger;
   /** Records that reached `store.create`, in order. */
   stored: RequestRecord[];
@@ -53,7 +66,7 @@ export interface ApiRelay {
   /** Every response `call` received: status line, headers and body as text. */
   responses: string[];
   tokens: AgentToken[];
-  /** fetch against the relay as the token named `as` (default: the first). */
+  /** fetch against the relay as the token named `as`, an agent's or an admin's (default: the first agent token). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read reply fields freely; the relay's replies are checked by their assertions
   call(path: string, init?: CallInit): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
@@ -72,6 +85,7 @@ export interface CallInit {
 
 export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiRelay> {
   const tokens = options.tokens ?? TOKENS;
+  const adminTokens = options.adminTokens ?? ADMIN_TOKENS;
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", write: (line) => logs.push(line) });
   const stored: RequestRecord[] = [];
@@ -89,10 +103,15 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
   });
+  const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
+  const audit = new AuditTrail({ log: auditLog, logger });
   const app = createHttpApp({
     service,
     hookCalls: new HookCalls({ service, logger }),
     tokens,
+    adminTokens,
+    listing: new RequestListing(store),
+    audit,
     logger,
     readiness: async () => ({ store: await store.ping(), slack: true }),
     ...options.http,
@@ -104,7 +123,7 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   async function call(path: string, init: CallInit = {}) {
     const headers: Record<string, string> = {};
     const as = init.as === undefined ? tokens[0]!.name : init.as;
-    if (as !== null) headers.authorization = `Bearer ${tokens.find((t) => t.name === as)!.token}`;
+    if (as !== null) headers.authorization = `Bearer ${[...tokens, ...adminTokens].find((t) => t.name === as)!.token}`;
     const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
     if (body !== undefined) headers["content-type"] = "application/json";
     const response = await fetch(url + path, {
@@ -123,6 +142,7 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     app,
     server,
     service,
+    audit,
     messenger,
     stored,
     logs,
@@ -134,6 +154,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
       await app.close();
       await service.idle();
       service.close();
+      await audit.idle();
+      await auditLog.close();
       await store.close();
     },
   };

@@ -15,16 +15,21 @@
  * plain reads and cancels are served.
  *
  * A request made with another agent token is reported as not found, exactly
- * as an unknown id, so its existence does not leak.
+ * as an unknown id, so its existence does not leak. Admin tokens (operators)
+ * read every request and list them all (`GET /v1/requests`, where an agent
+ * token lists its own); they never create or cancel one (403).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { RelayError, shuttingDown, StoreUnavailableError } from "../../requests/errors.js";
-import type { RequestView } from "../../protocol/request-view.js";
+import { invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../../requests/errors.js";
+import { LIST_LIMITS, type RequestList } from "../../protocol/operator.js";
+import { RequestStatus, type RequestView } from "../../protocol/request-view.js";
+import { mayView, type ListOptions, type RequestListing, type Viewer } from "../../requests/listing.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
-import type { AuthHook } from "../auth.js";
+import type { AuthHooks } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseCreateBody, pickIdempotencyKey } from "../parse.js";
+import { parseLimit, queryParams } from "../query.js";
 import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 import { parseWait } from "../wait.js";
 
@@ -33,15 +38,17 @@ const MAX_ID_LENGTH = 200;
 
 export interface RequestRoutesDeps {
   service: RequestService;
-  authenticate: AuthHook;
+  listing: RequestListing;
+  /** Creating and cancelling take an agent token; reading and listing, either kind. */
+  auth: AuthHooks;
   /** Longest `?wait=`, in seconds. */
   maxWaitSeconds: number;
 }
 
 type IdRoute = { Params: { id: string } };
 
-export function registerRequestRoutes(app: HttpApp, { service, authenticate, maxWaitSeconds }: RequestRoutesDeps): void {
-  app.post("/v1/requests", { onRequest: authenticate }, async (request, reply) => {
+export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds }: RequestRoutesDeps): void {
+  app.post("/v1/requests", { onRequest: auth.agent }, async (request, reply) => {
     const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
     const body = parseCreateBody(jsonBody(request));
     const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
@@ -54,7 +61,12 @@ export function registerRequestRoutes(app: HttpApp, { service, authenticate, max
     return toView(record);
   });
 
-  app.get<IdRoute>("/v1/requests/:id", { onRequest: authenticate }, async (request, reply) => {
+  app.get("/v1/requests", { onRequest: auth.any }, async (request): Promise<RequestList> => {
+    const records = await listing.list(viewerOf(request), parseListQuery(rawQuery(request)));
+    return { requests: records.map(toView) };
+  });
+
+  app.get<IdRoute>("/v1/requests/:id", { onRequest: auth.any }, async (request, reply) => {
     const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
     const record = await owned(service, request);
     if (waitMs !== undefined && record.status === "pending") {
@@ -64,7 +76,7 @@ export function registerRequestRoutes(app: HttpApp, { service, authenticate, max
     return toView(record);
   });
 
-  app.delete<IdRoute>("/v1/requests/:id", { onRequest: authenticate }, async (request) => {
+  app.delete<IdRoute>("/v1/requests/:id", { onRequest: auth.agent }, async (request) => {
     const record = await owned(service, request);
     const result = await service.cancel(record.id, `agent:${request.agent}`);
     if (result.outcome === "not_found") throw notFound("The request");
@@ -95,12 +107,29 @@ async function longPoll(service: RequestService, id: string, waitMs: number, rep
   return toView(record);
 }
 
-/** The request named by the path, if the calling token created it. */
+/** The request named by the path, if the calling token may see it (created it, or is an admin token). */
 async function owned(service: RequestService, request: FastifyRequest<IdRoute>): Promise<RequestRecord> {
   const { id } = request.params;
   const record = id.length === 0 || id.length > MAX_ID_LENGTH ? undefined : await service.get(id);
-  if (!record || record.tokenName !== request.agent) throw notFound("The request");
+  if (!record || !mayView(viewerOf(request), record)) throw notFound("The request");
   return record;
+}
+
+function viewerOf(request: FastifyRequest): Viewer {
+  return { tokenName: request.agent, role: request.tokenRole === "admin" ? "admin" : "agent" };
+}
+
+/** `?status=&limit=` of the list; a bad or unknown parameter is a 400 naming it. */
+function parseListQuery(query: string): ListOptions {
+  const params = queryParams(query, ["status", "limit"]);
+  const options: ListOptions = { limit: parseLimit(params.get("limit"), { max: LIST_LIMITS.max, fallback: LIST_LIMITS.default }) };
+  const status = params.get("status");
+  if (status !== undefined) {
+    const parsed = RequestStatus.safeParse(status);
+    if (!parsed.success) throw invalidRequest([{ path: "status", message: `must be one of ${RequestStatus.options.join(", ")}` }]);
+    options.status = parsed.data;
+  }
+  return options;
 }
 
 function idempotencyHeader(request: FastifyRequest): string | undefined {

@@ -189,7 +189,7 @@ describe("wrong paths and methods", () => {
   });
 
   it.each([
-    ["PUT", "/v1/requests", "POST"],
+    ["PUT", "/v1/requests", "POST, GET, HEAD"],
     ["POST", "/v1/requests/abc", "GET, DELETE, HEAD"],
     ["PATCH", "/v1/requests/abc", "GET, DELETE, HEAD"],
     ["DELETE", "/healthz", "GET, HEAD"],

@@ -73,7 +73,7 @@ describe("paths", () => {
 
   it.each([
     ["OPTIONS", "/v1/requests/abc", "GET, DELETE, HEAD"],
-    ["PROPFIND", "/v1/requests", "POST"],
+    ["PROPFIND", "/v1/requests", "POST, GET, HEAD"],
     ["HEAD", "/v1/hooks/claude-code", "POST"],
     ["PUT", "/readyz", "GET, HEAD"],
   ])("%s %s → 405 with Allow: %s, before any token is asked for", async (method, path, allow) => {

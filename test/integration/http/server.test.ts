@@ -4,8 +4,11 @@ import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpApp, SERVER_TIMEOUTS } from "../../../src/http/server.js";
 import { NOT_READY_REASONS } from "../../../src/http/routes/health.js";
+import { AuditTrail } from "../../../src/requests/audit-trail.js";
 import { HookCalls } from "../../../src/requests/hooks/calls.js";
+import { RequestListing } from "../../../src/requests/listing.js";
 import { RequestService } from "../../../src/requests/service.js";
+import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { bodies, startApiRelay, TOKENS, type ApiRelayOptions, type ApiRelay } from "../../helpers/api-relay.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
@@ -36,8 +39,17 @@ function raw(url: string, text: string): Promise<string> {
 
 describe("Fastify's JSON-schema compilers (ajv), which the relay does not load", () => {
   it("when a route declares a schema, the app refuses to get ready and points at the zod schemas", async () => {
-    const service = new RequestService({ store: createMemoryStore(), messenger: new FakeMessenger(), defaultTimeoutSeconds: 60 });
-    const app = createHttpApp({ service, hookCalls: new HookCalls({ service }), tokens: TOKENS, readiness: async () => ({ store: true, slack: true }) });
+    const store = createMemoryStore();
+    const service = new RequestService({ store, messenger: new FakeMessenger(), defaultTimeoutSeconds: 60 });
+    const audit = new AuditTrail({ log: createMemoryAuditLog({ maxEvents: 10 }) });
+    const app = createHttpApp({
+      service,
+      hookCalls: new HookCalls({ service }),
+      tokens: TOKENS,
+      listing: new RequestListing(store),
+      audit,
+      readiness: async () => ({ store: true, slack: true }),
+    });
     app.post("/typed", { schema: { body: { type: "object" } } }, async () => ({}));
     await expect(app.ready()).rejects.toThrow("Fastify route schemas are not used here: parse with the zod schemas of src/protocol");
     service.close();

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import { createAuthenticator } from "../../../src/http/auth.js";
 import { RelayError } from "../../../src/requests/errors.js";
 
-const authenticate = createAuthenticator([
-  { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
-  { name: "laptop", token: "tok_laptop_fedcba9876543210" },
-]);
+const authenticate = createAuthenticator({
+  agents: [
+    { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
+    { name: "laptop", token: "tok_laptop_fedcba9876543210" },
+  ],
+  admins: [{ name: "ops", token: "tok_ops_00112233445566778899" }],
+});
 
 function refusal(header: string | undefined) {
   try {
@@ -18,13 +21,14 @@ function refusal(header: string | undefined) {
 }
 
 describe("bearer authentication", () => {
-  it("names the token the header carries", () => {
-    expect(authenticate("Bearer tok_ci_0123456789abcdef0123")).toBe("ci-bot");
-    expect(authenticate("Bearer tok_laptop_fedcba9876543210")).toBe("laptop");
+  it("names the token the header carries and its role", () => {
+    expect(authenticate("Bearer tok_ci_0123456789abcdef0123")).toEqual({ name: "ci-bot", role: "agent" });
+    expect(authenticate("Bearer tok_laptop_fedcba9876543210")).toEqual({ name: "laptop", role: "agent" });
+    expect(authenticate("Bearer tok_ops_00112233445566778899")).toEqual({ name: "ops", role: "admin" });
   });
 
   it("accepts the scheme in any case, as RFC 7235 allows", () => {
-    expect(authenticate("bearer tok_laptop_fedcba9876543210")).toBe("laptop");
+    expect(authenticate("bearer tok_laptop_fedcba9876543210")).toEqual({ name: "laptop", role: "agent" });
   });
 
   it.each([
@@ -32,6 +36,7 @@ describe("bearer authentication", () => {
     ["an empty header", ""],
     ["an unknown token", "Bearer tok_unknown_0000000000000"],
     ["a prefix of a token", "Bearer tok_ci_0123456789abcdef012"],
+    ["a prefix of an admin token", "Bearer tok_ops_0011223344556677889"],
     ["a token with more after it", "Bearer tok_ci_0123456789abcdef0123x"],
     ["another scheme", "Basic dG9rX2NpXzAxMjM0NTY3ODlhYmNkZWYwMTIz"],
     ["the bare token", "tok_ci_0123456789abcdef0123"],
@@ -42,6 +47,6 @@ describe("bearer authentication", () => {
   });
 
   it("refuses everything when no token is configured", () => {
-    expect(() => createAuthenticator([])("Bearer tok_ci_0123456789abcdef0123")).toThrow(RelayError);
+    expect(() => createAuthenticator({ agents: [], admins: [] })("Bearer tok_ci_0123456789abcdef0123")).toThrow(RelayError);
   });
 });
