@@ -23,6 +23,9 @@ import {
 } from "../protocol/claude-code-hook.js";
 import { CreateRequestBody, LIMITS, SlackChannelId } from "../protocol/request-body.js";
 import { CreatedRequest, ErrorReply, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
+import { AuditEventView, AuditReply, RequestList } from "../protocol/operator.js";
+import { operatorOperations } from "./openapi-operator.js";
+import { AUDIT_PATH } from "./routes/audit.js";
 import { HealthReply, ReadinessReply } from "./routes/health.js";
 import type { HttpApp } from "./transport.js";
 
@@ -51,6 +54,10 @@ const storeRefusals = {
     headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "2" }) }),
   },
 } satisfies ZodOpenApiResponsesObject;
+/** The routes where agents act (create, cancel, the hook). */
+const agentOnly = {
+  "403": error("`relay_forbidden`: an admin token (RELAY_ADMIN_TOKENS); admin tokens only read. Send an agent token (RELAY_TOKENS)."),
+} satisfies ZodOpenApiResponsesObject;
 const bodyRefusals = {
   "413": error("A body over 1 MB."),
   "415": error("A body that is not `application/json` (or a `+json` type), or is compressed."),
@@ -72,6 +79,7 @@ const requestId = z.object({
 });
 
 export function openApiDocument(): ReturnType<typeof createDocument> {
+  const operator = operatorOperations({ json, error, refusals, storeRefusals, requestId });
   return createDocument(
     {
       openapi: "3.1.0",
@@ -85,7 +93,13 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       servers: [{ url: "http://localhost:3000", description: "A relay on its default port" }],
       security: [{ bearerAuth: [] }],
       components: {
-        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An agent token from RELAY_TOKENS." } },
+        securitySchemes: {
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description: "An agent token from RELAY_TOKENS, or an admin token from RELAY_ADMIN_TOKENS: read-only, for the audit and every request.",
+          },
+        },
         schemas: {
           CreateRequestBody,
           RequestView,
@@ -94,6 +108,9 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           ClaudeCodeHookInput,
           PreToolUseOutput,
           PermissionRequestOutput,
+          RequestList,
+          AuditReply,
+          AuditEvent: AuditEventView,
         },
       },
       paths: {
@@ -125,6 +142,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
                 "`relay_idempotency_mismatch`: the idempotency key was already used by this token with a different body; `details.id` is that request. Use a new key for a new request.",
               ),
               ...refusals,
+              ...agentOnly,
               ...bodyRefusals,
               ...storeRefusals,
             },
@@ -150,6 +168,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               },
             },
           },
+          get: operator.listRequests,
         },
         "/v1/requests/{id}": {
           get: {
@@ -158,7 +177,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             requestParams: { path: idPath, query: waitQuery, header: requestId },
             responses: {
               "200": { description: "The request.", content: json(RequestView) },
-              "404": error("No such request for this token (another token's request is not found either)."),
+              "404": error("No such request for this token (another agent token's request is not found either; an admin token reads every request)."),
               ...refusals,
               ...storeRefusals,
             },
@@ -173,6 +192,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               "404": error("No such request for this token."),
               "409": error("The request already ended: `relay_already_answered` or `relay_already_ended`, with the request as `details`."),
               ...refusals,
+              ...agentOnly,
               ...storeRefusals,
             },
           },
@@ -204,6 +224,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             responses: {
               "200": { description: "The hook JSON for the event.", content: json(z.union([PreToolUseOutput, PermissionRequestOutput])) },
               ...refusals,
+              ...agentOnly,
               ...bodyRefusals,
               "503": {
                 ...error(
@@ -214,6 +235,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             },
           },
         },
+        [AUDIT_PATH]: { get: operator.readAudit },
         "/healthz": {
           get: {
             operationId: "health",

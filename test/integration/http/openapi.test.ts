@@ -37,6 +37,8 @@ describe("the OpenAPI document", () => {
       "DELETE /v1/requests/{id}",
       "GET /healthz",
       "GET /readyz",
+      "GET /v1/audit",
+      "GET /v1/requests",
       "GET /v1/requests/{id}",
       "POST /v1/hooks/claude-code",
       "POST /v1/requests",
@@ -48,7 +50,7 @@ describe("the OpenAPI document", () => {
       properties: { error: { properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     });
     const created = document.paths?.["/v1/requests"]?.post?.responses;
-    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "405", "409", "413", "415", "500", "503"]);
+    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "500", "503"]);
     expect(JSON.stringify(document.components?.schemas?.CreateRequestBody)).toContain('"title":"InteractiveQuestionsBody"');
   });
 

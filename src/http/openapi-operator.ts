@@ -1,0 +1,80 @@
+/**
+ * The OpenAPI operations of the read routes operators use (DESIGN §7):
+ * `GET /v1/requests` (list) and `GET /v1/audit`, from the same schemas the
+ * routes reply by (src/protocol/operator.ts). Kept apart from ./openapi.ts,
+ * which places them in the document and hands over the responses every
+ * route shares.
+ */
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from "zod-openapi";
+import { AUDIT_LIMITS, AuditEventId, AuditReply, LIST_LIMITS, RequestList } from "../protocol/operator.js";
+import { RequestStatus } from "../protocol/request-view.js";
+
+/** What ./openapi.ts shares with these operations. */
+export interface SharedResponses {
+  json: (schema: z.ZodType) => Record<string, { schema: z.ZodType }>;
+  error: (description: string) => ZodOpenApiResponseObject;
+  /** The refusals of every authenticated route. */
+  refusals: ZodOpenApiResponsesObject;
+  /** The 503 of every route that reads the store. */
+  storeRefusals: ZodOpenApiResponsesObject;
+  /** The X-Request-Id header. */
+  requestId: z.ZodObject;
+}
+
+const limit = (limits: { max: number; default: number }, what: string) =>
+  z
+    .int()
+    .min(1)
+    .max(limits.max)
+    .optional()
+    .meta({ description: `Most ${what} returned (1–${limits.max}, default ${limits.default}).` });
+
+const auditQuery = z.object({
+  since: z.string().optional().meta({
+    description: "Only events appended at or after this time: ISO 8601 with an offset (`2026-12-01T09:00:00Z`), a date (midnight UTC) or Unix milliseconds.",
+    example: "2026-12-01T09:00:00Z",
+  }),
+  after: AuditEventId.optional().meta({ description: "Only events after this one: the `next` of the previous page." }),
+  requestId: z.string().min(1).max(200).optional().meta({ description: "Only this request's events." }),
+  limit: limit(AUDIT_LIMITS, "events"),
+});
+
+const listQuery = z.object({
+  status: RequestStatus.optional().meta({ description: "Only requests in this status." }),
+  limit: limit(LIST_LIMITS, "requests"),
+});
+
+export function operatorOperations({ json, error, refusals, storeRefusals, requestId }: SharedResponses): {
+  listRequests: ZodOpenApiOperationObject;
+  readAudit: ZodOpenApiOperationObject;
+} {
+  return {
+    listRequests: {
+      operationId: "listRequests",
+      summary: "List requests, newest first",
+      description:
+        "An admin token (RELAY_ADMIN_TOKENS) lists every request; an agent token only the ones it created. Pending requests and those that ended within the retention (a day).",
+      requestParams: { query: listQuery, header: requestId },
+      responses: {
+        "200": { description: "The requests, newest first, each as GET /v1/requests/{id} shows it.", content: json(RequestList) },
+        ...refusals,
+        ...storeRefusals,
+      },
+    },
+    readAudit: {
+      operationId: "readAudit",
+      summary: "Read the audit log (admin tokens)",
+      description:
+        "Every event of every request (created, posted, reminded, escalated, approval, refused, answered, expired, cancelled, failed), oldest first, " +
+        "a page at a time: while `next` is present, pass it as `after` for the next page. The log keeps the newest RELAY_AUDIT_MAX_EVENTS events.",
+      requestParams: { query: auditQuery, header: requestId },
+      responses: {
+        "200": { description: "A page of events, oldest first.", content: json(AuditReply) },
+        "403": error("`relay_forbidden`: an agent token; the audit takes an admin token (RELAY_ADMIN_TOKENS)."),
+        ...refusals,
+        ...storeRefusals,
+      },
+    },
+  };
+}
