@@ -120,7 +120,7 @@ function parseLabels(pairs: string[]): Labels | string {
   return `--label ${issue.path.length > 0 ? `${String(issue.path[0])}: ` : ""}${issue.message}`;
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof RelayClientError) {
     return error.status === undefined ? `the relay could not be reached: ${error.message}` : `the relay refused the request: ${error.message}`;
   }

@@ -1,5 +1,5 @@
 /**
- * Where the relay is and how to reach it, for `ask` and `hook`: --url and
+ * Where the relay is and how to reach it, for `ask`, `hook` and `audit`: --url and
  * --token flags, else RELAY_URL and RELAY_TOKEN, else a message that says
  * which one is missing.
  */
@@ -19,13 +19,17 @@ export const CONNECTION_OPTIONS = {
   token: { type: "string" },
 } as const;
 
-/** The connection, or a message naming what is missing or wrong. */
-export function connection(values: { url?: string | undefined; token?: string | undefined }, env: CliIo["env"]): Connection | string {
+/** The connection, or a message naming what is missing or wrong; `tokenKind` says which token the command takes. */
+export function connection(
+  values: { url?: string | undefined; token?: string | undefined },
+  env: CliIo["env"],
+  tokenKind = "an agent token from RELAY_TOKENS",
+): Connection | string {
   const url = values.url ?? env.RELAY_URL;
   const token = values.token ?? env.RELAY_TOKEN;
   if (!url) return "RELAY_URL is not set: pass --url or set RELAY_URL to the relay's address";
   if (!/^https?:\/\/[^/]/i.test(url)) return `the relay URL must start with http:// or https://, got "${url}"`;
-  if (!token) return "RELAY_TOKEN is not set: pass --token or set RELAY_TOKEN to an agent token from RELAY_TOKENS";
+  if (!token) return `RELAY_TOKEN is not set: pass --token or set RELAY_TOKEN to ${tokenKind}`;
   const retries = env.RELAY_RETRIES ?? "5";
   if (!/^\d{1,2}$/.test(retries)) return `RELAY_RETRIES must be a whole number from 0 to 99, got "${retries}"`;
   return { url, token, retries: Number(retries) };

@@ -3,6 +3,7 @@
  * process's I/O. Separate from the bin entry so tests can run it in-process.
  */
 import { ask } from "./ask.js";
+import { audit } from "./audit.js";
 import { hook } from "./hook.js";
 import type { CliIo } from "./io.js";
 import { serve } from "./serve.js";
@@ -15,6 +16,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return ask(args, io);
     case "hook":
       return hook(args, io);
+    case "audit":
+      return audit(args, io);
     case "serve":
       return serve(args, io);
     case "help":

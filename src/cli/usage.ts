@@ -20,6 +20,7 @@ Commands:
   serve                  Run the relay (configured by SLACK_BOT_TOKEN, RELAY_TOKENS, …).
   ask <question>         Ask a person in Slack and wait for the answer (shell scripts, CI jobs).
   hook                   Claude Code "command" hook: hook JSON on stdin, the answer on stdout.
+  audit                  Print the relay's audit log, oldest first (an admin token).
 
 ask options:
   --choice a,b,c         One choice among these options; prints the chosen one.
@@ -36,9 +37,17 @@ hook options:
                          answers a few seconds before it.
   Whatever goes wrong, the hook denies (fail closed) and says why.
 
-Connection (ask, hook):
+audit options:
+  --since WHEN           Only events since then: a duration before now (30m, 24h, 7d)
+                         or an ISO 8601 time (2026-12-01T09:00:00Z). Default: all kept.
+  --format jsonl|csv     One JSON event per line (default), or CSV with a header row.
+  --request-id ID        Only this request's events.
+  --limit N              Print at most N events.
+  Exit codes: 0 printed · 3 error.
+
+Connection (ask, hook, audit):
   --url URL              The relay's URL (default: $RELAY_URL).
-  --token TOKEN          An agent token (default: $RELAY_TOKEN; prefer the variable,
-                         a flag shows in the process list).
+  --token TOKEN          An agent token, for audit an admin token (default: $RELAY_TOKEN;
+                         prefer the variable, a flag shows in the process list).
   RELAY_RETRIES          How many times to retry an unreachable relay (default 5).
 `;

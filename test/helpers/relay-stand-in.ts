@@ -2,7 +2,8 @@
  * A small stand-in for the relay's HTTP API on a real loopback socket, for
  * the client library and CLI tests: it keeps requests in memory (surviving
  * `restart()`, as Redis would), holds long-polls, and lets a test answer,
- * expire or cancel a request, or inject faults (`fault`) per call.
+ * expire or cancel a request, or inject faults (`fault`) per call. It serves
+ * GET /v1/audit from `auditEvents` (oldest first), paged as the relay pages.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,6 +39,16 @@ export interface StoredRequest {
 
 export const TOKEN = "stand-in-token-0123456789";
 
+/** An audit event as GET /v1/audit shows it (src/protocol/operator.ts). */
+export interface StandInAuditEvent {
+  id: string;
+  /** ISO 8601. */
+  at: string;
+  type: string;
+  requestId: string;
+  [field: string]: unknown;
+}
+
 export class RelayStandIn {
   readonly calls: Call[] = [];
   readonly requests = new Map<string, StoredRequest>();
@@ -49,6 +60,8 @@ export class RelayStandIn {
   fault: ((call: Call) => Reply | "lose" | undefined | Promise<Reply | "lose" | undefined>) | undefined;
   /** Answers POST /v1/hooks/claude-code. */
   hook: (call: Call) => Reply | Promise<Reply> = () => ({ status: 404, json: { error: { code: "relay_not_found", message: "no hook" } } });
+  /** What GET /v1/audit serves, oldest first. */
+  auditEvents: StandInAuditEvent[] = [];
   /** Seconds before a request expires when its body names no timeout. */
   defaultTimeoutSeconds = 600;
   private server: Server | undefined;
@@ -136,6 +149,7 @@ export class RelayStandIn {
     if (call.headers.authorization !== `Bearer ${TOKEN}`) return error(401, "relay_unauthorized", "Send a relay token.");
     if (call.method === "POST" && call.path === "/v1/hooks/claude-code") return this.hook(call);
     if (call.method === "POST" && call.path === "/v1/requests") return this.create(call);
+    if (call.method === "GET" && call.path === "/v1/audit") return this.readAudit(call.query);
     const match = /^\/v1\/requests\/([^/]+)$/.exec(call.path);
     const request = match ? this.requests.get(decodeURIComponent(match[1]!)) : undefined;
     if (!request) return error(404, "relay_not_found", "No such request.");
@@ -167,6 +181,20 @@ export class RelayStandIn {
     this.createdListeners = [];
     for (const listener of listeners) listener(request);
     return { status: 201, json: created(request) };
+  }
+
+  /** As the relay: `since` (ISO or Unix ms), `after` (an id), `requestId`, `limit` (default 100), and `next` when more follow. */
+  private readAudit(query: URLSearchParams): Reply {
+    const since = query.get("since");
+    const sinceMs = since === null ? undefined : /^\d+$/.test(since) ? Number(since) : Date.parse(since);
+    const after = query.get("after");
+    const start = after === null ? 0 : this.auditEvents.findIndex((e) => e.id === after) + 1;
+    const limit = Number(query.get("limit") ?? 100);
+    const matching = this.auditEvents
+      .slice(start)
+      .filter((e) => (sinceMs === undefined || Date.parse(e.at) >= sinceMs) && (query.get("requestId") ?? e.requestId) === e.requestId);
+    const events = matching.slice(0, limit);
+    return { status: 200, json: { events, ...(matching.length > limit ? { next: events[events.length - 1]!.id } : {}) } };
   }
 
   private hold(id: string, ms: number, res: ServerResponse): Promise<void> {

@@ -1,0 +1,47 @@
+/**
+ * Audit events as CSV (RFC 4180) for `approval-relay audit --format csv`:
+ * fixed columns, whatever fields an event has, so a spreadsheet or a script
+ * reads every export the same way. A field holding a comma, a quote or a line
+ * break is quoted, its quotes doubled. A field that starts with = + - @ or a
+ * tab or carriage return gets a leading ' so a spreadsheet shows it as text
+ * rather than running it as a formula: reasons are typed by people and
+ * agents, and an export is opened by operators (CSV injection).
+ */
+import type { AuditEventView } from "../protocol/operator.js";
+
+/** The columns, in order; `reason` (free text, the longest) last. */
+const COLUMNS: ReadonlyArray<[string, (event: AuditEventView) => string | number | undefined]> = [
+  ["id", (e) => e.id],
+  ["at", (e) => e.at],
+  ["type", (e) => e.type],
+  ["requestId", (e) => e.requestId],
+  ["token", (e) => e.token],
+  ["kind", (e) => e.kind],
+  ["route", (e) => e.route],
+  ["channel", (e) => e.channel],
+  ["personId", (e) => e.person?.id],
+  ["personName", (e) => e.person?.name],
+  ["status", (e) => e.status],
+  ["approvals", (e) => e.approvals?.count],
+  ["quorum", (e) => e.approvals?.quorum],
+  ["reason", (e) => e.reason],
+];
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvHeader(): string {
+  return COLUMNS.map(([name]) => name).join(",");
+}
+
+/** One event's row, without the line break. */
+export function csvRow(event: AuditEventView): string {
+  return COLUMNS.map(([, value]) => csvField(value(event))).join(",");
+}
+
+export function csvField(value: string | number | undefined): string {
+  if (value === undefined) return "";
+  let text = String(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
