@@ -9,6 +9,7 @@
  */
 import { createLogger } from "../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../src/main.js";
+import type { AuditTrail } from "../../src/requests/audit-trail.js";
 import type { RequestService } from "../../src/requests/service.js";
 import { BOT_TOKEN, blockAction, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "./slack.js";
 import type { Person } from "../../src/protocol/request-view.js";
@@ -36,6 +37,8 @@ export interface FullRelay {
   /** Base URL of the relay's HTTP server. */
   url: string;
   service: RequestService;
+  /** Where the relay records audit events (GET /v1/audit reads them). */
+  audit: AuditTrail;
   slack: SlackWebApiStandIn;
   /** Every log line the relay wrote (JSON). */
   logs: string[];
@@ -98,6 +101,7 @@ export async function startFullRelay(options: FullRelayOptions = {}): Promise<Fu
   return {
     url: relay.url,
     service: relay.service,
+    audit: relay.audit,
     slack,
     logs,
     errors: () => logs.filter((line) => (JSON.parse(line) as { level?: string }).level === "error"),

@@ -1,0 +1,64 @@
+/**
+ * The audit log as `npm start` wires it (src/main.ts): RELAY_ADMIN_TOKENS
+ * read GET /v1/audit and agent tokens are refused; without Redis the log is
+ * the instance's own; with REDIS_URL it is the Redis Stream under the
+ * store's prefix, shared by every instance on that Redis, and capped at
+ * RELAY_AUDIT_MAX_EVENTS; a shutdown lets the appends in flight finish.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+
+const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function start(env: Record<string, string> = {}, slack?: FullRelay["slack"]): Promise<FullRelay> {
+  const relay = await startFullRelay({ env: { RELAY_ADMIN_TOKENS: `${ADMIN.name}:${ADMIN.token}`, ...env }, ...(slack ? { slack } : {}) });
+  cleanups.push(() => relay.close());
+  return relay;
+}
+
+async function readAudit(relay: FullRelay, token = ADMIN.token, query = ""): Promise<{ status: number; body: { events?: Array<Record<string, unknown>> } }> {
+  const response = await fetch(`${relay.url}/v1/audit${query}`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as { events?: Array<Record<string, unknown>> } };
+}
+
+describe("the relay's audit log", () => {
+  it("without Redis: what the relay records, an admin token reads, and an agent token may not", async () => {
+    const relay = await start();
+    await relay.audit.record({ type: "created", requestId: "req-1", token: AGENT_TOKEN.name, kind: "step_gate" });
+    const read = await readAudit(relay);
+    expect(read.status).toBe(200);
+    expect(read.body.events).toStrictEqual([expect.objectContaining({ type: "created", requestId: "req-1", token: AGENT_TOKEN.name, kind: "step_gate" })]);
+    expect((await readAudit(relay, AGENT_TOKEN.token)).status).toBe(403);
+  });
+
+  it("with Redis: one stream under the prefix, capped, read by every instance, with the appends in flight kept at shutdown", async () => {
+    const prefix = `test-audit-${randomUUID().slice(0, 8)}`;
+    const redis = connectTestRedis();
+    const slack = await startSlackWebApi();
+    cleanups.push(async () => {
+      await slack.close();
+      await deleteKeysUnder(redis, prefix);
+      await redis.quit();
+    });
+    const env = { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix, RELAY_AUDIT_MAX_EVENTS: "100" };
+    const first = await start(env, slack);
+    const second = await start(env, slack);
+
+    for (let i = 0; i < 120; i += 1) await first.audit.record({ type: "posted", requestId: `req-${i}` });
+    expect(await redis.xlen(`${prefix}:audit`)).toBe(100);
+    const read = await readAudit(second, ADMIN.token, "?limit=1");
+    expect(read.body.events).toStrictEqual([expect.objectContaining({ type: "posted", requestId: "req-20" })]);
+
+    void second.audit.record({ type: "expired", requestId: "req-last", status: "expired" });
+    await second.close();
+    const last = await redis.xrevrange(`${prefix}:audit`, "+", "-", "COUNT", 1);
+    expect(JSON.parse(last[0]![1][1]!)).toMatchObject({ type: "expired", requestId: "req-last" });
+  });
+});
