@@ -51,8 +51,7 @@ const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inacti
 export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const store = await openStore(config, logger);
-  const auditLog = await openAuditLog(config, logger);
+  const { store, auditLog } = await openStorage(config, logger);
   const audit = new AuditTrail({ log: auditLog, logger });
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
@@ -200,34 +199,22 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   return { url, config, service, audit, close };
 }
 
-/** The Redis store's code (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the start. */
-async function openStore(config: Config, logger: Logger): Promise<RequestStore> {
+/**
+ * The request store and the audit log: both on Redis (a connection each, the
+ * same settings) when REDIS_URL is set, else both in memory. The Redis code
+ * (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the start.
+ */
+async function openStorage(config: Config, logger: Logger): Promise<{ store: RequestStore; auditLog: AuditLog }> {
+  const maxEvents = config.auditMaxEvents;
   if (config.redisUrl) {
-    const { connectRedisStore } = await import("./store/redis-store.js");
-    return connectRedisStore(config.redisUrl, {
-      logger,
-      prefix: config.redisPrefix,
-      ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }),
-    });
+    const [{ connectRedisStore }, { connectRedisAuditLog }] = await Promise.all([import("./store/redis-store.js"), import("./store/redis-audit.js")]);
+    const options = { logger, prefix: config.redisPrefix, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
+    return { store: connectRedisStore(config.redisUrl, options), auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }) };
   }
   logger.warn(
     "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
-  return createMemoryStore();
-}
-
-/** The audit log on the store's Redis (its own connection, the same settings), or in memory. */
-async function openAuditLog(config: Config, logger: Logger): Promise<AuditLog> {
-  if (config.redisUrl) {
-    const { connectRedisAuditLog } = await import("./store/redis-audit.js");
-    return connectRedisAuditLog(config.redisUrl, {
-      logger,
-      prefix: config.redisPrefix,
-      maxEvents: config.auditMaxEvents,
-      ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }),
-    });
-  }
-  return createMemoryAuditLog({ maxEvents: config.auditMaxEvents });
+  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }) };
 }
 
 /** Stops the start when Slack refuses the bot token for good; only warns when Slack cannot be reached. */

@@ -8,6 +8,7 @@
  * log (or the one injected) serve the operator routes.
  */
 import type { AddressInfo } from "node:net";
+import { afterEach, expect } from "vitest";
 import type { Server } from "node:http";
 import type { AgentToken, Route } from "../../src/config.js";
 import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
@@ -159,6 +160,23 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
       await store.close();
     },
   };
+}
+
+/** For a test file: `start(options)` starts a relay for the test calling it, closed after that test. */
+export function useApiRelay(): (options?: ApiRelayOptions) => Promise<ApiRelay> {
+  let relay: ApiRelay | undefined;
+  afterEach(async () => {
+    await relay?.close();
+    relay = undefined;
+  });
+  return async (options = {}) => (relay = await startApiRelay(options));
+}
+
+/** A 400 relay_invalid_request whose details name `path` alone: what every bad query parameter gets. */
+export function expectInvalidParameter(response: { status: number; body: { error: { code: string; details: unknown } } }, path: string): void {
+  expect(response.status).toBe(400);
+  expect(response.body.error.code).toBe("relay_invalid_request");
+  expect(response.body.error.details).toStrictEqual([{ path, message: expect.any(String) }]);
 }
 
 /** The store, with every record that reaches `create` appended to `stored` (both stores are plain objects of closures). */

@@ -6,13 +6,40 @@
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { inject } from "vitest";
+import { afterAll, afterEach, beforeAll, inject } from "vitest";
 
 export const REDIS_TEST_URL = inject("redisTestUrl");
 
 /** A new connection to the test Redis; the caller quits it. */
 export function connectTestRedis(): Redis {
   return new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 2 });
+}
+
+/**
+ * For a test file: one connection to the test Redis (`redis()`, opened before
+ * the first test, quit after the last) and fresh key prefixes (`prefix()`),
+ * every key under each deleted after its test.
+ */
+export function useTestRedis(): { redis: () => Redis; prefix: () => string } {
+  let redis: Redis | undefined;
+  const prefixes: string[] = [];
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterEach(async () => {
+    await Promise.all(prefixes.splice(0).map((prefix) => deleteKeysUnder(redis!, prefix)));
+  });
+  afterAll(async () => {
+    await redis?.quit();
+  });
+  return {
+    redis: () => redis!,
+    prefix: () => {
+      const prefix = uniquePrefix();
+      prefixes.push(prefix);
+      return prefix;
+    },
+  };
 }
 
 /** A prefix no other test uses, e.g. "test:3f9c0a1b". */

@@ -4,23 +4,14 @@
  * `next` / `after`, filters by `since` and `requestId`, a 400 naming each
  * bad parameter, and a 503 (never a 500) when the audit log is away.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuditLog } from "../../../src/requests/audit.js";
 import type { AuditRecord } from "../../../src/requests/audit-trail.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { AuditReply } from "../../../src/protocol/operator.js";
-import { startApiRelay, type ApiRelay, type ApiRelayOptions } from "../../helpers/api-relay.js";
+import { expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: ApiRelay | undefined;
-afterEach(async () => {
-  await relay?.close();
-  relay = undefined;
-});
-
-async function start(options: ApiRelayOptions = {}): Promise<ApiRelay> {
-  relay = await startApiRelay(options);
-  return relay;
-}
+const start = useApiRelay();
 
 const T0 = Date.parse("2026-12-01T09:00:00Z");
 const events: AuditRecord[] = [
@@ -161,10 +152,7 @@ describe("bad parameters → 400 naming the parameter", () => {
     ["since=2026-12-01&since=2026-12-02", "since"],
   ])("?%s → 400 on %s", async (query, path) => {
     const { call } = await withEvents();
-    const response = await call(`/v1/audit?${query}`, admin);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("relay_invalid_request");
-    expect(response.body.error.details).toStrictEqual([{ path, message: expect.any(String) }]);
+    expectInvalidParameter(await call(`/v1/audit?${query}`, admin), path);
   });
 
   it("the largest limit, 1000, is taken", async () => {

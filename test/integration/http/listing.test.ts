@@ -4,22 +4,13 @@
  * a 400 naming each bad parameter; 401 without a known token; a 503 (never a
  * 500) when the store is away.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RequestList } from "../../../src/protocol/operator.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import { bodies, startApiRelay, type ApiRelay, type ApiRelayOptions } from "../../helpers/api-relay.js";
+import { bodies, expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
-let relay: ApiRelay | undefined;
-afterEach(async () => {
-  await relay?.close();
-  relay = undefined;
-});
-
-async function start(options: ApiRelayOptions = {}): Promise<ApiRelay> {
-  relay = await startApiRelay(options);
-  return relay;
-}
+const start = useApiRelay();
 
 /** Three requests, oldest first: ci-bot's, laptop's, then ci-bot's again, the last one cancelled. */
 async function withRequests(): Promise<{ call: ApiRelay["call"]; ids: string[] }> {
@@ -88,10 +79,7 @@ describe("bad parameters → 400 naming the parameter", () => {
     ["status=pending&status=answered", "status"],
   ])("?%s → 400 on %s", async (query, path) => {
     const { call } = await start();
-    const response = await call(`/v1/requests?${query}`, { as: "ops" });
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("relay_invalid_request");
-    expect(response.body.error.details).toStrictEqual([{ path, message: expect.any(String) }]);
+    expectInvalidParameter(await call(`/v1/requests?${query}`, { as: "ops" }), path);
   });
 });
 

@@ -6,35 +6,25 @@
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { connectRedisAuditLog, createRedisAuditLog } from "../../../src/store/redis-audit.js";
 import { entry, runAuditLogContract } from "../../helpers/audit-contract.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { freePort } from "../../helpers/ports.js";
+import { REDIS_TEST_URL, useTestRedis } from "../../helpers/redis.js";
 
-let redis: Redis;
-const prefixes: string[] = [];
+const testRedis = useTestRedis();
+const newPrefix = testRedis.prefix;
 
-beforeAll(() => {
-  redis = connectTestRedis();
-});
-afterEach(async () => {
-  await Promise.all(prefixes.splice(0).map((prefix) => deleteKeysUnder(redis, prefix)));
-});
-afterAll(async () => {
-  await redis.quit();
-});
-
-function newPrefix(): string {
-  const prefix = uniquePrefix();
-  prefixes.push(prefix);
-  return prefix;
-}
-
-runAuditLogContract("redis", async ({ maxEvents }) => createRedisAuditLog({ redis, prefix: newPrefix(), maxEvents }));
+runAuditLogContract("redis", async ({ maxEvents }) => createRedisAuditLog({ redis: testRedis.redis(), prefix: newPrefix(), maxEvents }));
 
 describe("redis audit log specifics", () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = testRedis.redis();
+  });
+
   it("keeps each event as one stream entry under <prefix>:audit: its JSON, without the id, in the field `event`", async () => {
     const prefix = newPrefix();
     const log = createRedisAuditLog({ redis, prefix, maxEvents: 100 });
@@ -109,7 +99,7 @@ describe("redis audit log outages", () => {
   }
 
   it("a Redis that refuses connections: append and read throw StoreUnavailableError within the bound", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const log = connectRedisAuditLog(`redis://127.0.0.1:${port}`, { maxEvents: 10, timeoutMs: BOUND_MS });
     await expectUnavailable(() => log.append(entry()));
     await expectUnavailable(() => log.read({ limit: 10 }));
@@ -125,15 +115,6 @@ describe("redis audit log outages", () => {
     await silent.close();
   });
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A TCP server that takes connections and never writes a byte. */
 async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
