@@ -3,26 +3,25 @@
  * why, and who may answer instead) or counted towards a quorum.
  */
 import { describe, expect, it } from "vitest";
-import type { RequestPolicy } from "../../../../src/requests/model.js";
 import { approvalCountedNotice, duplicateApprovalNotice, refusalNotice } from "../../../../src/slack/blocks/index.js";
 import { ALICE, BOB } from "../../../fixtures/people.js";
+import { deployPolicy } from "../../../fixtures/policies.js";
 import { CREATED_AT, permissionRecord } from "../../../fixtures/records.js";
 
-const ONCALL = "S0ONCALL1";
-const approvers = { users: [ALICE.id], usergroups: [ONCALL] };
-const policy: RequestPolicy = { alwaysAllow: "tool", approvers, quorum: 2, selfApproval: "deny", requestedBy: { id: BOB.id } };
+const policy = deployPolicy();
+const approvers = policy.approvers!;
 const record = permissionRecord({}, { policy });
 
 describe("a refused answer", () => {
   it("tells a non-approver who can answer, and how many approvals it needs", () => {
     expect(refusalNotice({ reason: "not_approver", approvers }, record)).toBe(
-      "Only <@U0ALICE01>, <!subteam^S0ONCALL1> can answer this request. It needs 2 approvals.",
+      "Only <@U0ALICE01>, <@U0CAROL01>, <!subteam^S0ONCALL1> can answer this request. It needs 2 approvals.",
     );
   });
 
   it("leaves the quorum out where one answer decides", () => {
-    const single = permissionRecord({}, { policy: { alwaysAllow: "tool", approvers } });
-    expect(refusalNotice({ reason: "not_approver", approvers }, single)).toBe("Only <@U0ALICE01>, <!subteam^S0ONCALL1> can answer this request.");
+    const single = permissionRecord({}, { policy: deployPolicy({ quorum: 1 }) });
+    expect(refusalNotice({ reason: "not_approver", approvers }, single)).toBe("Only <@U0ALICE01>, <@U0CAROL01>, <!subteam^S0ONCALL1> can answer this request.");
   });
 
   it("says so plainly when no approver can be mentioned", () => {
@@ -45,7 +44,7 @@ describe("a refused answer", () => {
 
   it("tells a guest from another workspace that only the people listed by id can answer from there", () => {
     expect(refusalNotice({ reason: "other_workspace", approvers }, record)).toBe(
-      "You are in another workspace than the relay's: from there only <@U0ALICE01> can answer this request.",
+      "You are in another workspace than the relay's: from there only <@U0ALICE01>, <@U0CAROL01> can answer this request.",
     );
   });
 

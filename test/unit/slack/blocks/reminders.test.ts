@@ -3,25 +3,15 @@
  * escalation makes in its own channel.
  */
 import { describe, expect, it } from "vitest";
-import type { RequestPolicy } from "../../../../src/requests/model.js";
 import { checkMessageLimits, escalationPost, escalationText, reminderText, timeLeft } from "../../../../src/slack/blocks/index.js";
-import { ALICE, BOB } from "../../../fixtures/people.js";
+import { ALICE, BOB, CAROL } from "../../../fixtures/people.js";
+import { deployPolicy, LEADS, ONCALL } from "../../../fixtures/policies.js";
 import { CREATED_AT, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { unescapedMarkup } from "../../../helpers/blocks.js";
 
-const ONCALL = "S0ONCALL1";
-const LEADS = "S0LEADS01";
-const CAROL = "U0CAROL01";
-const escalation = { after: 1200, users: [CAROL], usergroups: [LEADS], channel: "C0ESCALATE" };
-const policy: RequestPolicy = {
-  alwaysAllow: "tool",
-  approvers: { users: [ALICE.id, BOB.id], usergroups: [ONCALL] },
-  quorum: 2,
-  selfApproval: "deny",
-  requestedBy: { id: BOB.id },
-  reminders: [300],
-  escalate: [escalation],
-};
+const escalation = { after: 1200, users: [CAROL.id], usergroups: [LEADS], channel: "C0ESCALATE" };
+/** Bob, who asks, is listed too: the reminders leave him out. */
+const policy = deployPolicy({ approvers: { users: [ALICE.id, BOB.id], usergroups: [ONCALL] }, reminders: [300], escalate: [escalation] });
 /** Posted at creation; expires ten minutes later (the fixtures' default). */
 const record = permissionRecord({}, { policy, postedAt: CREATED_AT });
 const EXPIRES = "<!date^1700000600^{date_short_pretty} {time}|2023-11-14 22:23 UTC>";
@@ -58,7 +48,7 @@ describe("a reminder", () => {
   });
 
   it("mentions the escalation's people too once it is due", () => {
-    expect(reminderText(record, CREATED_AT + 1_200_000 - 1)).not.toContain(CAROL);
+    expect(reminderText(record, CREATED_AT + 1_200_000 - 1)).not.toContain(CAROL.id);
     expect(reminderText(record, CREATED_AT + 1_200_000)).toContain("<@U0ALICE01>, <@U0CAROL01>, <!subteam^S0ONCALL1>, <!subteam^S0LEADS01>:");
   });
 
