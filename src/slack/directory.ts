@@ -91,8 +91,9 @@ export class SlackPeopleDirectory implements PeopleDirectory {
 
   async usergroupMembers(usergroupId: string): Promise<ReadonlySet<string>> {
     const entry = this.members.get(usergroupId);
-    const age = entry ? this.now() - entry.at : Number.POSITIVE_INFINITY;
-    if (entry && age < MEMBERS_MAX_AGE_MS) {
+    const age = entry ? this.now() - entry.at : Number.NaN;
+    // A clock that went back makes the age negative: such an entry is not trusted either.
+    if (entry && age >= 0 && age < MEMBERS_MAX_AGE_MS) {
       if (age >= MEMBERS_REFRESH_AFTER_MS) this.refreshMembers(usergroupId);
       return entry.value;
     }
@@ -102,7 +103,8 @@ export class SlackPeopleDirectory implements PeopleDirectory {
   async userIdByEmail(email: string): Promise<string | undefined> {
     const key = email.trim().toLowerCase();
     const entry = this.emails.get(key);
-    if (entry && this.now() - entry.at < EMAIL_MAX_AGE_MS) return entry.value;
+    const age = entry ? this.now() - entry.at : Number.NaN;
+    if (entry && age >= 0 && age < EMAIL_MAX_AGE_MS) return entry.value;
     return this.bounded("users.lookupByEmail", this.fetchEmail(key, email.trim()));
   }
 

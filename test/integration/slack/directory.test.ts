@@ -83,6 +83,15 @@ describe("user group members", () => {
     api.done();
   });
 
+  it("asks again when the clock went back past the entry's time", async () => {
+    api.on("usergroups.users.list", members(ALICE.id)).on("usergroups.users.list", members(BOB.id));
+    const people = directory();
+    await people.usergroupMembers(GROUP);
+    clock.t -= 1;
+    expect(await people.usergroupMembers(GROUP)).toEqual(new Set([BOB.id]));
+    api.done();
+  });
+
   it("lets callers arriving together share one call", async () => {
     api.on("usergroups.users.list", members(ALICE.id));
     const people = directory();
