@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
+import { SlackPeopleDirectory } from "./slack/directory.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { RequestStore } from "./requests/store.js";
@@ -49,7 +50,10 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
   // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
-  const tokenChecked = checkBotToken(client, logger);
+  const directory = new SlackPeopleDirectory({ client, logger });
+  const tokenChecked = checkBotToken(client, logger).then((teamId) => {
+    if (teamId !== undefined) directory.knowHomeTeamId(teamId);
+  });
   tokenChecked.catch(() => undefined);
   await store.ready();
   const messenger = createSlackMessenger({ client, logger });
@@ -63,6 +67,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow },
+    directory,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
@@ -199,16 +204,21 @@ async function openStore(config: Config, logger: Logger): Promise<RequestStore> 
   return createMemoryStore();
 }
 
-/** Stops the start when Slack refuses the bot token for good; only warns when Slack cannot be reached. */
-async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<void> {
+/**
+ * Stops the start when Slack refuses the bot token for good; only warns when
+ * Slack cannot be reached. Resolves the workspace's team id when Slack said.
+ */
+async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<string | undefined> {
   try {
     const result = await client.auth.test();
     logger.info({ team: result.team, bot: result.user }, "slack bot token accepted");
+    return typeof result.team_id === "string" ? result.team_id : undefined;
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;
     if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
       throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
     }
     logger.warn({ error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+    return undefined;
   }
 }
