@@ -59,6 +59,7 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       alwaysAllow: "tool",
       routes: [],
+      defaultPolicy: {},
     });
   });
 
@@ -101,6 +102,7 @@ describe("loadConfig defaults", () => {
       logLevel: "debug",
       alwaysAllow: "all",
       routes: [],
+      defaultPolicy: {},
     });
   });
 
