@@ -7,24 +7,15 @@
  * the wrong shape, a list that names nobody, a quorum its users cannot
  * reach, a reminder or escalation at or after its route's timeout.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { configFiles } from "../helpers/config-files.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
 const env = { SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET, RELAY_TOKENS: "deploy-bot:dp0123456789abcdef0123456789" };
 
-const dir = mkdtempSync(join(tmpdir(), "relay-config-policy-test-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-function fileWith(content: string): string {
-  const path = join(dir, `config-${(files += 1)}.yaml`);
-  writeFileSync(path, content);
-  return path;
-}
+const fileWith = configFiles("yaml");
 
 const load = (content: string, extra: Record<string, string> = {}) => loadConfig({ ...env, ...extra, RELAY_CONFIG_FILE: fileWith(content) });
 
