@@ -66,7 +66,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
-    policy: { alwaysAllow: config.alwaysAllow },
+    policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
     directory,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));

@@ -14,6 +14,8 @@ import { Delivery, type RequestMessenger } from "./delivery.js";
 import { startSweeper, type SweepStep } from "./sweeper.js";
 import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
+import { createPolicy } from "./create-policy.js";
+import { matchRoute } from "./routes.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import { toView, type RequestPolicy, type RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
@@ -42,9 +44,20 @@ export interface RequestServiceDeps {
   defaultChannels?: readonly string[];
   /** The operator's approver routes (RELAY_CONFIG_FILE), first match wins; none → every request takes the default route. */
   routes?: readonly Route[];
-  /** The rules new requests are created under unless their route says otherwise (default: Always allow passes back tool rules only). */
+  /**
+   * The default route's policy: what new requests are created under where
+   * their route sets nothing else (Always allow scope, approvers, quorum,
+   * selfApproval, reminders, escalations; default: anyone answers, Always
+   * allow passes back tool rules only).
+   */
   policy?: RequestPolicy;
-  /** Slack's people: user group members, the relay's workspace, emails. Without one, only listed users and `any` can be checked. */
+  /**
+   * Slack's people: user group members, the relay's workspace, emails. For
+   * answers, without one only listed users and `approvers: any` can be
+   * checked (the rest is refused); for creates, a requestedBy email or
+   * approvers their route lists only through a group get 503
+   * relay_slack_unavailable and are not created.
+   */
   directory?: PeopleDirectory;
   /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
   audit?: AuditRecorder;
@@ -129,8 +142,11 @@ export class RequestService {
   /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
   async create({ tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
     if (this.draining) throw shuttingDown();
+    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = this.deps;
+    const matched = matchRoute(routes ?? [], { tokenName, body });
+    // May ask Slack (an email, a group's members): the deadline counts from after it.
+    const policy = await createPolicy({ body, matched, defaults: this.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
     const createdAt = this.now();
-    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes } = this.deps;
     const record = newRecord({
       id: this.newId(),
       tokenName,
@@ -140,8 +156,8 @@ export class RequestService {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
       ...(defaultChannels === undefined ? {} : { defaultChannels }),
       ...(callbackHosts === undefined ? {} : { callbackHosts }),
-      ...(routes === undefined ? {} : { routes }),
-      policy: this.deps.policy ?? DEFAULT_POLICY,
+      matched,
+      policy,
     });
     const result = await this.store.create(record, {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),

@@ -13,7 +13,8 @@ import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
 import { HookCalls } from "../../src/requests/hooks/calls.js";
-import type { RequestRecord } from "../../src/requests/model.js";
+import type { PeopleDirectory } from "../../src/requests/directory.js";
+import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { FakeMessenger } from "./fake-messenger.js";
@@ -35,6 +36,10 @@ export interface ApiRelayOptions {
   /** The config file's approver routes and the default route's `channels`. */
   routes?: Route[];
   defaultChannels?: string[];
+  /** The default route's policy (RequestServiceDeps.policy). */
+  policy?: RequestPolicy;
+  /** Slack's people, for requestedBy emails and approvers narrowed to group members; none → such requests get 503. */
+  directory?: PeopleDirectory;
   http?: Partial<Omit<HttpDeps, "service" | "tokens" | "hookCalls">>;
 }
 
@@ -88,6 +93,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.directory ? { directory: options.directory } : {}),
   });
   const app = createHttpApp({
     service,
