@@ -197,7 +197,12 @@ export interface RequestStore {
   retryReminder(id: string, index: number, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued reminder (sent, or given up); false when it was not queued. */
   completeReminder(id: string, index: number): Promise<boolean>;
-  /** Requests still kept (pending, or ended within the retention), newest first. */
+  /**
+   * Requests still kept (pending, or ended within the retention), newest
+   * first (by createdAt). Every pending request is listed; of the ended
+   * ones, a store may list only those among its most recently created
+   * (Redis: RedisStoreOptions.recentLimit, 10,000 by default).
+   */
   listRequests(query: ListQuery): Promise<RequestRecord[]>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
