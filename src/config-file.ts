@@ -6,41 +6,25 @@
  * config.ts, which reads the environment, so that each stays small.
  *
  * The file is operator policy, so it fails closed: an unknown key, a key a
- * later version implements (approvers, quorum, …) or a bad value stops the
- * start with one line naming the key path. Messages never echo the file's
- * values: a file may hold the bot token.
+ * later version implements (allowRules, onTimeout, ruleMinutes), a bad value
+ * or a policy no request could meet (a quorum larger than its approvers)
+ * stops the start with one line naming the key path. Messages never echo the
+ * file's values: a file may hold the bot token.
  */
 import { readFileSync } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
 import { z } from "zod";
-import { APPROVER_LIMITS, Labels, MAX_TIMEOUT_SECONDS, RequestKind, SlackChannelId, SlackUserId, SlackUsergroupId } from "./protocol/request-body.js";
+import { checkPolicySettings, policySettings, quorumProblem, type PlacedRoute } from "./config-policy.js";
+import { Labels, MAX_TIMEOUT_SECONDS, RequestKind, SlackChannelId } from "./protocol/request-body.js";
+
+export { AfterSeconds, Escalation, SelfApproval } from "./config-policy.js";
 
 /** What "Always allow" may pass back: `tool` plain rules for the asked tool only, `all` every suggestion (always shown). */
 export const AlwaysAllowScope = z.enum(["tool", "all"]);
 export type AlwaysAllowScope = z.infer<typeof AlwaysAllowScope>;
 
-/** Whether the person a request is made for (`requestedBy`) may answer it: `deny` refuses them like a non-approver. */
-export const SelfApproval = z.enum(["deny", "allow"]);
-export type SelfApproval = z.infer<typeof SelfApproval>;
-
-/** Seconds after a request's message was posted: when a reminder or an escalation is due. */
-export const AfterSeconds = z.number().int().min(1).max(MAX_TIMEOUT_SECONDS);
-
-/**
- * An escalation (DESIGN §7): `after` seconds past posting, its users and
- * groups become approvers too and are mentioned in the thread; with a
- * `channel`, a message linking to the request is posted there as well.
- */
-export const Escalation = z.strictObject({
-  after: AfterSeconds,
-  users: z.array(SlackUserId).max(APPROVER_LIMITS.users).optional(),
-  usergroups: z.array(SlackUsergroupId).max(APPROVER_LIMITS.usergroups).optional(),
-  channel: SlackChannelId.optional(),
-});
-export type Escalation = z.infer<typeof Escalation>;
-
 /** Route keys of DESIGN §7 that this version does not enforce yet: refused, never accepted and ignored. */
-export const UNSUPPORTED_ROUTE_KEYS = ["approvers", "quorum", "selfApproval", "reminders", "escalate", "allowRules", "onTimeout", "ruleMinutes"] as const;
+export const UNSUPPORTED_ROUTE_KEYS = ["allowRules", "onTimeout", "ruleMinutes"] as const;
 
 /** Longest `match.tool` pattern (characters). */
 const MAX_TOOL_PATTERN = 1000;
@@ -83,13 +67,12 @@ const routeSettings = {
   /** Seconds a matched request waits when it names no timeout. */
   timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
   alwaysAllow: AlwaysAllowScope.optional(),
-  /** Only `any` (today's behaviour, anyone who sees the message) until approvers are enforced. */
-  approvers: z.literal("any", "only `any` is supported by this version yet").optional(),
+  ...policySettings,
 };
 
-export const Route = z.strictObject({ match: RouteMatch, ...routeSettings });
+export const Route = z.strictObject({ match: RouteMatch, ...routeSettings }).superRefine(checkPolicySettings);
 export type Route = z.output<typeof Route>;
-export const DefaultRoute = z.strictObject(routeSettings);
+export const DefaultRoute = z.strictObject(routeSettings).superRefine(checkPolicySettings);
 export type DefaultRoute = z.output<typeof DefaultRoute>;
 
 /** Top-level keys that are environment-variable names: as before routes existed. */
@@ -147,7 +130,15 @@ export function parseConfigFile(text: string): ConfigFile {
   if (!result.success) throw new ConfigFileError(describeIssue(result.error.issues[0]!));
   const { routes, default: defaultRoute, ...rest } = result.data;
   const variables = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, String(value as string | number)]));
-  return { variables, routes: routes ?? [], default: defaultRoute ?? {} };
+  const file = { variables, routes: routes ?? [], default: defaultRoute ?? {} };
+  const problem = quorumProblem(placesOf(file), file.default);
+  if (problem) throw new ConfigFileError(problem);
+  return file;
+}
+
+/** Every route of the file with its key path, `default` first. */
+export function placesOf(file: Pick<ConfigFile, "routes" | "default">): PlacedRoute[] {
+  return [["default", file.default], ...file.routes.map((route, index): PlacedRoute => [`routes.${index}`, route])];
 }
 
 /** A later version's key is refused before anything else, so the message says so rather than "unknown key". */
@@ -158,7 +149,6 @@ function refuseUnsupportedKeys(file: Record<string, unknown>): void {
     if (typeof route !== "object" || route === null) continue;
     for (const key of UNSUPPORTED_ROUTE_KEYS) {
       if (!(key in route)) continue;
-      if (key === "approvers" && (route as Record<string, unknown>).approvers === "any") continue;
       throw new ConfigFileError(`${path}.${key}: is not supported by this version yet (remove it; requests would otherwise not get the policy it asks for)`);
     }
   }

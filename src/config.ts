@@ -6,11 +6,13 @@
  * start with one line that names the variable and says how to fix it.
  */
 import { z } from "zod";
-import { AlwaysAllowScope, ConfigFileError, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
+import { AlwaysAllowScope, ConfigFileError, placesOf, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
+import { defaultPolicy, scheduleProblem, type PolicySettings } from "./config-policy.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
 export { AlwaysAllowScope, type DefaultRoute, type Route, type RouteMatch } from "./config-file.js";
+export type { PolicySettings } from "./config-policy.js";
 
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */
@@ -60,6 +62,8 @@ export interface Config {
   routes: Route[];
   /** The file's `default.channels`: the channels a request no route matches may name; undefined → any. */
   defaultChannels?: string[];
+  /** The default route's approvers, quorum, selfApproval, reminders and escalations; a matched route's own keys replace them. {} without a file. */
+  defaultPolicy: PolicySettings;
 }
 
 export class ConfigError extends Error {
@@ -201,7 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const adminTokens = read("RELAY_ADMIN_TOKENS") ?? [];
   checkAdminTokens(tokens, adminTokens);
   const apiUrl = read("SLACK_API_URL");
-  return {
+  const config: Config = {
     slack: {
       botToken,
       appToken,
@@ -225,7 +229,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     alwaysAllow: read("RELAY_ALWAYS_ALLOW"),
     routes: file.routes,
     ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
+    defaultPolicy: defaultPolicy(file.default),
   };
+  // Needs the merged timeout: RELAY_DEFAULT_TIMEOUT in the environment wins over the file's.
+  const late = scheduleProblem(placesOf(file), config.defaultTimeoutSeconds);
+  if (late) throw new ConfigError(`RELAY_CONFIG_FILE is invalid: ${late}`);
+  return config;
 }
 
 /**

@@ -14,6 +14,7 @@ import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
 import { RequestListing } from "./requests/listing.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
+import { SlackPeopleDirectory } from "./slack/directory.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
@@ -56,7 +57,10 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
   // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
-  const tokenChecked = checkBotToken(client, logger);
+  const directory = new SlackPeopleDirectory({ client, logger });
+  const tokenChecked = checkBotToken(client, logger).then((teamId) => {
+    if (teamId !== undefined) directory.knowHomeTeamId(teamId);
+  });
   tokenChecked.catch(() => undefined);
   await store.ready();
   const messenger = createSlackMessenger({ client, logger });
@@ -69,7 +73,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
-    policy: { alwaysAllow: config.alwaysAllow },
+    policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
+    directory,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
@@ -217,16 +222,21 @@ async function openStorage(config: Config, logger: Logger): Promise<{ store: Req
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }) };
 }
 
-/** Stops the start when Slack refuses the bot token for good; only warns when Slack cannot be reached. */
-async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<void> {
+/**
+ * Stops the start when Slack refuses the bot token for good; only warns when
+ * Slack cannot be reached. Resolves the workspace's team id when Slack said.
+ */
+async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<string | undefined> {
   try {
     const result = await client.auth.test();
     logger.info({ team: result.team, bot: result.user }, "slack bot token accepted");
+    return typeof result.team_id === "string" ? result.team_id : undefined;
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;
     if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
       throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
     }
     logger.warn({ error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+    return undefined;
   }
 }

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
 import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
 import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { Labels, MAX_TIMEOUT_SECONDS } from "../protocol/request-body.js";
+import { Labels, MAX_TIMEOUT_SECONDS, REQUESTED_BY_FORMAT, requestedByFrom } from "../protocol/request-body.js";
 import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
@@ -25,6 +25,7 @@ const OPTIONS = {
   text: { type: "boolean" },
   title: { type: "string" },
   label: { type: "string", multiple: true },
+  "requested-by": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -87,6 +88,9 @@ function parseRequest(args: string[], io: CliIo) {
   }
   const labels = values.label === undefined ? undefined : parseLabels(values.label);
   if (typeof labels === "string") return misuse(io, labels);
+  const requestedByText = values["requested-by"];
+  const requestedBy = requestedByText === undefined ? undefined : requestedByFrom(requestedByText);
+  if (requestedByText !== undefined && requestedBy === undefined) return misuse(io, `--requested-by ${REQUESTED_BY_FORMAT}`);
   const conn = connection(values, io.env);
   if (typeof conn === "string") return misuse(io, conn);
   const question: InteractiveQuestionInput = options
@@ -100,6 +104,7 @@ function parseRequest(args: string[], io: CliIo) {
     ...(values.title === undefined ? {} : { title: values.title }),
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     ...(labels === undefined ? {} : { labels }),
+    ...(requestedBy === undefined ? {} : { requestedBy }),
   };
   return { body, client: clientFor(conn, io) };
 }

@@ -30,6 +30,9 @@ ask options:
   --timeout SECONDS      How long a person has to answer (default: the relay's).
   --title TEXT           A title shown above the question.
   --label KEY=VALUE      A label for the relay's routes (e.g. env=prod); repeat for more.
+  --requested-by WHO     Who the question is for: a Slack user id (U0123ABCD) or an
+                         email; where the relay's route says selfApproval: deny,
+                         that person may not answer it (e.g. a commit's author).
   Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.
 
 hook options:

@@ -1,11 +1,11 @@
 /**
  * The request fields every adapter fills the same way (channel, who asks,
- * timeout, context, labels), and the small helpers that keep SDK-supplied text within
+ * timeout, context, labels, who the request is for), and the small helpers that keep SDK-supplied text within
  * the relay's limits (src/protocol/request-body.ts), so a long title is cut
  * instead of refused.
  */
 import { hostname } from "node:os";
-import { LIMITS, type AgentInfo, type Labels } from "../protocol/request-body.js";
+import { LIMITS, type AgentInfo, type Labels, type RequestedBy } from "../protocol/request-body.js";
 import type { PermissionRequestBody } from "./types.js";
 
 export interface AdapterOptions {
@@ -19,11 +19,17 @@ export interface AdapterOptions {
   context?: string;
   /** Sent with every request, for the relay's routes to match on (e.g. `{env: "prod"}`); shown in Slack. */
   labels?: Labels;
+  /**
+   * Who the requests are made for, by Slack user id or email (resolved by
+   * the relay): where the route says `selfApproval: deny`, that person may
+   * not answer them.
+   */
+  requestedBy?: RequestedBy;
   /** Told about every failure that was turned into a deny (for logs). */
   onError?: (error: unknown) => void;
 }
 
-type CommonFields = Pick<PermissionRequestBody, "channel" | "agent" | "timeoutSeconds" | "context" | "labels">;
+type CommonFields = Pick<PermissionRequestBody, "channel" | "agent" | "timeoutSeconds" | "context" | "labels" | "requestedBy">;
 
 /**
  * `extraContext` lines (subagent, MCP server, …) are appended to the
@@ -37,6 +43,7 @@ export function commonFields(options: AdapterOptions, extraContext: Array<string
     timeoutSeconds: options.timeoutSeconds,
     context: clip(context || undefined, LIMITS.context),
     labels: options.labels,
+    requestedBy: options.requestedBy,
   });
 }
 

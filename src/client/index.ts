@@ -24,7 +24,7 @@ export type {
   Sleep,
   StepGateRequestBody,
 } from "./types.js";
-export type { AgentInfo } from "../protocol/request-body.js";
+export type { AgentInfo, ApproverList, Labels, RequestedBy } from "../protocol/request-body.js";
 export type { CreatedRequest, EndedStatus, RequestStatus, RequestView } from "../protocol/request-view.js";
 export type {
   AskUserQuestionDecision,

@@ -4,7 +4,7 @@
  * answered (DESIGN §2, interactive_questions).
  */
 import { InteractiveQuestionsDecision, type InteractiveAnswer } from "../protocol/decisions.js";
-import type { AgentInfo } from "../protocol/request-body.js";
+import type { AgentInfo, Labels, RequestedBy } from "../protocol/request-body.js";
 import type { RequestView } from "../protocol/request-view.js";
 import { RelayClientError, RequestEndedError } from "./errors.js";
 import { definedOnly } from "./fields.js";
@@ -26,6 +26,10 @@ export interface AskInteractiveOptions {
   agent?: AgentInfo;
   timeoutSeconds?: number;
   idempotencyKey?: string;
+  /** For the relay's routes to match on (e.g. `{env: "prod"}`); shown in Slack. */
+  labels?: Labels;
+  /** Who the questions are asked for (Slack user id or email): with `selfApproval: deny` they may not answer. */
+  requestedBy?: RequestedBy;
 }
 
 /**

@@ -6,13 +6,14 @@
  * client that left mid-body) get the relay's codes; anything else is a bug in
  * the relay: 500 relay_internal_error, logged with the request id, which the
  * client also sees as a reference. A store outage (StoreUnavailableError)
- * is 503 relay_store_unavailable with Retry-After; an instance shutting down
+ * is 503 relay_store_unavailable with Retry-After, and so is Slack's directory
+ * (SlackUnavailableError, 503 relay_slack_unavailable); an instance shutting down
  * answers new work 503 relay_shutting_down with Retry-After. No stack trace, token or internal message
  * ever reaches the client.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorReply } from "../protocol/request-view.js";
-import { internalErrorMessage, RelayError, SHUTDOWN_RETRY_AFTER_SECONDS, StoreUnavailableError } from "../requests/errors.js";
+import { internalErrorMessage, RelayError, SHUTDOWN_RETRY_AFTER_SECONDS, SlackUnavailableError, StoreUnavailableError } from "../requests/errors.js";
 
 /** The error body of every refusal (src/protocol/request-view.ts). */
 export type ErrorBody = ErrorReply;
@@ -35,6 +36,10 @@ export interface ErrorScene {
 export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: ErrorScene): ErrorResponse {
   if (error instanceof StoreUnavailableError) {
     log.warn({ reason: error.reason }, "the store is unavailable: answered 503");
+    return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
+  if (error instanceof SlackUnavailableError) {
+    log.warn({ reason: error.reason }, "Slack could not be asked about a new request: answered 503");
     return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
   }
   const refusal = error instanceof RelayError ? error : fromFastify(error, log, bodyLimitBytes);

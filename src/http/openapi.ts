@@ -144,7 +144,12 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               ...refusals,
               ...agentOnly,
               ...bodyRefusals,
-              ...storeRefusals,
+              "503": {
+                ...storeRefusals["503"],
+                description:
+                  `${storeRefusals["503"].description} ` +
+                  "`relay_slack_unavailable`: Slack could not be asked whose `requestedBy.email` it is, or whether a person named in `approvers` is in one of the route's user groups; nothing was created. Try again after `Retry-After` seconds.",
+              },
             },
             callbacks: {
               requestEnded: {
@@ -212,6 +217,15 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
                   description: "The hook's own `timeout` (seconds): the relay denies a few seconds before it. Default: RELAY_HOOK_TIMEOUT.",
                 }),
                 channel: SlackChannelId.optional().meta({ description: "Where to ask; default: SLACK_DEFAULT_CHANNEL." }),
+                requestedBy: z
+                  .string()
+                  .optional()
+                  .meta({
+                    description:
+                      "Who the tool call is for: a Slack user id (U0123ABCD) or an email the relay resolves; with the route's `selfApproval: deny` they may not answer it. " +
+                      "A caller that retries gets 503 relay_slack_unavailable when Slack cannot resolve the email; Claude Code gets a deny.",
+                    example: "U0123ABCD",
+                  }),
               }),
               header: requestId.extend({
                 [RETRIES_UNAVAILABLE_HEADER]: z.literal("1").optional().meta({
@@ -228,7 +242,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
               ...bodyRefusals,
               "503": {
                 ...error(
-                  `\`relay_shutting_down\`, only for a caller that sends \`${RETRIES_UNAVAILABLE_HEADER}: 1\`: this instance is shutting down; retry after \`Retry-After\` seconds.`,
+                  `\`relay_shutting_down\` or \`relay_slack_unavailable\`, only for a caller that sends \`${RETRIES_UNAVAILABLE_HEADER}: 1\`: this instance is shutting down, or Slack could not resolve \`requestedBy\`; retry after \`Retry-After\` seconds.`,
                 ),
                 headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "1" }) }),
               },

@@ -87,6 +87,15 @@ export const Quorum = z.number().int().min(1).max(APPROVER_LIMITS.quorum);
 export const RequestedBy = z.union([z.strictObject({ slackUserId: SlackUserId }), z.strictObject({ email: z.email().max(254) })]);
 export type RequestedBy = z.infer<typeof RequestedBy>;
 
+/** What a one-string `requestedBy` (a hook URL's parameter, the CLI's --requested-by) must be. */
+export const REQUESTED_BY_FORMAT = "must be a Slack user id such as U0123ABCD or an email address";
+
+/** `requestedBy` written as one string: a Slack user id, else an email; undefined when it is neither. */
+export function requestedByFrom(text: string): RequestedBy | undefined {
+  const parsed = RequestedBy.safeParse(SlackUserId.safeParse(text).success ? { slackUserId: text } : { email: text });
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** Label keys: letters, digits and `_ . / -`, so they read well in Slack and in a hook URL's `label.<key>=` parameter. */
 const LABEL_KEY = new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`);
 

@@ -19,7 +19,8 @@ import type { Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
-import { STORE_RETRY_INTERVAL_MS, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import type { ScheduleEntry } from "./policy.js";
+import { STORE_RETRY_INTERVAL_MS, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -35,6 +36,12 @@ export interface RequestMessenger {
    * `retryAfterMs` when Slack said) or PermanentDeliveryError.
    */
   showEnded(record: RequestRecord): Promise<void>;
+  /**
+   * Sends the reminder or escalation `entry` of a pending request with a
+   * Slack message, as of `now` (Unix ms): see ./reminders.ts. Throws
+   * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
+   */
+  remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void>;
 }
 
 /** Where a request's message was posted. */
@@ -92,20 +99,10 @@ export interface DeliveryDeps {
   end: (id: string, change: Transition) => Promise<TransitionResult>;
   /** Rewrites the message of a request that ended before its message was recorded (its update is queued already). */
   showEnded: (record: RequestRecord) => void;
-}
-
-/** Runs `task` every `intervalMs`, skipping a tick while the last run is busy; returns a function that stops it. */
-export function repeat(intervalMs: number, task: () => Promise<void>): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void task().finally(() => {
-      running = false;
-    });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  /** The reminders and escalations to queue for a request whose message was posted at `postedAt` (Unix ms). */
+  remindersFor: (record: RequestRecord, postedAt: number) => ReminderEntry[];
+  /** Told once the message of a request is recorded (its record as it now is). */
+  onPosted: (record: RequestRecord) => void;
 }
 
 export class Delivery {
@@ -215,6 +212,7 @@ export class Delivery {
     this.retryReasons.delete(record.id);
     let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
     for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
+    if (stored) this.deps.onPosted(stored);
     if (stored && stored.status !== "pending") this.deps.showEnded(stored);
   }
 
@@ -222,9 +220,11 @@ export class Delivery {
   private async recordMessage(record: RequestRecord, slack: SlackRef): Promise<RequestRecord | undefined> {
     const { store, now, logger } = this.deps;
     let logged = false;
+    const postedAt = now();
+    const options = { postedAt, reminders: this.deps.remindersFor(record, postedAt) };
     for (;;) {
       try {
-        return await store.setSlackMessage(record.id, slack);
+        return await store.setSlackMessage(record.id, slack, options);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError) || this.closing.signal.aborted || now() >= record.expiresAt) throw error;
         if (!logged) logger.warn({ id: record.id, reason: error.reason }, "posted, but the store is unavailable: recording the message once it is back");

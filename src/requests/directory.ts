@@ -37,3 +37,14 @@ export interface PeopleDirectory {
    */
   homeTeamId(): Promise<string | undefined>;
 }
+
+/**
+ * No Slack to ask (a service built without one, e.g. in tests of the agent
+ * API): the relay's workspace is unknown and no group can be checked, so
+ * only listed users and `approvers: any` work; everything else fails closed.
+ */
+export const NO_DIRECTORY: PeopleDirectory = {
+  usergroupMembers: () => Promise.reject(new DirectoryUnavailableError("no Slack directory is configured")),
+  userIdByEmail: () => Promise.reject(new DirectoryUnavailableError("no Slack directory is configured")),
+  homeTeamId: () => Promise.resolve(undefined),
+};

@@ -84,6 +84,27 @@ export class StoreUnavailableError extends RelayError {
   }
 }
 
+/** Seconds a client is told to wait (Retry-After) before trying again while Slack cannot be asked. */
+export const SLACK_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Slack could not be asked something a new request needs checked (whose
+ * email it names, who is in a user group), or the relay has no way to ask:
+ * nothing was created, and the same call may succeed later. Answered 503
+ * relay_slack_unavailable with Retry-After. `reason` is for the log only.
+ */
+export class SlackUnavailableError extends RelayError {
+  readonly retryAfterSeconds = SLACK_RETRY_AFTER_SECONDS;
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super("relay_slack_unavailable", "Slack could not be asked who this request is for or who may answer it; nothing was created. Try again shortly.");
+    this.name = "SlackUnavailableError";
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 /** Seconds a client is told to wait (Retry-After) before trying again while this instance shuts down. */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 

@@ -1,7 +1,9 @@
 /**
- * What a new request looks like before it is stored: the approver route it
- * falls under (./routes.ts), its channel (the body's, else the route's, else
- * the default; the route may bind it), its deadline, its policy and — in
+ * What a new request looks like before it is stored, given the approver
+ * route it falls under (./routes.ts) and the policy made for it
+ * (./create-policy.ts): its channel (the body's, else the route's, else the
+ * default; the route may bind it), its deadline, its policy without the
+ * reminders and escalations that deadline leaves no time for, and — in
  * autonomous mode with nothing left for a person — its answer. Pure; the
  * service stores it.
  */
@@ -11,8 +13,7 @@ import { callbackHostAllowed, hostOf } from "./callback-hosts.js";
 import { invalidRequest } from "./errors.js";
 import { autonomousAnswers, questionsForPerson } from "./interactive.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";
-import type { Route } from "../config.js";
-import { chooseChannel, matchRoute } from "./routes.js";
+import { chooseChannel, type MatchedRoute } from "./routes.js";
 
 /** The person the relay names when it answers by itself (autonomous mode). */
 export const RELAY_PERSON: Person = { id: "relay", name: "autonomous mode" };
@@ -29,16 +30,15 @@ export interface NewRecordInput {
   defaultChannels?: readonly string[];
   /** RELAY_CALLBACK_HOSTS; undefined → any host. */
   callbackHosts?: readonly string[];
-  /** The operator's routes, first match wins. */
-  routes?: readonly Route[];
-  /** The default route's policy; a matched route's settings replace parts of it. */
+  /** The route the request falls under (matchRoute). */
+  matched: MatchedRoute;
+  /** The request's policy (createPolicy). */
   policy: RequestPolicy;
 }
 
 /** Throws a 400 (RelayError) naming the field when the request cannot be accepted as configured. */
 export function newRecord(input: NewRecordInput): RequestRecord {
-  const { id, tokenName, body, createdAt } = input;
-  const matched = matchRoute(input.routes ?? [], { tokenName, body });
+  const { id, tokenName, body, createdAt, matched } = input;
   const channel = chooseChannel({
     matched,
     ...(body.channel === undefined ? {} : { requested: body.channel }),
@@ -50,7 +50,7 @@ export function newRecord(input: NewRecordInput): RequestRecord {
     throw invalidRequest([{ path: "callbackUrl", message }]);
   }
   const timeoutSeconds = body.timeoutSeconds ?? matched.route?.timeoutSeconds ?? input.defaultTimeoutSeconds;
-  const policy: RequestPolicy = { ...input.policy, alwaysAllow: matched.route?.alwaysAllow ?? input.policy.alwaysAllow, route: matched.name };
+  const policy = withinDeadline(input.policy, timeoutSeconds);
   const record: RequestRecord = {
     id,
     status: "pending",
@@ -65,4 +65,12 @@ export function newRecord(input: NewRecordInput): RequestRecord {
     return { ...record, status: "answered", decision: { answers: autonomousAnswers(body) }, answeredBy: RELAY_PERSON, endedAt: createdAt };
   }
   return record;
+}
+
+/** The policy without reminders and escalations due at or after the deadline (counted from posting, which comes after create): they could never be sent. */
+function withinDeadline(policy: RequestPolicy, timeoutSeconds: number): RequestPolicy {
+  const { reminders, escalate, ...rest } = policy;
+  const dueReminders = reminders?.filter((after) => after < timeoutSeconds) ?? [];
+  const dueEscalations = escalate?.filter((escalation) => escalation.after < timeoutSeconds) ?? [];
+  return { ...rest, ...(dueReminders.length ? { reminders: dueReminders } : {}), ...(dueEscalations.length ? { escalate: dueEscalations } : {}) };
 }

@@ -46,7 +46,7 @@ export interface Refusal {
  * approval and No a veto. Other question kinds take the first valid answer
  * of an approver.
  */
-export function takesQuorum(record: RequestRecord): boolean {
+export function takesQuorum(record: Pick<RequestRecord, "body">): boolean {
   const body = record.body;
   if (body.kind === "permission" || body.kind === "step_gate") return true;
   if (body.kind !== "interactive_questions") return false;

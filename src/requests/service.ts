@@ -10,17 +10,27 @@ import { STORE_RETRY_INTERVAL_MS, type RequestStore, type Transition, type Trans
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown, StoreUnavailableError } from "./errors.js";
-import { Delivery, repeat, type RequestMessenger } from "./delivery.js";
+import { Delivery, type RequestMessenger } from "./delivery.js";
+import { startSweeper, type SweepStep } from "./sweeper.js";
 import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
-import type { Person, SlackRef } from "../protocol/request-view.js";
+import { createPolicy } from "./create-policy.js";
+import { matchRoute } from "./routes.js";
+import type { SlackRef } from "../protocol/request-view.js";
 import { toView, type RequestPolicy, type RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
 import type { Route } from "../config.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
+import { answerPending, type AnswerResult } from "./answering.js";
+import { createdEntry, endedEntry, NO_AUDIT, postedEntry, type AuditRecorder } from "./audit-entries.js";
+import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
+import { refusalFor, type Answerer, type Refusal } from "./policy.js";
+import { Reminders, remindersToQueue } from "./reminders.js";
+import type { ApproveResult } from "./store.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
+export type { AnswerResult } from "./answering.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -34,8 +44,23 @@ export interface RequestServiceDeps {
   defaultChannels?: readonly string[];
   /** The operator's approver routes (RELAY_CONFIG_FILE), first match wins; none → every request takes the default route. */
   routes?: readonly Route[];
-  /** The rules new requests are created under unless their route says otherwise (default: Always allow passes back tool rules only). */
+  /**
+   * The default route's policy: what new requests are created under where
+   * their route sets nothing else (Always allow scope, approvers, quorum,
+   * selfApproval, reminders, escalations; default: anyone answers, Always
+   * allow passes back tool rules only).
+   */
   policy?: RequestPolicy;
+  /**
+   * Slack's people: user group members, the relay's workspace, emails. For
+   * answers, without one only listed users and `approvers: any` can be
+   * checked (the rest is refused); for creates, a requestedBy email or
+   * approvers their route lists only through a group get 503
+   * relay_slack_unavailable and are not created.
+   */
+  directory?: PeopleDirectory;
+  /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
+  audit?: AuditRecorder;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -76,12 +101,13 @@ export class RequestService {
   private readonly ending = new Map<string, number>();
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
+  private readonly reminders: Reminders;
+  private readonly directory: PeopleDirectory;
+  private readonly audit: AuditRecorder;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeResync: () => void;
   private closed = false;
   private draining = false;
-  /** The store outage the background sweep is in, logged once when it starts and once when it ends. */
-  private sweepOutage = false;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -89,6 +115,8 @@ export class RequestService {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? randomUUID;
     this.waiters = new Waiters();
+    this.directory = deps.directory ?? NO_DIRECTORY;
+    this.audit = deps.audit ?? NO_AUDIT;
     this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
     this.delivery = new Delivery({
       store: deps.store,
@@ -98,7 +126,10 @@ export class RequestService {
       postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
       end: (id, change) => this.end(id, change),
       showEnded: (record) => this.updates.show(record, { later: false }),
+      remindersFor: remindersToQueue,
+      onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
     });
+    this.reminders = new Reminders({ store: deps.store, messenger: deps.messenger, audit: this.audit, logger: this.logger, now: this.now });
     this.unsubscribe = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
@@ -111,8 +142,11 @@ export class RequestService {
   /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
   async create({ tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
     if (this.draining) throw shuttingDown();
+    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = this.deps;
+    const matched = matchRoute(routes ?? [], { tokenName, body });
+    // May ask Slack (an email, a group's members): the deadline counts from after it.
+    const policy = await createPolicy({ body, matched, defaults: this.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
     const createdAt = this.now();
-    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes } = this.deps;
     const record = newRecord({
       id: this.newId(),
       tokenName,
@@ -122,8 +156,8 @@ export class RequestService {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
       ...(defaultChannels === undefined ? {} : { defaultChannels }),
       ...(callbackHosts === undefined ? {} : { callbackHosts }),
-      ...(routes === undefined ? {} : { routes }),
-      policy: this.deps.policy ?? DEFAULT_POLICY,
+      matched,
+      policy,
     });
     const result = await this.store.create(record, {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
@@ -135,6 +169,7 @@ export class RequestService {
       });
     }
     if (result.created && result.record.status === "pending") this.delivery.post(result.record);
+    if (result.created) this.auditCreated(result.record);
     this.logger.info(
       {
         id: result.record.id,
@@ -222,12 +257,14 @@ export class RequestService {
   }
 
   /**
-   * Records a person's answer; the first answer wins. `current` is the record
-   * the caller just read (a Slack listener checking the click): when it has
-   * ended (final, so it cannot be stale) or is pending and in time, it spares
-   * a second read; the store's atomic transition still decides who wins.
+   * Records a person's answer under the request's policy (./answering.ts):
+   * refused when they may not answer, counted towards a quorum, or the first
+   * answer that wins. `current` is the record the caller just read (a Slack
+   * listener checking the click): when it has ended (final, so it cannot be
+   * stale) or is pending and in time, it spares a second read; the store's
+   * atomic step still decides who wins.
    */
-  async answer(id: string, decision: Decision, person: Person, current?: RequestRecord): Promise<TransitionResult> {
+  async answer(id: string, decision: Decision, person: Answerer, current?: RequestRecord): Promise<AnswerResult> {
     const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
     const record = usable ? current : await this.get(id);
     if (!record) return { outcome: "not_found" };
@@ -235,7 +272,24 @@ export class RequestService {
     if (!decisionMatchesKind(record.body.kind, decision)) {
       throw new RelayError("relay_invalid_request", `A ${record.body.kind} request cannot take this decision.`);
     }
-    return this.end(id, { status: "answered", decision, answeredBy: person, at: this.now() });
+    return answerPending(
+      {
+        store: this.store,
+        directory: this.directory,
+        audit: this.audit,
+        now: this.now,
+        end: (requestId, change, step) => this.end(requestId, change, step),
+        showProgress: (counted) => this.updates.show(counted),
+      },
+      record,
+      decision,
+      person,
+    );
+  }
+
+  /** Why `person` may not answer the request now (an answer would be refused), or undefined: e.g. before a modal opens. */
+  refusalFor(record: RequestRecord, person: Answerer): Promise<Refusal | undefined> {
+    return refusalFor(record, person, this.now(), this.directory);
   }
 
   async cancel(id: string, by?: string, reason?: string): Promise<TransitionResult> {
@@ -275,33 +329,25 @@ export class RequestService {
   }
 
   /**
-   * Runs `expireDue`, `recoverUnposted` and `sweepUpdates` every `intervalMs`;
-   * returns a function that stops it. While the store is unavailable each
-   * tick fails fast and the next one tries again: the outage is logged when
-   * it starts and when it ends, not every tick.
+   * Sends the reminders and escalations that are due, on any instance; safe
+   * to run on every instance (each is claimed by one). Returns how many it sent.
    */
-  startSweeper(intervalMs: number): () => void {
-    return repeat(intervalMs, async () => {
-      await this.sweepStep("expiry sweep", () => this.expireDue());
-      await this.sweepStep("posting recovery", () => this.recoverUnposted());
-      await this.sweepStep("message update sweep", () => this.sweepUpdates());
-    });
+  sweepReminders(): Promise<number> {
+    return this.reminders.runOnce();
   }
 
-  /** One step of the sweep; never throws. */
-  private async sweepStep(what: string, step: () => Promise<unknown>): Promise<void> {
-    try {
-      await step();
-      if (this.sweepOutage) this.logger.info({ step: what }, "the store is back: background sweeps resume");
-      this.sweepOutage = false;
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) {
-        this.logger.error({ error }, `${what} failed`);
-      } else if (!this.sweepOutage) {
-        this.sweepOutage = true;
-        this.logger.warn({ step: what, reason: error.reason }, "the store is unavailable: background sweeps pause until it is back");
-      }
-    }
+  /**
+   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates` and `sweepReminders` every `intervalMs`
+   * (see ./sweeper.ts); returns a function that stops it.
+   */
+  startSweeper(intervalMs: number): () => void {
+    const steps: SweepStep[] = [
+      { name: "expiry sweep", run: () => this.expireDue() },
+      { name: "posting recovery", run: () => this.recoverUnposted() },
+      { name: "message update sweep", run: () => this.sweepUpdates() },
+      { name: "reminder sweep", run: () => this.sweepReminders() },
+    ];
+    return startSweeper(steps, intervalMs, this.logger);
   }
 
   /** Resolves when every background Slack call started so far has settled. */
@@ -365,15 +411,21 @@ export class RequestService {
   }
 
   /**
-   * The transition, then the waiting agents on this instance woken with the
-   * ended record (no re-read); the message update comes after, off their path
-   * (see UpdateOutbox.show). Other instances wake on the store's notification.
+   * The transition (or `step`, a store step that may end the request, such
+   * as counting an approval), then the waiting agents on this instance woken
+   * with the ended record (no re-read); the message update and the audit
+   * come after, off their path (see UpdateOutbox.show). Other instances wake
+   * on the store's notification.
    */
-  private async end(id: string, change: Transition): Promise<TransitionResult> {
+  private async end<R extends TransitionResult | ApproveResult = TransitionResult>(
+    id: string,
+    change: Transition,
+    step: () => Promise<R> = () => this.store.transition(id, change) as Promise<R>,
+  ): Promise<R> {
     this.ending.set(id, (this.ending.get(id) ?? 0) + 1);
-    let result: TransitionResult;
+    let result: R;
     try {
-      result = await this.store.transition(id, change);
+      result = await step();
     } catch (error) {
       this.waiters.wake(id);
       throw error;
@@ -383,12 +435,19 @@ export class RequestService {
       else this.ending.delete(id);
     }
     // Every outcome wakes them: a notification that came while the transition was in flight was held back for this.
-    const ended = result.outcome === "applied" || result.outcome === "already_ended" ? result.record : undefined;
+    const ended = (result.outcome === "applied" || result.outcome === "already_ended") && result.record.status !== "pending" ? result.record : undefined;
     this.waiters.wake(id, ended);
     if (result.outcome === "applied") {
       if (result.record.slack) this.updates.show(result.record);
+      this.audit.record(endedEntry(result.record));
       this.logger.info({ id, status: change.status }, "request ended");
     }
     return result;
+  }
+
+  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded. */
+  private auditCreated(record: RequestRecord): void {
+    this.audit.record(createdEntry(record));
+    if (record.status !== "pending") this.audit.record(endedEntry(record));
   }
 }

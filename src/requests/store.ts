@@ -154,7 +154,9 @@ export interface RequestStore {
    * posting set); returns the record as it now is. When the request has
    * already ended, the update of that message is queued (see claimUpdates).
    * While the request is pending, the same step records `postedAt` and queues
-   * `options.reminders` (see claimReminders).
+   * `options.reminders` (see claimReminders), the first time only: a repeated
+   * call keeps the first `postedAt` and queues nothing again (a reminder
+   * already sent never comes back).
    */
   setSlackMessage(id: string, slack: SlackRef, options?: SlackMessageOptions): Promise<RequestRecord | undefined>;
   /**
@@ -195,7 +197,12 @@ export interface RequestStore {
   retryReminder(id: string, index: number, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued reminder (sent, or given up); false when it was not queued. */
   completeReminder(id: string, index: number): Promise<boolean>;
-  /** Requests still kept (pending, or ended within the retention), newest first. */
+  /**
+   * Requests still kept (pending, or ended within the retention), newest
+   * first (by createdAt). Every pending request is listed; of the ended
+   * ones, a store may list only those among its most recently created
+   * (Redis: RedisStoreOptions.recentLimit, 10,000 by default).
+   */
   listRequests(query: ListQuery): Promise<RequestRecord[]>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
@@ -222,6 +229,17 @@ export interface RequestStore {
   retryUpdate(id: string, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued message update (done, or given up); false when none was queued. */
   completeUpdate(id: string): Promise<boolean>;
+  /**
+   * Forgets a queued message update after its message was shown pending
+   * with `shownApprovals` approvals, unless the request changed meanwhile
+   * (it ended, or counted another approval): then the update stays queued,
+   * or is queued again when another instance completed it, due at
+   * `retryAt` (Unix ms), and the answer is false: the message is to be
+   * shown again as the request now is. True when it was forgotten (also
+   * when the request is gone). So a pending render that lands late never
+   * leaves a message showing less than the request is.
+   */
+  completePendingUpdate(id: string, shownApprovals: number, retryAt: number): Promise<boolean>;
   /**
    * Hands out up to `limit` ids from the posting set whose lease ended at or
    * before `now` (Unix ms), earliest first, and leases each to `now + leaseMs`:

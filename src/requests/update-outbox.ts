@@ -10,6 +10,16 @@
  * retried after Slack's Retry-After or a growing backoff, with no limit; a
  * permanent one (message deleted, bot removed from the channel) or a request
  * the store no longer has ends it with a warning.
+ *
+ * A pending request's message is updated too, to show its approvals so far
+ * (approve queues that update as it counts one). Instances race there: A
+ * shows "1 of 2" while B ends the request, and A's call may reach Slack
+ * last. So a pending render is completed only while the request is still as
+ * shown (store.completePendingUpdate, one atomic step); when it changed
+ * meanwhile, the update stays queued and the message is shown again as the
+ * request now is, after A's own render: the last word is never a stale one.
+ * On one instance, a newer state handed to `show` while an attempt at the
+ * same request runs is shown right after it.
  */
 import type { Logger } from "../logger.js";
 import { retryDelayMs } from "../protocol/timing.js";
@@ -17,7 +27,7 @@ import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger }
 import type { RequestRecord } from "./model.js";
 import type { ClaimedUpdate, RequestStore } from "./store.js";
 
-export type UpdateStore = Pick<RequestStore, "get" | "claimUpdates" | "retryUpdate" | "completeUpdate">;
+export type UpdateStore = Pick<RequestStore, "get" | "claimUpdates" | "retryUpdate" | "completeUpdate" | "completePendingUpdate">;
 
 export interface UpdateOutboxDeps {
   store: UpdateStore;
@@ -43,6 +53,8 @@ export class UpdateOutbox {
   private readonly background = new Set<Promise<unknown>>();
   /** Requests this instance is updating right now. */
   private readonly updating = new Set<string>();
+  /** A request's newer state handed to `show` while an attempt at it was running: shown once that attempt ends, unless it showed as much. */
+  private readonly followUps = new Map<string, RequestRecord>();
   private readonly leaseMs: number;
   private readonly batchSize: number;
   private readonly backoffBaseMs: number;
@@ -58,13 +70,17 @@ export class UpdateOutbox {
   }
 
   /**
-   * Rewrites the message of a request that just ended here, in the
-   * background (its update is queued already); `later` waits for the next
-   * turn of the event loop, so the caller's own work (waking the waiting
-   * agent, acking the click) goes first.
+   * Rewrites the message of a request that just ended here, or just counted
+   * an approval, in the background (its update is queued already); `later`
+   * waits for the next turn of the event loop, so the caller's own work
+   * (waking the waiting agent, acking the click) goes first.
    */
   show(record: RequestRecord, { later = true }: { later?: boolean } = {}): void {
-    if (!record.slack || this.updating.has(record.id)) return;
+    if (!record.slack) return;
+    if (this.updating.has(record.id)) {
+      this.followUps.set(record.id, record);
+      return;
+    }
     this.track((later ? nextTurn() : Promise.resolve()).then(() => this.attempt(record, 0)));
   }
 
@@ -84,7 +100,7 @@ export class UpdateOutbox {
   private async handle({ id, attempts }: ClaimedUpdate): Promise<void> {
     if (this.updating.has(id)) return;
     const record = await this.deps.store.get(id);
-    if (!record?.slack || record.status === "pending") {
+    if (!record?.slack) {
       this.deps.logger.warn({ id }, "message update dropped: the request is gone or has no message");
       await this.deps.store.completeUpdate(id);
       return;
@@ -92,24 +108,51 @@ export class UpdateOutbox {
     await this.attempt(record, attempts);
   }
 
-  private async attempt(record: RequestRecord, attempts: number): Promise<void> {
+  /** Shows `first` and, while the request keeps changing under a pending render, the request as it now is. */
+  private async attempt(first: RequestRecord, attempts: number): Promise<void> {
+    const { store, now } = this.deps;
+    const id = first.id;
+    this.updating.add(id);
+    let shown: RequestRecord | undefined;
+    try {
+      let record: RequestRecord | undefined = first;
+      while (record?.slack) {
+        if (!(await this.render(record, attempts))) return;
+        shown = record;
+        if (record.status !== "pending") {
+          await store.completeUpdate(id);
+          return;
+        }
+        if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs)) return;
+        // It ended, or counted another approval, while the message was shown pending: show it again, after that render.
+        record = await store.get(id);
+        attempts = 0;
+      }
+      await store.completeUpdate(id);
+    } finally {
+      this.updating.delete(id);
+      const next = this.followUps.get(id);
+      this.followUps.delete(id);
+      if (next && !(shown && sameView(shown, next))) this.track(this.attempt(next, 0));
+    }
+  }
+
+  /** One Slack call: true when it is done with (shown, or refused for good), false when a retry is queued. */
+  private async render(record: RequestRecord, attempts: number): Promise<boolean> {
     const { store, messenger, logger, now } = this.deps;
-    this.updating.add(record.id);
     try {
       await messenger.showEnded(record);
-      await store.completeUpdate(record.id);
+      return true;
     } catch (error) {
       if (error instanceof PermanentDeliveryError) {
         logger.warn({ id: record.id, reason: error.reason }, "slack refused the message update for good; it is dropped");
-        await store.completeUpdate(record.id);
-        return;
+        return true;
       }
       const retryAfterMs = error instanceof TransientDeliveryError ? error.retryAfterMs : undefined;
       const delay = Math.max(retryAfterMs ?? 0, retryDelayMs(attempts + 1, this.backoffBaseMs, this.backoffMaxMs, this.random));
       logger.info({ id: record.id, error, attempts: attempts + 1, delayMs: delay }, "message update failed, retrying");
       await store.retryUpdate(record.id, now() + delay, attempts + 1);
-    } finally {
-      this.updating.delete(record.id);
+      return false;
     }
   }
 
@@ -118,4 +161,9 @@ export class UpdateOutbox {
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }
+}
+
+/** True when a message rendered from `a` shows what one rendered from `b` would: the same status and count of approvals. */
+function sameView(a: RequestRecord, b: RequestRecord): boolean {
+  return a.status === b.status && (a.approvals?.length ?? 0) === (b.approvals?.length ?? 0);
 }

@@ -1,7 +1,8 @@
 /**
  * The RequestMessenger the service uses to reach Slack: posts a request's
- * message (poster.ts, paced by the ChannelQueue) and rewrites it once the
- * request ends. A post retries transient failures itself until the
+ * message (poster.ts, paced by the ChannelQueue), rewrites it as approvals
+ * come in and once the request ends, and sends its reminders and
+ * escalations (reminder-poster.ts). A post retries transient failures itself until the
  * request's deadline; a message update is one attempt (the service's
  * outbox retries it). A permanent refusal surfaces as PermanentDeliveryError
  * (a post's request is marked `failed`). The service's `keepTrying` is asked before every attempt of a
@@ -15,6 +16,7 @@ import { endedMessage } from "./blocks/index.js";
 import { ChannelQueue, queueKey } from "./channel-queue.js";
 import { MessageLookup, requestMetadata } from "./message-lookup.js";
 import { postRequest } from "./poster.js";
+import { sendReminder } from "./reminder-poster.js";
 import { classifySlackError, defaultSleep } from "./retry.js";
 
 export interface SlackMessengerDeps {
@@ -47,6 +49,8 @@ export function createSlackMessenger({
   const poster = { client, queue, logger, now, sleep, random, lookup };
   return {
     post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
+
+    remind: (record, entry, at) => sendReminder({ client, queue, logger }, record, entry, at),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;

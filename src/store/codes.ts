@@ -2,12 +2,13 @@
  * The small codes the Lua scripts return (mirrored in lua/includes/common.lua)
  * and the functions that turn a script's raw reply into typed results.
  * A reply is `{code}`, `{code, id}`, `{code, field, value, …}` (the hash),
- * `{code, id, attempts, …}` (claimed callbacks) or `{code, id, …}` (claimed
- * unposted requests).
+ * `{code, id, attempts, …}` (claimed callbacks, updates and reminders) or
+ * `{code, id, …}` (claimed unposted requests).
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
-import type { ClaimedCallback, TransitionResult } from "../requests/store.js";
+import type { ApproveResult, ClaimedCallback, ClaimedReminder, TransitionResult } from "../requests/store.js";
+import { reminderOfKey } from "./leased-queue.js";
 import { decodeRecord, pairsToHash } from "./redis-record.js";
 
 export const ScriptCode = {
@@ -15,10 +16,14 @@ export const ScriptCode = {
   AlreadyEnded: 2,
   NotDue: 3,
   NotFound: 4,
-  /** create: the idempotency key already names another request. */
+  /** create: the idempotency key already names another request; approve: this person was counted already. */
   Duplicate: 5,
   /** create: a request with this id already exists. */
   IdTaken: 6,
+  /** approve: counted, the request stays pending. */
+  Counted: 7,
+  /** complete-pending-update: the request changed since its message was shown. */
+  Changed: 8,
 } as const;
 export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];
 
@@ -62,6 +67,15 @@ export function toTransitionResult(script: string, key: string, raw: unknown): T
   }
 }
 
+/** approve reply. */
+export function toApproveResult(key: string, raw: unknown): ApproveResult {
+  const { code, rest } = parse("approve", raw);
+  if (code === ScriptCode.Counted) return { outcome: "counted", record: record(key, rest) };
+  if (code === ScriptCode.Duplicate) return { outcome: "duplicate", record: record(key, rest) };
+  if (code === ScriptCode.NotDue) throw new ScriptReplyError("approve", raw);
+  return toTransitionResult("approve", key, raw);
+}
+
 export function toCreateReply(key: string, raw: unknown): CreateReply {
   const { code, rest } = parse("create", raw);
   if (code === ScriptCode.Applied) return { outcome: "created" };
@@ -78,7 +92,7 @@ export function toSlackResult(key: string, raw: unknown): RequestRecord | undefi
   throw new ScriptReplyError("set-slack", raw);
 }
 
-/** claim-callbacks reply: the claimed ids with the attempts made so far. */
+/** claim-callbacks reply (callbacks and updates): the claimed ids with the attempts made so far. */
 export function toClaimedCallbacks(raw: unknown): ClaimedCallback[] {
   const { code, rest } = parse("claim-callbacks", raw);
   if (code !== ScriptCode.Applied || rest.length % 2 !== 0) throw new ScriptReplyError("claim-callbacks", raw);
@@ -89,6 +103,23 @@ export function toClaimedCallbacks(raw: unknown): ClaimedCallback[] {
     claimed.push({ id: rest[i]!, attempts });
   }
   return claimed;
+}
+
+/** claim-callbacks reply on the reminder queue: members `<id>:<index>` with the attempts made so far. */
+export function toClaimedReminders(raw: unknown): ClaimedReminder[] {
+  return toClaimedCallbacks(raw).map(({ id: member, attempts }) => {
+    const reminder = reminderOfKey(member);
+    if (!reminder) throw new ScriptReplyError("claim-reminders", raw);
+    return { ...reminder, attempts };
+  });
+}
+
+/** complete-pending-update reply: true when the update was forgotten, false when the request changed. */
+export function toPendingUpdateResult(raw: unknown): boolean {
+  const { code } = parse("complete-pending-update", raw);
+  if (code === ScriptCode.Applied) return true;
+  if (code === ScriptCode.Changed) return false;
+  throw new ScriptReplyError("complete-pending-update", raw);
 }
 
 /** claim-unposted reply: the claimed request ids. */

@@ -4,10 +4,10 @@
  *
  * Per-request keys carry a hash tag (`<prefix>:{<id>}:…`) so one request's
  * keys share a Redis Cluster slot. The global keys (deadlines, idempotency,
- * message index, callback queue, posting set) live in other slots, so the
- * scripts that touch them together would need adjusting for Redis Cluster;
- * the relay runs on one Redis server (or a primary with replicas), not on
- * Cluster.
+ * message index, the leased queues, posting set, recent index) live in other
+ * slots, so the scripts that touch them together would need adjusting for
+ * Redis Cluster; the relay runs on one Redis server (or a primary with
+ * replicas), not on Cluster.
  */
 import type { SlackRef } from "../protocol/request-view.js";
 
@@ -32,6 +32,12 @@ export interface StoreKeys {
   readonly updateAttempts: string;
   /** ZSET of pending request ids whose Slack message is not recorded yet, scored by the end of the poster's lease (Unix ms). */
   readonly posting: string;
+  /** ZSET of queued reminders and escalations, members `<id>:<index>`, scored by when each is due (Unix ms). */
+  readonly reminders: string;
+  /** HASH: reminder member (`<id>:<index>`) → attempts made so far. */
+  readonly reminderAttempts: string;
+  /** ZSET of recently created request ids, scored by createdAt (Unix ms), trimmed to the newest; the listing walks it. */
+  readonly recent: string;
   /** STREAM of audit events (src/requests/audit.ts), capped in length. */
   readonly audit: string;
 }
@@ -51,6 +57,9 @@ export function storeKeys(prefix: string): StoreKeys {
     posting: `${prefix}:posting`,
     updates: `${prefix}:updates`,
     updateAttempts: `${prefix}:update-attempts`,
+    reminders: `${prefix}:reminders`,
+    reminderAttempts: `${prefix}:reminder-attempts`,
+    recent: `${prefix}:recent`,
     audit: `${prefix}:audit`,
   };
 }

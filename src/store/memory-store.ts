@@ -7,15 +7,16 @@ import type { RequestRecord } from "../requests/model.js";
 import {
   DEFAULT_RETENTION_MS,
   UPDATE_GRACE_MS,
-  type ClaimedCallback,
-  type ClaimedUpdate,
+  type ApproveResult,
   type CreateOptions,
   type CreateResult,
   type RequestStore,
   type Transition,
   type TransitionResult,
 } from "../requests/store.js";
-import { applyTransition } from "./transition.js";
+import { compareStrings } from "./leased-queue.js";
+import { MemoryQueues } from "./memory-queues.js";
+import { applyApproval, applyTransition } from "./transition.js";
 
 export interface MemoryStoreOptions {
   /** How long an ended request stays readable (ms). */
@@ -33,12 +34,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const idempotencyKeyOf = new Map<string, string>();
   const messages = new Map<string, string>();
   const listeners = new Set<(id: string) => void>();
-  /** Queued callbacks by request id: when each is due (Unix ms) and the attempts made. */
-  const callbacks = new Map<string, { dueAt: number; attempts: number }>();
-  /** Queued message updates of ended requests by id: when each is due (Unix ms) and the attempts made. */
-  const updates = new Map<string, { dueAt: number; attempts: number }>();
-  /** Pending requests whose Slack message is not recorded yet, by id: when their poster's lease ends (Unix ms). */
-  const posting = new Map<string, number>();
+  const queues = new MemoryQueues();
+  const { callbacks, updates, posting } = queues;
   /** Ended ids with the time they may be forgotten, oldest first. */
   const forget: Array<{ id: string; at: number }> = [];
 
@@ -69,7 +66,21 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
 
   /** Part of the step that ends a request, as in the Redis scripts. */
   function queueCallback(record: RequestRecord, at: number): void {
-    if (record.body.callbackUrl !== undefined) callbacks.set(record.id, { dueAt: at, attempts: 0 });
+    if (record.body.callbackUrl !== undefined) callbacks.add(record.id, at);
+  }
+
+  /** The bookkeeping of every step that ends a request (lua/includes/common.lua's `finish`). */
+  function finish(record: RequestRecord, at: number): void {
+    const id = record.id;
+    records.set(id, record);
+    pendingIds.delete(id);
+    posting.delete(id);
+    queues.dropReminders(id);
+    forgetAt(id, at + retentionMs);
+    queueCallback(record, at);
+    if (record.slack) updates.add(id, at + UPDATE_GRACE_MS);
+    // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
+    queueMicrotask(() => listeners.forEach((listener) => listener(id)));
   }
 
   return {
@@ -102,14 +113,18 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return record && clone(record);
     },
 
-    async setSlackMessage(id, slack) {
+    async setSlackMessage(id, slack, options = {}) {
       prune();
       const record = records.get(id);
       if (!record) return undefined;
-      record.slack = { ...slack };
+      record.slack = { channel: slack.channel, ts: slack.ts };
       messages.set(messageKey(slack), id);
       posting.delete(id);
-      if (record.status !== "pending") updates.set(id, { dueAt: now() + UPDATE_GRACE_MS, attempts: 0 });
+      if (record.status !== "pending") updates.add(id, now() + UPDATE_GRACE_MS);
+      else if (record.postedAt === undefined) {
+        record.postedAt = options.postedAt ?? now();
+        queues.queueReminders(id, options.reminders ?? []);
+      }
       return clone(record);
     },
 
@@ -121,7 +136,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       const others = (record.otherMessages ?? []).filter((other) => other.channel !== ref.channel || other.ts !== ref.ts);
       record.otherMessages = [...others, ref].sort((a, b) => a.ts.localeCompare(b.ts));
       messages.set(messageKey(ref), id);
-      if (record.status !== "pending") updates.set(id, { dueAt: now() + UPDATE_GRACE_MS, attempts: 0 });
+      if (record.status !== "pending") updates.add(id, now() + UPDATE_GRACE_MS);
       return clone(record);
     },
 
@@ -136,23 +151,32 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       if (!record) return { outcome: "not_found" };
       const result = applyTransition(record, change);
       if (result.outcome !== "applied") return { outcome: result.outcome, record: clone(record) };
-      records.set(id, result.record);
-      pendingIds.delete(id);
-      posting.delete(id);
-      forgetAt(id, change.at + retentionMs);
-      queueCallback(result.record, change.at);
-      if (result.record.slack) updates.set(id, { dueAt: change.at + UPDATE_GRACE_MS, attempts: 0 });
-      // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
-      queueMicrotask(() => listeners.forEach((listener) => listener(id)));
+      finish(result.record, change.at);
       return { outcome: "applied", record: clone(result.record) };
     },
 
-    // Issue 8 store work in progress (approvals, reminders, listing): replaced before it lands.
-    approve: () => Promise.reject(new Error("approve: not built yet")),
-    claimReminders: () => Promise.reject(new Error("claimReminders: not built yet")),
-    retryReminder: () => Promise.reject(new Error("retryReminder: not built yet")),
-    completeReminder: () => Promise.reject(new Error("completeReminder: not built yet")),
-    listRequests: () => Promise.reject(new Error("listRequests: not built yet")),
+    async approve(id, approval, quorum, final): Promise<ApproveResult> {
+      prune();
+      const record = records.get(id);
+      if (!record) return { outcome: "not_found" };
+      const result = applyApproval(record, approval, quorum, final);
+      if (!("record" in result)) return { outcome: result.outcome, record: clone(record) };
+      if (result.outcome === "applied") finish(result.record, final.at);
+      else {
+        records.set(id, result.record);
+        if (result.record.slack) updates.add(id, approval.at + UPDATE_GRACE_MS);
+      }
+      return { outcome: result.outcome, record: clone(result.record) };
+    },
+
+    async listRequests({ status, tokenName, limit }) {
+      prune();
+      const matching = [...records.values()].filter(
+        (record) => (status === undefined || record.status === status) && (tokenName === undefined || record.tokenName === tokenName),
+      );
+      matching.sort((a, b) => b.createdAt - a.createdAt || compareStrings(b.id, a.id));
+      return matching.slice(0, Math.max(limit, 0)).map(clone);
+    },
 
     async dueForExpiry(at, limit) {
       prune();
@@ -165,61 +189,10 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return due;
     },
 
-    async claimCallbacks(at, leaseMs, limit) {
-      const dueAt = new Map([...callbacks].map(([id, entry]) => [id, entry.dueAt]));
-      return earliestDue(dueAt, at, limit).map((id): ClaimedCallback => {
-        const entry = callbacks.get(id)!;
-        entry.dueAt = at + leaseMs;
-        return { id, attempts: entry.attempts };
-      });
-    },
-
-    async retryCallback(id, nextAt, attempts) {
-      const entry = callbacks.get(id);
-      if (!entry) return false;
-      callbacks.set(id, { dueAt: nextAt, attempts });
-      return true;
-    },
-
-    async completeCallback(id) {
-      return callbacks.delete(id);
-    },
-
-    async claimUpdates(at, leaseMs, limit) {
-      const dueAt = new Map([...updates].map(([id, entry]) => [id, entry.dueAt]));
-      return earliestDue(dueAt, at, limit).map((id): ClaimedUpdate => {
-        const entry = updates.get(id)!;
-        entry.dueAt = at + leaseMs;
-        return { id, attempts: entry.attempts };
-      });
-    },
-
-    async retryUpdate(id, nextAt, attempts) {
-      if (!updates.has(id)) return false;
-      updates.set(id, { dueAt: nextAt, attempts });
-      return true;
-    },
-
-    async completeUpdate(id) {
-      return updates.delete(id);
-    },
-
-    async claimUnposted(at, leaseMs, limit) {
-      return earliestDue(posting, at, limit).map((id) => {
-        posting.set(id, at + leaseMs);
-        return id;
-      });
-    },
-
-    async renewPostLease(id, until) {
-      if (!posting.has(id)) return false;
-      posting.set(id, until);
-      return true;
-    },
-
-    async forgetUnposted(id) {
-      return posting.delete(id);
-    },
+    ...queues.methods((id) => {
+      prune();
+      return records.get(id);
+    }),
 
     onEnded(listener) {
       listeners.add(listener);
@@ -237,11 +210,4 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       listeners.clear();
     },
   };
-}
-
-/** Up to `limit` ids due at or before `at`, earliest first and then by id, as a Redis ZRANGEBYSCORE lists them. */
-function earliestDue(dueAt: ReadonlyMap<string, number>, at: number, limit: number): string[] {
-  const due = [...dueAt].filter(([, when]) => when <= at);
-  due.sort(([idA, a], [idB, b]) => a - b || (idA < idB ? -1 : idA > idB ? 1 : 0));
-  return due.slice(0, Math.max(limit, 0)).map(([id]) => id);
 }

@@ -39,8 +39,12 @@
  * sorted: an outage (connection errors, timeouts, LOADING, BUSY, READONLY,
  * MASTERDOWN, CLUSTERDOWN, TRYAGAIN, OOM …) becomes StoreUnavailableError;
  * anything else (a script bug, an unreadable record) stays what it is, a 500.
+ *
+ * Also here: the connections' life (their outages logged once, a close
+ * that never hangs).
  */
-import type { RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
+import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import { StoreUnavailableError } from "../requests/errors.js";
 
@@ -95,4 +99,41 @@ export function bounded<T>(operation: string, timeoutMs: number, task: Promise<T
   return settleBefore(task, { ms: timeoutMs }, () => {
     throw new StoreUnavailableError(`Redis did not answer ${operation} within ${timeoutMs} ms`);
   });
+}
+
+/** How long closing a connection waits for Redis to acknowledge QUIT (ms). */
+const QUIT_TIMEOUT_MS = 1000;
+
+/**
+ * Logs a connection going down once (not every reconnect attempt of a long
+ * outage) and its coming back; its own connections only (a caller's client is
+ * the caller's to watch).
+ */
+export function watchConnection(connection: Redis, name: string, logger: Logger): void {
+  let down = false;
+  connection.on("error", (error: unknown) => {
+    if (down) return logger.debug({ connection: name, error }, "redis connection error");
+    down = true;
+    logger.warn({ connection: name, error }, "redis connection lost: store calls fail with 503 relay_store_unavailable until it is back");
+  });
+  connection.on("ready", () => {
+    if (!down) return;
+    down = false;
+    logger.info({ connection: name }, "redis connection is back");
+  });
+}
+
+/** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */
+export async function shutdown(connection: Redis): Promise<void> {
+  if (connection.status === "ready" && (await within(QUIT_TIMEOUT_MS, connection.quit())) === "OK") return;
+  connection.disconnect();
+}
+
+/** `task`'s value, or undefined when it fails or takes longer than `ms`. */
+export function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
+  return settleBefore(
+    task.catch(() => undefined),
+    { ms },
+    () => undefined,
+  );
 }

@@ -10,8 +10,9 @@ import { z } from "zod";
 import { RequestRecord } from "../requests/model.js";
 
 /**
- * Hash fields; `idemKey` and `msgKey` are key names the scripts keep for
- * themselves. `callbackUrl` repeats the body's field so the transition
+ * Hash fields; `idemKey` and `msgKey` (key names), `reminders` (the
+ * indexes of the queued reminders) and `approvalCount` are what the scripts
+ * keep for themselves. `callbackUrl` repeats the body's field so the transition
  * scripts, which never parse JSON, can see that a callback is due; reading
  * takes the URL from the body.
  */
@@ -33,6 +34,10 @@ export const Field = {
   slack: "slack",
   /** The body's callbackUrl, when it has one. */
   callbackUrl: "callbackUrl",
+  /** Unix ms, as a decimal string. */
+  postedAt: "postedAt",
+  /** How many `approval:` fields there are (approve-7.lua numbers each new one with it). */
+  approvalCount: "approvalCount",
 } as const;
 
 /** Hash field of one of a request's other messages (value: JSON of {channel, ts}); see otherMessageField. */
@@ -41,6 +46,14 @@ const OTHER_MESSAGE = "other:";
 /** The hash field an other message of a request lies in: one field each, so a script adds one without parsing JSON. */
 export function otherMessageField(slack: { channel: string; ts: string }): string {
   return `${OTHER_MESSAGE}${slack.channel}:${slack.ts}`;
+}
+
+/** Hash field of one person's approval (value: "<n>:<approval JSON>", n counting approvals in order); see approvalField. */
+const APPROVAL = "approval:";
+
+/** The hash field a person's approval lies in: one field each, so a script counts a person once without parsing JSON. */
+export function approvalField(personId: string): string {
+  return `${APPROVAL}${personId}`;
 }
 
 const Meta = RequestRecord.pick({ id: true, tokenName: true, channel: true, createdAt: true, policy: true });
@@ -79,9 +92,13 @@ export function encodeRecord(record: RequestRecord): string[] {
     [Field.cancelledBy, record.cancelledBy],
     [Field.slack, json(record.slack)],
     [Field.callbackUrl, record.body.callbackUrl],
+    [Field.postedAt, record.postedAt === undefined ? undefined : String(record.postedAt)],
   ];
   for (const [field, value] of optional) if (value !== undefined) pairs.push(field, value);
   for (const other of record.otherMessages ?? []) pairs.push(otherMessageField(other), JSON.stringify(other));
+  const approvals = record.approvals ?? [];
+  for (const [i, approval] of approvals.entries()) pairs.push(approvalField(approval.person.id), `${i + 1}:${JSON.stringify(approval)}`);
+  if (approvals.length > 0) pairs.push(Field.approvalCount, String(approvals.length));
   return pairs;
 }
 
@@ -99,6 +116,8 @@ export function decodeRecord(key: string, hash: Readonly<Record<string, string>>
       error: hash[Field.error],
       cancelledBy: hash[Field.cancelledBy],
       slack: parseJson(hash[Field.slack]),
+      postedAt: toNumber(hash[Field.postedAt]),
+      approvals: approvalsOf(hash),
       otherMessages: otherMessagesOf(hash),
     };
     return RequestRecord.parse(Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined)));
@@ -115,6 +134,20 @@ function otherMessagesOf(hash: Readonly<Record<string, string>>): unknown[] | un
     .map(([, value]) => parseJson(value) as { ts?: unknown });
   if (others.length === 0) return undefined;
   return others.sort((a, b) => String(a.ts).localeCompare(String(b.ts)));
+}
+
+/** The `approval:` fields of a hash, in the order they were counted; undefined when there are none. */
+function approvalsOf(hash: Readonly<Record<string, string>>): unknown[] | undefined {
+  const approvals = Object.entries(hash)
+    .filter(([field]) => field.startsWith(APPROVAL))
+    .map(([field, value]) => {
+      const split = value.indexOf(":");
+      const order = Number(value.slice(0, split));
+      if (split < 1 || !Number.isSafeInteger(order)) throw new Error(`${field} does not start with its number`);
+      return { order, approval: parseJson(value.slice(split + 1)) };
+    });
+  if (approvals.length === 0) return undefined;
+  return approvals.sort((a, b) => a.order - b.order).map(({ approval }) => approval);
 }
 
 /** Turns a flat [field, value, …] list (a script's reply) into a hash. */

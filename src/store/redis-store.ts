@@ -1,9 +1,12 @@
 /**
  * RequestStore on Redis, shared by every relay instance. Each state change is
  * one Lua script (./lua, loaded by scripts.ts) that also keeps the posting
- * set and the callback queue, and publishes the id of every request that
- * ends; each store instance holds one subscription to that channel, so a
- * waiter on one instance wakes when a request ends on another.
+ * set, the recent index and the leased queues (callbacks, message updates,
+ * reminders; their own methods are in redis-queues.ts, the listing in
+ * redis-listing.ts), and publishes the id of every request that ends; each
+ * store instance holds one subscription to that channel
+ * (redis-notifications.ts), so a waiter on one instance wakes when a request
+ * ends on another.
  *
  * Every method answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts says how, and which ioredis options
@@ -17,14 +20,16 @@
 import { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
-import { settleBefore } from "../protocol/timing.js";
 import type { RequestRecord } from "../requests/model.js";
-import type { ClaimedCallback, ClaimedUpdate, CreateOptions, CreateResult, RequestStore, Transition, TransitionResult } from "../requests/store.js";
+import type { ApproveResult, CreateOptions, CreateResult, RequestStore, SlackMessageOptions, Transition, TransitionResult } from "../requests/store.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
-import { toClaimedCallbacks, toClaimedIds, toCreateReply, toQueuedResult, toSlackResult, toTransitionResult } from "./codes.js";
+import { toApproveResult, toCreateReply, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, redisCall, SUBSCRIBER_OVERRIDES } from "./redis-connection.js";
-import { decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
+import { bounded, commandConnectionOptions, redisCall, shutdown, SUBSCRIBER_OVERRIDES, watchConnection, within } from "./redis-connection.js";
+import { listRequests } from "./redis-listing.js";
+import { queueMethods } from "./redis-queues.js";
+import { approvalField, decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
+import { EndedNotifications } from "./redis-notifications.js";
 import { loadScripts, registerScripts, type ScriptName, type Scripts, type ScriptSources } from "./scripts.js";
 
 export interface RedisStoreOptions {
@@ -41,13 +46,15 @@ export interface RedisStoreOptions {
   logger?: Logger;
   /** Longest a store call may take (ms) before it throws StoreUnavailableError. */
   timeoutMs?: number;
+  /** Most requests the index of recent requests keeps, for listing ended ones (the newest; pending ones are always listed). */
+  recentLimit?: number;
 }
 
 export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber">;
 
 const PING_TIMEOUT_MS = 1000;
-/** How long close() waits for Redis to acknowledge QUIT or UNSUBSCRIBE. */
-const CLOSE_TIMEOUT_MS = 1000;
+/** Requests the recent index keeps by default (RedisStoreOptions.recentLimit). */
+export const DEFAULT_RECENT_LIMIT = 10_000;
 /** A create retries at most this often when its idempotency key names a request that is gone. */
 const STALE_RETRIES = 3;
 
@@ -90,6 +97,7 @@ interface Settings {
   now: () => number;
   logger: Logger;
   timeoutMs: number;
+  recentLimit: number;
 }
 
 /** Checks the options before any connection is made. */
@@ -99,46 +107,30 @@ function settle({
   now = Date.now,
   logger = silentLogger,
   timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+  recentLimit = DEFAULT_RECENT_LIMIT,
 }: ConnectRedisStoreOptions): Settings {
-  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new Error("retentionMs must be a positive integer");
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
-  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs };
+  for (const [name, value] of Object.entries({ retentionMs, timeoutMs, recentLimit })) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  }
+  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs, recentLimit };
 }
 
 function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
-  const { keys, retentionMs, now, logger, timeoutMs } = settings;
+  const { keys, retentionMs, now, logger, timeoutMs, recentLimit } = settings;
   const scripts = boundScripts(registerScripts(redis, settings.sources));
-  const listeners = new Set<(id: string) => void>();
-  const resyncListeners = new Set<() => void>();
   let closed = false;
 
   if (owned.redis) watchConnection(redis, "commands", logger);
   if (owned.subscriber) watchConnection(subscriber, "subscriber", logger);
-
-  const onMessage = (channel: string, id: string) => {
-    if (channel !== keys.ended) return;
-    notify(listeners, id, logger);
-  };
-  subscriber.on("message", onMessage);
-  let resubscribes = false;
-  const subscribed = subscriber.subscribe(keys.ended).then(() => {
-    resubscribes = true;
-  });
-  subscribed.catch((error: unknown) => logger.error({ channel: keys.ended, error }, "redis subscribe failed"));
-  // Back after a gap: notifications published meanwhile are lost. Once the subscription is live again, listeners re-read.
-  const onSubscriberReady = () => {
-    if (!resubscribes || closed) return;
-    subscriber.subscribe(keys.ended).then(
-      () => notify(resyncListeners, undefined, logger),
-      (error: unknown) => logger.warn({ channel: keys.ended, error }, "redis resubscribe failed"),
-    );
-  };
-  subscriber.on("ready", onSubscriberReady);
+  const notifications = new EndedNotifications(subscriber, keys.ended, logger);
   // With no offline queue (connectRedisStore), commands fail until the connection is ready.
   const connected = owned.redis && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
 
   /** One store method: bounded, its outages turned into StoreUnavailableError. */
   const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run());
+
+  /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
+  const endingKeys = (id: string) => [keys.data(id), keys.deadlines, keys.callbacks, keys.posting, keys.updates, keys.reminders, keys.reminderAttempts];
 
   async function read(id: string): Promise<RequestRecord | undefined> {
     const key = keys.data(id);
@@ -152,11 +144,12 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const key = keys.data(record.id);
         const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
         const fields = encodeRecord(record);
-        const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting];
+        const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting, keys.recent];
         let staleId = "";
         for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
           const at = now();
-          const raw = await scripts.create(createKeys, [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, ...fields]);
+          const args = [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, record.createdAt, recentLimit, ...fields];
+          const raw = await scripts.create(createKeys, args);
           const reply = toCreateReply(key, raw);
           // The stored hash is exactly encodeRecord(record): no need to read it back and parse it again.
           if (reply.outcome === "created") return { record, created: true };
@@ -169,11 +162,16 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     get: (id: string) => call("get", () => read(id)),
 
-    setSlackMessage: (id: string, slack: SlackRef) =>
+    setSlackMessage: (id: string, slack: SlackRef, { postedAt, reminders = [] }: SlackMessageOptions = {}) =>
       call("setSlackMessage", async () => {
         const key = keys.data(id);
         const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
-        const raw = await scripts.setSlack([key, keys.message(slack), keys.posting, keys.updates], [id, ref, now() + UPDATE_GRACE_MS]);
+        const at = now();
+        const queued = reminders.flatMap(({ index, dueAt }) => [index, dueAt]);
+        const raw = await scripts.setSlack(
+          [key, keys.message(slack), keys.posting, keys.updates, keys.reminders],
+          [id, ref, at + UPDATE_GRACE_MS, postedAt ?? at, ...queued],
+        );
         return toSlackResult(key, raw);
       }),
 
@@ -189,70 +187,30 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     transition: (id: string, change: Transition): Promise<TransitionResult> =>
       call("transition", async () => {
-        const key = keys.data(id);
         const script = SCRIPT_FOR[change.status];
         const args = [id, keys.ended, String(change.at), retentionMs, change.at + UPDATE_GRACE_MS, ...changeArgs(change)];
-        return toTransitionResult(script, key, await scripts[script]([key, keys.deadlines, keys.callbacks, keys.posting, keys.updates], args));
+        return toTransitionResult(script, keys.data(id), await scripts[script](endingKeys(id), args));
       }),
 
-    // Issue 8 store work in progress (approvals, reminders, listing): replaced before it lands.
-    approve: () => Promise.reject(new Error("approve: not built yet")),
-    claimReminders: () => Promise.reject(new Error("claimReminders: not built yet")),
-    retryReminder: () => Promise.reject(new Error("retryReminder: not built yet")),
-    completeReminder: () => Promise.reject(new Error("completeReminder: not built yet")),
-    listRequests: () => Promise.reject(new Error("listRequests: not built yet")),
+    approve: (id, approval, quorum, final): Promise<ApproveResult> =>
+      call("approve", async () => {
+        const { at, decision, answeredBy } = final;
+        const args = [id, keys.ended, at, retentionMs, at + UPDATE_GRACE_MS, JSON.stringify(decision), JSON.stringify(answeredBy)];
+        args.push(approvalField(approval.person.id), JSON.stringify(approval), quorum, approval.at + UPDATE_GRACE_MS);
+        return toApproveResult(keys.data(id), await scripts.approve(endingKeys(id), args));
+      }),
+
+    listRequests: (query) => call("listRequests", () => listRequests({ redis, keys, read }, query)),
 
     dueForExpiry: (at: number, limit: number) =>
       call("dueForExpiry", async () => (limit <= 0 ? [] : redisCall("ZRANGEBYSCORE", redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit)))),
 
-    claimCallbacks: (at: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]> =>
-      call("claimCallbacks", async () =>
-        limit <= 0 ? [] : toClaimedCallbacks(await scripts.claimCallbacks([keys.callbacks, keys.callbackAttempts], [at, leaseMs, limit])),
-      ),
+    ...queueMethods({ redis, keys, scripts, call }),
 
-    retryCallback: (id: string, nextAt: number, attempts: number) =>
-      call("retryCallback", async () =>
-        toQueuedResult("retry-callback", await scripts.retryCallback([keys.callbacks, keys.callbackAttempts], [id, nextAt, attempts])),
-      ),
+    onEnded: (listener) => notifications.onEnded(listener),
+    onResync: (listener) => notifications.onResync(listener),
 
-    completeCallback: (id: string) =>
-      call("completeCallback", async () => toQueuedResult("complete-callback", await scripts.completeCallback([keys.callbacks, keys.callbackAttempts], [id]))),
-
-    // The message-update outbox is a leased queue like the callbacks': the same scripts, its own keys.
-    claimUpdates: (at: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]> =>
-      call("claimUpdates", async () =>
-        limit <= 0 ? [] : toClaimedCallbacks(await scripts.claimCallbacks([keys.updates, keys.updateAttempts], [at, leaseMs, limit])),
-      ),
-
-    retryUpdate: (id: string, nextAt: number, attempts: number) =>
-      call("retryUpdate", async () => toQueuedResult("retry-update", await scripts.retryCallback([keys.updates, keys.updateAttempts], [id, nextAt, attempts]))),
-
-    completeUpdate: (id: string) =>
-      call("completeUpdate", async () => toQueuedResult("complete-update", await scripts.completeCallback([keys.updates, keys.updateAttempts], [id]))),
-
-    claimUnposted: (at: number, leaseMs: number, limit: number): Promise<string[]> =>
-      call("claimUnposted", async () => (limit <= 0 ? [] : toClaimedIds(await scripts.claimUnposted([keys.posting], [at, leaseMs, limit])))),
-
-    renewPostLease: (id: string, until: number) =>
-      call("renewPostLease", async () => toQueuedResult("renew-post-lease", await scripts.renewPostLease([keys.posting], [id, until]))),
-
-    forgetUnposted: (id: string) => call("forgetUnposted", async () => Number(await redisCall("ZREM", redis.zrem(keys.posting, id))) > 0),
-
-    onEnded(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-
-    onResync(listener) {
-      resyncListeners.add(listener);
-      return () => {
-        resyncListeners.delete(listener);
-      };
-    },
-
-    ready: () => Promise.all([subscribed, connected]).then(() => undefined),
+    ready: () => Promise.all([notifications.subscribed, connected]).then(() => undefined),
 
     async ping() {
       const reply = await within(PING_TIMEOUT_MS, redis.ping());
@@ -262,12 +220,7 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
     async close() {
       if (closed) return;
       closed = true;
-      listeners.clear();
-      resyncListeners.clear();
-      subscriber.off("message", onMessage);
-      subscriber.off("ready", onSubscriberReady);
-      if (owned.subscriber) await shutdown(subscriber);
-      else await within(CLOSE_TIMEOUT_MS, subscriber.unsubscribe(keys.ended));
+      await notifications.close(owned.subscriber);
       if (owned.redis) await shutdown(redis);
     },
   };
@@ -278,49 +231,4 @@ function boundScripts(scripts: Scripts): Scripts {
   const wrapped = {} as Scripts;
   for (const name of Object.keys(scripts) as ScriptName[]) wrapped[name] = (keys, args) => redisCall(`script ${name}`, scripts[name](keys, args));
   return wrapped;
-}
-
-/** Calls each listener, so that one that throws does not stop the others. */
-function notify<A extends string | undefined>(listeners: ReadonlySet<(arg: A) => void>, arg: A, logger: Logger): void {
-  for (const listener of listeners) {
-    try {
-      listener(arg);
-    } catch (error) {
-      logger.error({ id: arg, error }, "store listener failed");
-    }
-  }
-}
-
-/**
- * Logs a connection going down once (not every reconnect attempt of a long
- * outage) and its coming back; its own connections only (a caller's client is
- * the caller's to watch).
- */
-function watchConnection(connection: Redis, name: string, logger: Logger): void {
-  let down = false;
-  connection.on("error", (error: unknown) => {
-    if (down) return logger.debug({ connection: name, error }, "redis connection error");
-    down = true;
-    logger.warn({ connection: name, error }, "redis connection lost: store calls fail with 503 relay_store_unavailable until it is back");
-  });
-  connection.on("ready", () => {
-    if (!down) return;
-    down = false;
-    logger.info({ connection: name }, "redis connection is back");
-  });
-}
-
-/** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */
-async function shutdown(connection: Redis): Promise<void> {
-  if (connection.status === "ready" && (await within(CLOSE_TIMEOUT_MS, connection.quit())) === "OK") return;
-  connection.disconnect();
-}
-
-/** `task`'s value, or undefined when it fails or takes longer than `ms`. */
-function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> {
-  return settleBefore(
-    task.catch(() => undefined),
-    { ms },
-    () => undefined,
-  );
 }

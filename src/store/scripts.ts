@@ -12,16 +12,18 @@ import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 
 const FILES = {
-  create: "create-5.lua",
-  answer: "answer-5.lua",
-  expire: "expire-5.lua",
-  cancel: "cancel-5.lua",
-  fail: "fail-5.lua",
-  setSlack: "set-slack-4.lua",
+  create: "create-6.lua",
+  answer: "answer-7.lua",
+  expire: "expire-7.lua",
+  cancel: "cancel-7.lua",
+  fail: "fail-7.lua",
+  approve: "approve-7.lua",
+  setSlack: "set-slack-5.lua",
   addOtherMessage: "add-other-message-3.lua",
   claimCallbacks: "claim-callbacks-2.lua",
   retryCallback: "retry-callback-2.lua",
   completeCallback: "complete-callback-2.lua",
+  completePendingUpdate: "complete-pending-update-3.lua",
   claimUnposted: "claim-unposted-1.lua",
   renewPostLease: "renew-post-lease-1.lua",
 } as const;

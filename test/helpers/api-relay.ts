@@ -17,8 +17,9 @@ import { createLogger } from "../../src/logger.js";
 import type { AuditLog } from "../../src/requests/audit.js";
 import { AuditTrail } from "../../src/requests/audit-trail.js";
 import { HookCalls } from "../../src/requests/hooks/calls.js";
+import type { PeopleDirectory } from "../../src/requests/directory.js";
 import { RequestListing } from "../../src/requests/listing.js";
-import type { RequestRecord } from "../../src/requests/model.js";
+import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
@@ -47,6 +48,10 @@ export interface ApiRelayOptions {
   /** The config file's approver routes and the default route's `channels`. */
   routes?: Route[];
   defaultChannels?: string[];
+  /** The default route's policy (RequestServiceDeps.policy). */
+  policy?: RequestPolicy;
+  /** Slack's people, for requestedBy emails and approvers narrowed to group members; none → such requests get 503. */
+  directory?: PeopleDirectory;
   http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls">>;
 }
 
@@ -103,6 +108,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.directory ? { directory: options.directory } : {}),
   });
   const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
   const audit = new AuditTrail({ log: auditLog, logger });

@@ -81,10 +81,14 @@ export function strings(value: unknown, skip: string[] = [], key = ""): Array<{ 
 /** Markup the builders write on purpose: mentions of the person who answered, and date tokens. */
 const OWN_MARKUP = /<@U0ALICE01>|<!date\^\d+\^\{[a-z_ {}]+\}\|[0-9: \-A-Z]+>|Deny & stop/g;
 
-/** Strings carrying a `<`, `>` or a bare `&` that the builders did not write on purpose. */
-export function unescapedMarkup(value: unknown, skip: string[] = []): string[] {
+/**
+ * Strings carrying a `<`, `>` or a bare `&` that the builders did not write
+ * on purpose; `own` lists more markup they write on purpose (the mentions
+ * of a test's approvers), removed before looking.
+ */
+export function unescapedMarkup(value: unknown, skip: string[] = [], own: readonly string[] = []): string[] {
   return strings(value, skip)
-    .map(({ key, text }) => ({ key, text: text.replace(OWN_MARKUP, "") }))
+    .map(({ key, text }) => ({ key, text: own.reduce((rest, markup) => rest.replaceAll(markup, ""), text).replace(OWN_MARKUP, "") }))
     .filter(({ text }) => /[<>]|&(?!amp;|lt;|gt;)/.test(text))
     .map(({ key, text }) => `${key}: ${text.slice(0, 120)}`);
 }

@@ -3,10 +3,11 @@
  * without the Slack side (which has its own tests against Bolt and a Web API
  * stand-in): it records what the service asked for, posts land at
  * 1700000000.000101, …102, … in the record's channel, and a test can refuse
- * every later post or replace `post` / `showEnded` outright.
+ * every later post or replace `post` / `showEnded` / `remind` outright.
  */
 import type { SlackRef } from "../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../src/requests/model.js";
+import type { ScheduleEntry } from "../../src/requests/policy.js";
 import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../../src/requests/service.js";
 
 export class FakeMessenger implements RequestMessenger {
@@ -21,6 +22,9 @@ export class FakeMessenger implements RequestMessenger {
     ts: `1700000000.${String(100 + this.posts.length).padStart(6, "0")}`,
   });
   showEndedWith: (record: RequestRecord) => Promise<void> = async () => {};
+  /** Every reminder and escalation the service sent, in order. */
+  readonly reminders: Array<{ record: RequestRecord; entry: ScheduleEntry; now: number }> = [];
+  remindWith: (record: RequestRecord, entry: ScheduleEntry) => Promise<void> = async () => {};
 
   async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
     this.posts.push(record);
@@ -33,5 +37,10 @@ export class FakeMessenger implements RequestMessenger {
   async showEnded(record: RequestRecord): Promise<void> {
     this.ended.push(record);
     return this.showEndedWith(record);
+  }
+
+  async remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void> {
+    await this.remindWith(record, entry);
+    this.reminders.push({ record, entry, now });
   }
 }

@@ -15,12 +15,16 @@ import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
 import { createSlackMessenger } from "../../src/slack/messenger.js";
+import { SlackPeopleDirectory } from "../../src/slack/directory.js";
+import type { Route } from "../../src/config.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import type { RequestStore } from "../../src/requests/store.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, type PostOptions } from "./slack.js";
+import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, TEAM_ID, type PostOptions } from "./slack.js";
 
 export interface SlackRelayOptions {
   store?: RequestStore;
+  /** The operator's approver routes (first match wins), as RELAY_CONFIG_FILE gives them. */
+  routes?: Route[];
 }
 
 export interface SlackRelay {
@@ -43,7 +47,7 @@ export interface SlackRelay {
   close(): Promise<void>;
 }
 
-export async function startSlackRelay({ store = createMemoryStore() }: SlackRelayOptions = {}): Promise<SlackRelay> {
+export async function startSlackRelay({ store = createMemoryStore(), routes }: SlackRelayOptions = {}): Promise<SlackRelay> {
   let offset = 0;
   const sleeps: number[] = [];
   const now = () => Date.now() + offset;
@@ -66,7 +70,18 @@ export async function startSlackRelay({ store = createMemoryStore() }: SlackRela
       offset += ms;
     },
   });
-  const service = new RequestService({ store, messenger, defaultTimeoutSeconds: 600, defaultChannel: CHANNEL, logger: silentLogger, now });
+  // The workspace the payloads come from (slackUser's team) is the relay's own, as main learns it from auth.test.
+  const directory = new SlackPeopleDirectory({ client, logger: silentLogger, now, homeTeamId: TEAM_ID });
+  const service = new RequestService({
+    store,
+    messenger,
+    directory,
+    defaultTimeoutSeconds: 600,
+    defaultChannel: CHANNEL,
+    logger: silentLogger,
+    now,
+    ...(routes ? { routes } : {}),
+  });
   const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client });
 
   const server = createServer((req, res) => {

@@ -34,7 +34,9 @@ export function recordOf(input: unknown, overrides: Partial<RequestRecord> = {})
   };
 }
 
-const team = { id: "T0TEAM", domain: "acme" };
+/** The workspace every payload comes from, and the one the relay is installed in. */
+export const TEAM_ID = "T0TEAM";
+const team = { id: TEAM_ID, domain: "acme" };
 
 /** A person (test/fixtures/people.ts) as Slack names the user in a payload. */
 export function slackUser({ id, name }: Person) {

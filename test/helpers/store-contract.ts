@@ -2,7 +2,8 @@
  * The RequestStore contract, run against every implementation (memory and
  * Redis) so they stay interchangeable: round trips, idempotency, every
  * transition, first answer wins, expiry, Slack message index, notifications,
- * the callback queue, the posting set and retention.
+ * the callback queue, the posting set and retention; approvals, reminders
+ * and listing are in store-contract-policy.ts, run from here.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
 import { until } from "./redis.js";
+import { runPolicyContract } from "./store-contract-policy.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */
@@ -34,6 +36,20 @@ const LONG_RETENTION_MS = 60_000;
 const UNICODE = 'héllo — 日本語 🚀 \u202Eright-to-left\u202C "quotes" \\ back\\slash \u0000 nul\nnew line';
 const EXACT_NUMBERS = { sum: 0.1 + 0.2, maxSafe: 2 ** 53 - 1, tiny: 5e-324, negative: -1.5e300, zero: 0 };
 
+/** A fresh store for one test, with the clock it runs on and record builders. */
+export interface OpenedStore {
+  store: RequestStore;
+  clock: { t: number };
+  /** Moves the clock (and lets the time pass for the store, e.g. for Redis TTLs). */
+  advance(ms: number): Promise<void>;
+  /** A pending step_gate request created now, with `overrides`. */
+  record(overrides?: Partial<RequestRecord>): RequestRecord;
+  /** `record(overrides)`, stored. */
+  created(overrides?: Partial<RequestRecord>): Promise<RequestRecord>;
+}
+
+export type OpenStore = (retentionMs?: number) => Promise<OpenedStore>;
+
 export function runStoreContract(name: string, makeStore: MakeStore): void {
   describe(`${name} store contract`, () => {
     const opened: RequestStore[] = [];
@@ -41,7 +57,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       await Promise.all(opened.splice(0).map((store) => store.close()));
     });
 
-    async function open(retentionMs = LONG_RETENTION_MS) {
+    async function open(retentionMs = LONG_RETENTION_MS): Promise<OpenedStore> {
       const clock = { t: T0 };
       const { store, elapse } = await makeStore({ now: () => clock.t, retentionMs });
       opened.push(store);
@@ -323,12 +339,12 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     });
 
     describe("Slack message", () => {
-      it("records where the message lives and finds the request from it", async () => {
-        const { store, created } = await open();
+      it("records where the message lives, when it was posted (the store's now by default), and finds the request from it", async () => {
+        const { store, created, clock } = await open();
         const request = await created();
         const slack = { channel: "C0123456789", ts: "1712345678.000100" };
-        expect(await store.setSlackMessage(request.id, slack)).toStrictEqual({ ...request, slack });
-        expect(await store.get(request.id)).toStrictEqual({ ...request, slack });
+        expect(await store.setSlackMessage(request.id, slack)).toStrictEqual({ ...request, slack, postedAt: clock.t });
+        expect(await store.get(request.id)).toStrictEqual({ ...request, slack, postedAt: clock.t });
         expect(await store.findBySlackMessage(slack)).toBe(request.id);
         expect(await store.findBySlackMessage({ ...slack, ts: "1712345678.000101" })).toBeUndefined();
       });
@@ -710,5 +726,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.get(done.id)).toBeUndefined();
       });
     });
+
+    runPolicyContract(open);
   });
 }

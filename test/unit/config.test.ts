@@ -3,11 +3,9 @@
  * every missing or malformed variable (never echoing a secret), RELAY_TOKENS
  * parsing and the optional JSON config file that the environment overrides.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { configFiles } from "../helpers/config-files.js";
 import { MAX_TIMEOUT_SECONDS } from "../../src/protocol/request-body.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
@@ -22,14 +20,7 @@ const http = { SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET, RELAY_TOKENS:
 /** The smallest valid Socket Mode environment. */
 const socket = { SLACK_BOT_TOKEN: BOT, SLACK_APP_TOKEN: APP, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` };
 
-const dir = mkdtempSync(join(tmpdir(), "relay-config-test-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-function configFile(content: string): string {
-  const path = join(dir, `config-${(files += 1)}.json`);
-  writeFileSync(path, content);
-  return path;
-}
+const configFile = configFiles("json");
 
 /** The ConfigError loadConfig throws for `env`; fails the test when it does not throw one. */
 function errorFor(env: Record<string, string | undefined>): ConfigError {
@@ -62,6 +53,7 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       alwaysAllow: "tool",
       routes: [],
+      defaultPolicy: {},
     });
   });
 
@@ -108,6 +100,7 @@ describe("loadConfig defaults", () => {
       logLevel: "debug",
       alwaysAllow: "all",
       routes: [],
+      defaultPolicy: {},
     });
   });
 
@@ -392,7 +385,7 @@ describe("RELAY_CONFIG_FILE", () => {
   });
 
   it.each([
-    ["does not exist", () => join(dir, "no-such-file.json"), "cannot be read (point it at a readable YAML or JSON file)"],
+    ["does not exist", () => `${configFile("{}")}.missing`, "cannot be read (point it at a readable YAML or JSON file)"],
     ["is neither YAML nor JSON", () => configFile(`{"SLACK_BOT_TOKEN": "${BOT}",`), "is not valid YAML or JSON (line 1, column 75)"],
     ["is a bare string", () => configFile(`SLACK_BOT_TOKEN=${BOT}`), "must be a mapping of keys to values (routes, default, environment-variable names)"],
     ["is a JSON array", () => configFile(JSON.stringify([BOT])), "must be a mapping of keys to values (routes, default, environment-variable names)"],

@@ -48,7 +48,7 @@ export function registerClaudeCodeHookRoutes(
   app.post(HOOK_PATH, { onRequest: authenticate }, async (request, reply) => {
     // When the call arrived, before its body was read: the reply deadline counts from there.
     const startedAt = now() - reply.elapsedTime;
-    const { timeoutSeconds, channel, labels } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
+    const { timeoutSeconds, channel, labels, requestedBy } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
     const input = parseHookInput(jsonBody(request));
     const answered = hookCalls.answer({
       agent: request.agent,
@@ -56,6 +56,7 @@ export function registerClaudeCodeHookRoutes(
       timeoutSeconds,
       ...(channel ? { channel } : {}),
       ...(labels ? { labels } : {}),
+      ...(requestedBy ? { requestedBy } : {}),
       startedAt,
       gone: clientGone(reply.raw),
       reference: request.id,

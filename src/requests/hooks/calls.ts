@@ -34,12 +34,15 @@
  *   STORE_UNAVAILABLE_REASON. Whatever a store call does, the reply leaves
  *   HARD_MARGIN_MS before Claude Code's own timeout; a request stored too late
  *   for its call is cancelled, so nobody approves what the agent was denied.
+ * - When Slack cannot say whose email the hook URL's `requestedBy` is, nothing
+ *   is created and the call is denied saying so (503 relay_slack_unavailable
+ *   to a caller that retries).
  */
 import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
-import { CreateRequestBody, type Labels } from "../../protocol/request-body.js";
+import { CreateRequestBody, type Labels, type RequestedBy } from "../../protocol/request-body.js";
 import { silentLogger, type Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
-import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../errors.js";
+import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown, SlackUnavailableError, StoreUnavailableError } from "../errors.js";
 import type { RequestRecord } from "../model.js";
 import type { RequestService } from "../service.js";
 import { STORE_RETRY_INTERVAL_MS } from "../store.js";
@@ -53,6 +56,7 @@ export const DISCONNECT_REASON = "Claude Code closed the connection";
 export const SHUTDOWN_REASON = "The relay restarted before anyone answered";
 /** The deny of a call that arrives while the instance drains: nothing was asked. */
 export const DRAINING_DENY = "The relay is restarting and asked no one, so the tool call was denied. Try the tool call again.";
+export const SLACK_UNAVAILABLE_DENY = "Slack could not be asked who the request is for, so no one was asked and the tool call was denied. Try again shortly.";
 export const STORE_UNAVAILABLE_REASON = "The relay's storage is unavailable, so the tool call was denied. Try again once the relay is back.";
 /** Why a request stored too late for its hook call is cancelled. */
 export const LATE_REASON = "Claude Code's hook timeout came before the request's";
@@ -67,6 +71,8 @@ export interface HookCall {
   channel?: string;
   /** The hook URL's `label.<key>=` parameters. */
   labels?: Labels;
+  /** The hook URL's `requestedBy=` parameter. */
+  requestedBy?: RequestedBy;
   /** Unix time in milliseconds when the call arrived. */
   startedAt: number;
   /** Aborts when the caller leaves. */
@@ -170,6 +176,10 @@ export class HookCalls {
     } catch (error) {
       // Drain began between the check in answer() and the create.
       if (error instanceof RelayError && error.code === "relay_shutting_down" && !call.retriesUnavailable) return denyOutput(event, DRAINING_DENY);
+      if (error instanceof SlackUnavailableError && !call.retriesUnavailable) {
+        this.logger.warn({ requestId: call.reference, reason: error.reason }, "Slack could not be asked about a Claude Code hook call's request: denied");
+        return denyOutput(event, SLACK_UNAVAILABLE_DENY);
+      }
       if (error instanceof StoreUnavailableError) {
         this.logger.warn({ requestId: call.reference, reason: error.reason }, "the store is unavailable at a Claude Code hook call's deadline: denied");
         return denyOutput(event, STORE_UNAVAILABLE_REASON);
@@ -237,11 +247,12 @@ export class HookCalls {
 }
 
 /** The request a hook call becomes; it expires when the relay must reply. */
-function requestBody({ input, timeoutSeconds, channel, labels }: HookCall): CreateRequestBody {
+function requestBody({ input, timeoutSeconds, channel, labels, requestedBy }: HookCall): CreateRequestBody {
   const built = hookRequestBody(input, {
     timeoutSeconds: replyDeadlineSeconds(timeoutSeconds),
     ...(channel ? { channel } : {}),
     ...(labels ? { labels } : {}),
+    ...(requestedBy ? { requestedBy } : {}),
   });
   const result = CreateRequestBody.safeParse(built);
   if (result.success) return result.data;

@@ -1,13 +1,14 @@
 /**
  * The query string of the hook URL, checked before the body is read:
  * `?timeout=S` (the hook's own `timeout`, so the relay can answer before
- * Claude Code gives up), `&channel=C…` (where to ask) and `&label.<key>=<value>`
- * (the request's labels, one parameter each, for the relay's routes). An unknown or
+ * Claude Code gives up), `&channel=C…` (where to ask), `&label.<key>=<value>`
+ * (the request's labels, one parameter each, for the relay's routes) and
+ * `&requestedBy=U…` or an email (who the tool call is for). An unknown or
  * repeated parameter is a 400 naming it, never ignored: a misspelt `timeout`
  * would otherwise make the relay hold past the hook's real timeout.
  */
 import { MAX_HOOK_TIMEOUT_SECONDS, MIN_HOOK_TIMEOUT_SECONDS } from "../../protocol/claude-code-hook.js";
-import { Labels, SlackChannelId } from "../../protocol/request-body.js";
+import { Labels, REQUESTED_BY_FORMAT, requestedByFrom, SlackChannelId, type RequestedBy } from "../../protocol/request-body.js";
 import { invalidRequest } from "../errors.js";
 
 export interface HookQuery {
@@ -17,9 +18,11 @@ export interface HookQuery {
   channel?: string;
   /** From `label.<key>=<value>` parameters. */
   labels?: Labels;
+  /** From `requestedBy=`: a Slack user id or an email. */
+  requestedBy?: RequestedBy;
 }
 
-const KNOWN = ["timeout", "channel"];
+const KNOWN = ["timeout", "channel", "requestedBy"];
 const LABEL_PREFIX = "label.";
 const WHOLE_SECONDS = /^\d{1,6}$/;
 
@@ -48,6 +51,12 @@ export function parseHookQuery(query: string, defaultTimeoutSeconds: number): Ho
   }
   const labels = parseLabels(params);
   if (labels) result.labels = labels;
+  const requestedBy = params.get("requestedBy");
+  if (requestedBy !== null) {
+    const parsed = requestedByFrom(requestedBy);
+    if (!parsed) throw invalidRequest([{ path: "requestedBy", message: REQUESTED_BY_FORMAT }]);
+    result.requestedBy = parsed;
+  }
   return result;
 }
 

@@ -5,7 +5,7 @@
  * first call made instead of posting twice.
  */
 import { createHash } from "node:crypto";
-import type { CreateRequestBody, Labels } from "../../protocol/request-body.js";
+import type { CreateRequestBody, Labels, RequestedBy } from "../../protocol/request-body.js";
 import type { ClaudeCodeHookInput } from "./input.js";
 
 /** How the agent is named in Slack. */
@@ -16,6 +16,7 @@ export interface HookRequestOptions {
   timeoutSeconds: number;
   channel?: string;
   labels?: Labels;
+  requestedBy?: RequestedBy;
 }
 
 /** The request body for a hook call; it still goes through parseCreateBody. */
@@ -29,6 +30,7 @@ export function hookRequestBody(input: ClaudeCodeHookInput, options: HookRequest
     ...(input.tool_use_id === undefined ? {} : { toolUseId: input.tool_use_id }),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
+    ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
   };
   if (input.hook_event_name === "PreToolUse") return { kind: "step_gate", ...common };
   return {

@@ -10,6 +10,8 @@ import { RELAY_PERSON } from "../../requests/new-record.js";
 import type { CreateRequestBody } from "../../protocol/request-body.js";
 import type { Fitter, Leaf } from "./budget.js";
 import { context, header, section } from "./elements.js";
+import { policyBlocks } from "./approvers.js";
+import { joinWithin, personText } from "./people.js";
 import { cutShort } from "./text.js";
 
 /** A message shows a pending request (with its buttons) or how it ended (without them). */
@@ -36,13 +38,14 @@ export function commonLeaves(body: CreateRequestBody): Leaf[] {
   return leaves;
 }
 
-/** Header, title, who asks, the request's labels and the agent's context. */
+/** Header, title, who asks, the request's labels, who it is for and who may answer, and the agent's context. */
 export function topBlocks(record: RequestRecord, fit: Fitter, mode: Mode): KnownBlock[] {
   const blocks: KnownBlock[] = [header("header", headerText(record.body))];
   if (record.body.title) blocks.push(section("title", `*${fit.text("title")}*`));
   blocks.push(context("requester", requesterTexts(record, mode)));
   const labels = labelsText(record.body.labels);
   if (labels) blocks.push(context("labels", [labels]));
+  blocks.push(...policyBlocks(record, mode === "pending"));
   if (record.body.context) blocks.push(section("context", fit.text("context")));
   return blocks;
 }
@@ -70,16 +73,8 @@ const LABELS_LINE = 1500;
 export function labelsText(labels: Record<string, string> | undefined): string | undefined {
   const entries = Object.entries(labels ?? {});
   if (entries.length === 0) return undefined;
-  const shown: string[] = [];
-  let length = 0;
-  for (const [key, value] of entries) {
-    const text = `${cutShort(key, 64)}=${cutShort(value, LABEL_VALUE_SHOWN)}`;
-    if (length + text.length > LABELS_LINE) break;
-    shown.push(text);
-    length += text.length + 2;
-  }
-  const more = entries.length - shown.length;
-  return `Labels: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  const texts = entries.map(([key, value]) => `${cutShort(key, 64)}=${cutShort(value, LABEL_VALUE_SHOWN)}`);
+  return `Labels: ${joinWithin(texts, LABELS_LINE)}`;
 }
 
 /** A Slack date token: readers see it in their own time zone, the fallback is UTC. */
@@ -91,13 +86,9 @@ export function slackDate(ms: number, format = "{time}"): string {
   return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
 }
 
-/** Slack user ids look like U0123ABCD or W0123ABCD; anything else is never turned into a mention. */
-const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
-
 /** "by <@U123>", or "automatically (autonomous mode)" when the relay answered itself. */
 export function byWhom(person: Person | undefined): string {
   if (!person) return "";
   if (person.id === RELAY_PERSON.id) return "automatically (autonomous mode)";
-  if (USER_ID.test(person.id)) return `by <@${person.id}>`;
-  return `by ${cutShort(person.name ?? "someone", 80) || "someone"}`;
+  return `by ${personText(person)}`;
 }

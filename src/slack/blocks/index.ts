@@ -9,9 +9,12 @@
 export type { SlackMessage } from "./limits.js";
 export { checkMessageLimits, checkViewLimits, LIMITS } from "./limits.js";
 export { escapeMrkdwn } from "./escape.js";
-export { requestMessage, endedMessage } from "./message.js";
+export { requestMessage, endedMessage, askedLine } from "./message.js";
 export { alwaysAllowModal, editModal, denyReasonModal, otherModal } from "./modals.js";
 export { answerModal } from "./modals-answer.js";
 export { inputModal, inputPageCount } from "./input-viewer.js";
-export { canEditInput } from "./permission.js";
+export { canEditInput, offersEdit } from "./permission.js";
+export { approvalsText } from "./approvers.js";
+export { approvalCountedNotice, duplicateApprovalNotice, refusalNotice } from "./notices.js";
+export { escalationPost, escalationText, reminderText, timeLeft } from "./reminders.js";
 export { isOneTap } from "./one-tap.js";

@@ -11,6 +11,7 @@
 import type { KnownBlock } from "@slack/types";
 import type { RequestRecord } from "../../requests/model.js";
 import { Action, encodeButton } from "../ids.js";
+import { approvalsBlocks } from "./approvers.js";
 import { askUserQuestionView } from "./ask-user-question.js";
 import { allocate, Fitter } from "./budget.js";
 import { commonLeaves, headerText, topBlocks, type Mode } from "./common.js";
@@ -23,7 +24,7 @@ import type { SlackMessage } from "./limits.js";
 import { OUTCOME_MAX, outcomeHeadline, outcomeText } from "./outcome.js";
 import { permissionView } from "./permission.js";
 import { stepGateView } from "./step-gate.js";
-import { cutShort } from "./text.js";
+import { cutShort, firstLine } from "./text.js";
 
 /** Kept free for safety: rounding in the shares and small decorations. */
 const MARGIN = 300;
@@ -57,6 +58,7 @@ function render(record: RequestRecord, mode: Mode): SlackMessage {
 function compose(record: RequestRecord, view: KindView, fit: Fitter, mode: Mode, withNotice: boolean): SlackMessage {
   const blocks: KnownBlock[] = [...topBlocks(record, fit, mode), ...view.content(fit, mode)];
   if (withNotice || fit.cut) blocks.push(fullInputNotice(record));
+  blocks.push(...approvalsBlocks(record));
   if (mode === "pending") blocks.push(...view.controls());
   else blocks.push(section("outcome", outcomeText(record)));
   return { text: fallbackText(record, view, mode), blocks };
@@ -71,4 +73,9 @@ function fullInputNotice(record: RequestRecord): KnownBlock {
 function fallbackText(record: RequestRecord, view: KindView, mode: Mode): string {
   const asked = `${headerText(record.body)}: ${cutShort(view.summary, 200)}`;
   return mode === "pending" ? asked : `${outcomeHeadline(record)} · ${asked}`;
+}
+
+/** What is asked, in one escaped line of at most `max` characters past the header: "Permission request: Bash: npm test". */
+export function askedLine(record: RequestRecord, max = 200): string {
+  return `${headerText(record.body)}: ${cutShort(firstLine(VIEWS[record.body.kind](record).summary), max)}`;
 }

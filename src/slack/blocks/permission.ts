@@ -1,6 +1,7 @@
 /**
  * A permission request: the tool call rendered for people and the Allow /
- * Always allow / Edit… / Deny / Deny with reason… / Deny & stop buttons.
+ * Always allow / Edit… / Deny / Deny with reason… / Deny & stop buttons
+ * (Approve and the Deny variants where several approvals are needed).
  */
 import type { KnownBlock } from "@slack/types";
 import type { RequestRecord } from "../../requests/model.js";
@@ -15,6 +16,7 @@ import { LIMITS } from "./limit-values.js";
 import { chunkAll, cutShort, firstLine } from "./text.js";
 import { escapeMrkdwn } from "./escape.js";
 import { alwaysAllowGrant, alwaysAllowScope, offersAlwaysAllow } from "../../requests/always-allow.js";
+import { quorumOf } from "../../requests/policy.js";
 import { toolBlocks, toolLeaves, toolShape } from "./tool-view.js";
 
 function bodyOf(record: RequestRecord): PermissionBody {
@@ -59,12 +61,18 @@ export function alwaysAllowSections(record: RequestRecord): string[] {
 }
 
 /**
- * True when the message offers Always allow: something to grant, and every
+ * True when the message offers Always allow: one approval decides (DESIGN
+ * §7: a quorum offers Approve / Deny only), something to grant, and every
  * granted rule can be shown in full (in the message, or else in the confirm
  * modal). Rules too long to show anywhere are not offered: fail closed.
  */
 export function showsAlwaysAllow(record: RequestRecord): boolean {
-  return offersAlwaysAllow(record) && alwaysAllowSections(record).length <= MODAL_SECTIONS;
+  return quorumOf(record) <= 1 && offersAlwaysAllow(record) && alwaysAllowSections(record).length <= MODAL_SECTIONS;
+}
+
+/** True when the message offers Edit…: one approval decides and the input can be edited in Slack. */
+export function offersEdit(record: RequestRecord): boolean {
+  return quorumOf(record) <= 1 && canEditInput(record);
 }
 
 /** True when the message itself lists every rule Always allow grants (else the button opens a confirm modal). */
@@ -87,7 +95,7 @@ export const permissionView: KindViewOf = (record) => {
   const body = bodyOf(record);
   const shape = toolShape(body.toolName, body.input, true);
   // Once per view: the message is rendered twice (measure, then build) and the input may be 1 MB.
-  const editable = canEditInput(record);
+  const editable = offersEdit(record);
   const leaves: Leaf[] = toolLeaves(shape);
   for (const meta of META) {
     const raw = body[meta.key];
@@ -105,13 +113,15 @@ export const permissionView: KindViewOf = (record) => {
   };
 };
 
+/** Allow / Always allow / Edit… / Deny variants; under a quorum, Approve (one approval of several) and the Deny variants only. */
 function permissionControls(record: RequestRecord, body: PermissionBody, editable: boolean): KnownBlock[] {
   const value = encodeButton({ r: record.id });
   const tool = cutShort(body.toolName, 100);
   const risky = body.defaultToNo
     ? (verb: string) => confirmDialog(`${verb}?`, `The agent suggests answering No to this ${tool} call. ${verb} it anyway?`, verb, "primary")
     : undefined;
-  const buttons = [button("Allow", Action.allow, value, { style: "primary", confirm: risky?.("Allow") })];
+  const allow = quorumOf(record) > 1 ? "Approve" : "Allow";
+  const buttons = [button(allow, Action.allow, value, { style: "primary", confirm: risky?.(allow) })];
   if (showsAlwaysAllow(record)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
   if (editable) buttons.push(button("Edit…", Action.edit, value));
   buttons.push(
@@ -130,7 +140,7 @@ function permissionControls(record: RequestRecord, body: PermissionBody, editabl
 
 /** What Always allow saves, in full (or that the button shows it first), and what the agent suggested that it does not pass back. */
 function alwaysAllowNotes(record: RequestRecord, body: PermissionBody): string[] {
-  if (body.suppressAlwaysAllowRule === true || (body.suggestions?.length ?? 0) === 0) return [];
+  if (body.suppressAlwaysAllowRule === true || (body.suggestions?.length ?? 0) === 0 || quorumOf(record) > 1) return [];
   const { granted, withheld } = alwaysAllowGrant(body, alwaysAllowScope(record));
   const notes: string[] = [];
   const rules = grantedRulesText(record);

@@ -31,7 +31,7 @@ import {
   noneOf,
   NOT_RECORDED,
   oneOf,
-  personOf,
+  answererOf,
   SlackUser,
   STORE_BUDGET,
   withinBudget,
@@ -39,7 +39,7 @@ import {
   type Bounded,
   type ListenerDeps,
 } from "./context.js";
-import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
+import { endedNotice, refusalNotice, reportOutcome, tellPerson } from "./notices.js";
 import { openModal } from "./open-modal.js";
 
 /** Buttons whose click is an answer. */
@@ -115,14 +115,17 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   if (outcome.type === "modal" && outcome.modal === "alwaysAllow") {
     // Always allow with rules too long for the message: show them all in a confirm modal first.
     await ack();
-    if (record.status !== "pending") return tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, endedNotice(record));
+    const target = { channel: record.slack!.channel, user: click.body.user.id };
+    if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
+    const refusal = await deps.service.refusalFor(record, answererOf(click.body.user));
+    if (refusal) return tellPerson(deps, target, refusalNotice(record, refusal));
     return openModal(deps, click, record, outcome.modal);
   }
   if (outcome.type !== "decision") {
     const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
     return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
   }
-  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, personOf(click.body.user), record), left());
+  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, answererOf(click.body.user), record), left());
   if (!answered.ok) return notRecorded(deps, click, answered, ack);
   await ack();
   await reportOutcome(deps, answered.value, { channel: record.slack!.channel, user: click.body.user.id });

@@ -11,7 +11,7 @@ import type { RequestRecord } from "../../requests/model.js";
 import type { InteractiveQuestionsBody } from "../../protocol/request-body.js";
 import { isOneTap } from "../blocks/index.js";
 import { alwaysAllowGrant, alwaysAllowScope } from "../../requests/always-allow.js";
-import { alwaysAllowListFits, showsAlwaysAllow } from "../blocks/permission.js";
+import { alwaysAllowListFits, offersEdit, showsAlwaysAllow } from "../blocks/permission.js";
 import { Action, type ButtonValue } from "../ids.js";
 
 export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input" | "alwaysAllow";
@@ -36,7 +36,8 @@ export function interpretButton(record: RequestRecord, actionId: string, value: 
           if (!alwaysAllowListFits(record)) return modal("alwaysAllow");
           return decide({ behavior: "allow", updatedInput: body.input, updatedPermissions: alwaysAllowGrant(body, alwaysAllowScope(record)).granted });
         case Action.edit:
-          return modal("edit");
+          // Not offered under a quorum: every approver approves the call as asked.
+          return offersEdit(record) ? modal("edit") : ignore("no Edit… on this request");
         case Action.deny:
           return decide({ behavior: "deny", message: defaultDenyMessage(clickerName) });
         case Action.denyWithReason:

@@ -9,12 +9,13 @@ import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import type { Person, SlackRef } from "../../protocol/request-view.js";
 import type { RequestRecord } from "../../requests/model.js";
+import type { Answerer } from "../../requests/policy.js";
 import type { RequestService } from "../../requests/service.js";
 import type { MessageLookup } from "../message-lookup.js";
 import { settleBefore } from "../../protocol/timing.js";
 
 export interface ListenerDeps {
-  service: Pick<RequestService, "get" | "answer" | "findBySlackMessage" | "adoptMessage">;
+  service: Pick<RequestService, "get" | "answer" | "refusalFor" | "findBySlackMessage" | "adoptMessage">;
   /** Confirms with Slack that an unknown message is a copy the relay posted for a request; absent: never. */
   messages?: Pick<MessageLookup, "isRequestMessage">;
   /** Bot-token WebClient for views.open / views.update / chat.postEphemeral. */
@@ -27,12 +28,20 @@ export const SlackUser = z.looseObject({
   id: z.string().min(1),
   name: z.string().optional(),
   username: z.string().optional(),
+  /** The person's own workspace: another than the relay's marks a Slack Connect guest. */
+  team_id: z.string().optional(),
 });
 export type SlackUser = z.infer<typeof SlackUser>;
 
 export function personOf(user: SlackUser): Person {
   const name = user.name ?? user.username;
   return name ? { id: user.id, name } : { id: user.id };
+}
+
+/** The person behind an interaction, with their workspace for the approver check (requests/policy.ts). */
+export function answererOf(user: SlackUser): Answerer {
+  const person = personOf(user);
+  return user.team_id === undefined ? person : { ...person, teamId: user.team_id };
 }
 
 /** The name used in "Denied by <name> in Slack.": Slack's user name, else the id. */

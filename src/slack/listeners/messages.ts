@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Decision, StepReply } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { NOT_RECORDED_REPLY, STORE_BUDGET, withinBudget, type Bounded, type ListenerDeps } from "./context.js";
-import { tellPerson } from "./notices.js";
+import { reportOutcome, tellPerson } from "./notices.js";
 
 /** A plain message from a person, in a thread. Anything else does not parse. */
 const ThreadReply = z.looseObject({
@@ -22,6 +22,8 @@ const ThreadReply = z.looseObject({
   subtype: z.never().optional(),
   bot_id: z.never().optional(),
   user: z.string().min(1),
+  /** The person's own workspace (Slack Connect guests), when Slack says. */
+  user_team: z.string().optional(),
   channel: z.string().min(1),
   ts: z.string().min(1),
   thread_ts: z.string().min(1),
@@ -73,9 +75,12 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
   const left = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answered = await withinBudget(deps.service.answer(record.id, decision, { id: message.user }, record), left);
+  const answerer = message.user_team === undefined ? { id: message.user } : { id: message.user, teamId: message.user_team };
+  const answered = await withinBudget(deps.service.answer(record.id, decision, answerer, record), left);
   if (!answered.ok) return notRecorded(deps, message, answered, record.id);
   deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");
+  // Refused, counted or already counted: only that person is told, next to their reply.
+  await reportOutcome(deps, answered.value, { channel: message.channel, user: message.user, threadTs: message.thread_ts });
 }
 
 /** Tells the person, in the thread, that their reply did not count; the request stays as it was. */

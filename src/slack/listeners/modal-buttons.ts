@@ -13,8 +13,8 @@ import { Action, decodeMetadata } from "../ids.js";
 import { parseClick } from "./actions.js";
 import { interpretButton } from "./buttons.js";
 import { openModal } from "./open-modal.js";
-import { acking, displayName, NOT_OPENED, requestOnMessage, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
-import { endedNotice, tellPerson } from "./notices.js";
+import { acking, answererOf, displayName, NOT_OPENED, requestOnMessage, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
 
@@ -46,9 +46,14 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
     const reason = outcome.type === "ignore" ? outcome.reason : "not a modal button";
     return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
   }
-  // The full-input modal only shows what was asked, so it opens whatever the status.
-  if (record.status !== "pending" && outcome.modal !== "input") {
-    return tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, endedNotice(record));
+  // The full-input modal only shows what was asked, so it opens whatever the status and for anyone.
+  const target = { channel: record.slack!.channel, user: click.body.user.id };
+  if (outcome.modal !== "input") {
+    if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
+    // Checked again when the modal is submitted: who may answer can change meanwhile (an escalation, a group).
+    const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), STORE_BUDGET.readMs);
+    if (!refusal.ok) return tellPerson(deps, target, refusalNotice(record, { reason: "unverified" }));
+    if (refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.value));
   }
   await openModal(deps, click, record, outcome.modal, outcome.questionIndex);
 }

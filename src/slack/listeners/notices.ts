@@ -1,13 +1,16 @@
 /**
  * "Tell this person what happened": the ephemeral message someone gets when
- * their click or submission lands on a request that has already ended
- * (double click, late click, expired, cancelled). Only they see it, and it
- * never changes the request.
+ * their click, submission or thread reply lands on a request that has
+ * already ended (double click, late click, expired, cancelled), was refused
+ * (they may not answer it) or counted towards a quorum. Only they see it,
+ * and it never changes the request.
  */
 import { describeDecision } from "../../requests/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
-import { RELAY_PERSON } from "../../requests/service.js";
-import type { TransitionResult } from "../../requests/store.js";
+import type { Refusal } from "../../requests/policy.js";
+import { RELAY_PERSON, type AnswerResult } from "../../requests/service.js";
+import { approvalCountedNotice, duplicateApprovalNotice, refusalNotice as refusalText } from "../blocks/index.js";
+import { personText } from "../blocks/people.js";
 import type { ListenerDeps } from "./context.js";
 
 export interface NoticeTarget {
@@ -26,7 +29,7 @@ export function endedNotice(record: RequestRecord): string {
       if (!record.decision) return "This request was already answered.";
       const { emoji, verb } = describeDecision(record.decision);
       const by = record.answeredBy;
-      const who = !by ? "someone" : by.id === RELAY_PERSON.id ? (by.name ?? by.id) : `<@${by.id}>`;
+      const who = !by ? "someone" : by.id === RELAY_PERSON.id ? (by.name ?? by.id) : personText(by);
       return `This request was already answered: ${emoji} ${verb} by ${who}`;
     }
     case "expired":
@@ -50,7 +53,33 @@ export async function tellPerson(deps: ListenerDeps, target: NoticeTarget, text:
   }
 }
 
-/** Tells the person when their answer came too late; an applied answer needs no notice (the message changes). */
-export async function reportOutcome(deps: ListenerDeps, result: TransitionResult, target: NoticeTarget): Promise<void> {
-  if (result.outcome === "already_ended") await tellPerson(deps, target, endedNotice(result.record));
+/** Why the person may not answer this request, and who may (DESIGN §7). */
+export function refusalNotice(record: RequestRecord, refusal: Refusal): string {
+  return `🔒 ${refusalText(refusal, record)}`;
+}
+
+/**
+ * Tells the person what became of their answer when the message alone does
+ * not: it came too late, it was refused, or it counted towards a quorum (or
+ * already had). An answer that ended the request needs no notice: the
+ * message changes.
+ */
+export async function reportOutcome(deps: ListenerDeps, result: AnswerResult, target: NoticeTarget): Promise<void> {
+  const text = outcomeNotice(result);
+  if (text !== undefined) await tellPerson(deps, target, text);
+}
+
+function outcomeNotice(result: AnswerResult): string | undefined {
+  switch (result.outcome) {
+    case "already_ended":
+      return endedNotice(result.record);
+    case "refused":
+      return refusalNotice(result.record, result.refusal);
+    case "counted":
+      return approvalCountedNotice(result.record);
+    case "duplicate":
+      return duplicateApprovalNotice(result.record);
+    default:
+      return undefined;
+  }
 }

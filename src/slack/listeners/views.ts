@@ -32,7 +32,7 @@ import {
   NOT_RECORDED,
   NOT_RECORDED_FIELD,
   oneOf,
-  personOf,
+  answererOf,
   SlackUser,
   STORE_BUDGET,
   withinBudget,
@@ -40,7 +40,7 @@ import {
   type ListenerDeps,
 } from "./context.js";
 import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
-import { showsAlwaysAllow } from "../blocks/permission.js";
+import { offersEdit, showsAlwaysAllow } from "../blocks/permission.js";
 import { alwaysAllowGrant, alwaysAllowScope } from "../../requests/always-allow.js";
 
 /** The modals a person submits an answer from, with the field an error lands on when no input block is found. */
@@ -102,7 +102,7 @@ async function submit(deps: ListenerDeps, raw: unknown, ack: ViewAck): Promise<v
   if (!result) return deps.logger.debug({ id: record.id, callbackId }, "slack view ignored: does not apply");
   if (!result.ok) return ack({ response_action: "errors", errors: result.errors });
   const remaining = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answered = await withinBudget(deps.service.answer(record.id, result.decision, personOf(body.user), record), remaining);
+  const answered = await withinBudget(deps.service.answer(record.id, result.decision, answererOf(body.user), record), remaining);
   if (!answered.ok) return notRecorded(deps, callbackId, body, meta, answered, ack);
   await ack();
   await reportOutcome(deps, answered.value, target);
@@ -142,7 +142,7 @@ function parseSubmission(record: RequestRecord, callbackId: AnswerView, body: Vi
   const request = record.body;
   switch (callbackId) {
     case View.edit:
-      return request.kind === "permission" ? parseEditSubmission(values) : undefined;
+      return request.kind === "permission" && offersEdit(record) ? parseEditSubmission(values) : undefined;
     case View.alwaysAllow:
       return alwaysAllowSubmission(record);
     case View.denyReason:

@@ -24,11 +24,6 @@
 if redis.call("EXISTS", KEYS[1]) == 0 then return {NOT_FOUND} end
 
 redis.call("HSET", KEYS[1], ARGV[2], ARGV[3])
-local ttl = redis.call("PTTL", KEYS[1])
-if ttl > 0 then
-  redis.call("SET", KEYS[2], ARGV[1], "PX", ttl)
-else
-  redis.call("SET", KEYS[2], ARGV[1])
-end
+indexMessage(KEYS[1], KEYS[2], ARGV[1])
 if redis.call("HGET", KEYS[1], "status") ~= "pending" then redis.call("ZADD", KEYS[3], ARGV[4], ARGV[1]) end
 return reply(APPLIED, KEYS[1])

@@ -1,7 +1,8 @@
 --[[
-  A leased queue, used for two: the callback queue (callbacks zset and
-  attempts hash) and the message-update outbox (updates zset and
-  update-attempts hash).
+  A leased queue, used for three: the callback queue (callbacks zset and
+  attempts hash), the message-update outbox (updates zset and
+  update-attempts hash) and the reminder queue (reminders zset and
+  reminder-attempts hash, members <id>:<index>).
 
   Hands out the callbacks that are due, each to one caller only: every id
   returned is made due again only at now + lease, so no other instance claims

@@ -1,7 +1,8 @@
 --[[
-  A leased queue, used for two: the callback queue (callbacks zset and
-  attempts hash) and the message-update outbox (updates zset and
-  update-attempts hash).
+  A leased queue, used for three: the callback queue (callbacks zset and
+  attempts hash), the message-update outbox (updates zset and
+  update-attempts hash) and the reminder queue (reminders zset and
+  reminder-attempts hash, members <id>:<index>).
 
   Schedules the next delivery attempt of a queued callback. Never queues one
   that is not there (it was completed meanwhile).

@@ -39,6 +39,13 @@ describe.concurrent("approval-relay ask", () => {
     });
   });
 
+  it("when given --requested-by, the request says who it is for: a Slack user id, or else an email", async ({ relay, env, expect }) => {
+    const byId = await askAnswered(relay, env, ["Deploy?", "--requested-by", "U0ALICE01"], { answers: { answer: true } });
+    expect(byId.request.body.requestedBy).toEqual({ slackUserId: "U0ALICE01" });
+    const byEmail = await askAnswered(relay, env, ["Deploy?", "--requested-by", "alice@example.com"], { answers: { answer: true } });
+    expect(byEmail.request.body.requestedBy).toEqual({ email: "alice@example.com" });
+  });
+
   it("when the person answers no, it exits 1", async ({ relay, env, expect }) => {
     const result = await askAnswered(relay, env, ["Deploy?"], { answers: { answer: false } });
     expect(result).toMatchObject({ code: 1, stdout: "no\n" });
@@ -122,6 +129,13 @@ describe.concurrent("approval-relay ask", () => {
     ["a --label with an empty key", ["Deploy?", "--label", "=prod"], undefined, /--label needs key=value/],
     ["a --label key given twice", ["Deploy?", "--label", "env=prod", "--label", "env=dev"], undefined, /--label env is given twice/],
     ["a --label key with a space", ["Deploy?", "--label", "my env=prod"], undefined, /--label my env: label keys must be 1 to 64 letters/],
+    [
+      "a --requested-by that is a name",
+      ["Deploy?", "--requested-by", "alice"],
+      undefined,
+      /--requested-by must be a Slack user id such as U0123ABCD or an email address/,
+    ],
+    ["an empty --requested-by", ["Deploy?", "--requested-by", ""], undefined, /--requested-by must be a Slack user id/],
     ["no RELAY_URL", ["Deploy?"], { RELAY_TOKEN: TOKEN }, /RELAY_URL is not set/],
     ["no RELAY_TOKEN", ["Deploy?"], { RELAY_URL: "http://127.0.0.1:9" }, /RELAY_TOKEN is not set/],
     ["a RELAY_URL that is not http", ["Deploy?"], { RELAY_URL: "relay.local", RELAY_TOKEN: TOKEN }, /must start with http/],

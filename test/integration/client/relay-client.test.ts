@@ -63,6 +63,14 @@ describe("RelayClient against the real relay", () => {
     expect(record.body).toMatchObject({ kind: "permission", labels: { env: "prod" } });
   });
 
+  it("when an adapter is given requestedBy, the relay keeps who each request is for on its policy", async () => {
+    const result = createCanUseTool(client, { requestedBy: { slackUserId: "U0BOB0001" } })("Bash", bash, sdkContext());
+    const record = await answerNext({ behavior: "allow", updatedInput: bash });
+    await result;
+    expect(record.body.requestedBy).toEqual({ slackUserId: "U0BOB0001" });
+    expect(record.policy?.requestedBy).toEqual({ id: "U0BOB0001" });
+  });
+
   it("when the same idempotency key is sent twice, both calls get the same request and it is posted once", async () => {
     const first = await client.request({ kind: "step_gate", toolName: "Bash", input: bash }, { idempotencyKey: "job-7" });
     const second = await client.request({ kind: "step_gate", toolName: "Bash", input: bash }, { idempotencyKey: "job-7" });

@@ -2,11 +2,19 @@
  * Approver routes through the real HTTP app (DESIGN §7): a route's channel
  * is binding, on POST /v1/requests and on the Claude Code hook's ?channel=,
  * so an agent cannot send its own request to a lenient person's DM; a
- * refusal is a 400 on `channel` and changes nothing. The matched route is
- * kept on the stored record.
+ * refusal is a 400 on `channel` and changes nothing. The matched route and
+ * its policy (approvers, quorum, selfApproval, reminders, escalations,
+ * requestedBy) are kept on the stored record; a request may only narrow
+ * them, each wider ask a 400 naming the field, and a lookup Slack cannot
+ * answer a 503 with Retry-After. People are looked up in a plain-object
+ * directory.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Route } from "../../../src/config-file.js";
+import { RETRIES_UNAVAILABLE_HEADER } from "../../../src/protocol/claude-code-hook.js";
+import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
+import { SLACK_UNAVAILABLE_DENY } from "../../../src/requests/hooks/calls.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 import { until } from "../../helpers/relay-stand-in.js";
@@ -15,12 +23,49 @@ const PROD = "C0PRODDEPLOY";
 const PROD_BACKUP = "C0PRODBACKUP";
 const SANDBOX = "C0SANDBOX01";
 const LENIENT_DM = "D0LENIENT01";
+const CAROL = "U0CAROL01";
+const ONCALL = "S0ONCALL01";
+const LEADS = "S0LEADS001";
+const ALICE_EMAIL = "alice@example.com";
+
+/** Route 1: who may answer a deploy. */
+const DEPLOY = {
+  match: { labels: { env: "deploy" } },
+  approvers: { users: [ALICE.id, BOB.id], usergroups: [ONCALL] },
+  quorum: 2,
+  selfApproval: "deny",
+  reminders: [60, 600],
+  escalate: [
+    { after: 120, usergroups: [LEADS] },
+    { after: 900, users: [CAROL] },
+  ],
+};
+
+/** Slack's people: Carol is on call; Slack answers unless `slackDown`. */
+let slackDown = false;
+const directory: PeopleDirectory = {
+  usergroupMembers: async (group) => {
+    if (slackDown) throw new DirectoryUnavailableError("timed out");
+    return new Set(group === ONCALL ? [CAROL] : []);
+  },
+  userIdByEmail: async (email) => {
+    if (slackDown) throw new DirectoryUnavailableError("timed out");
+    return email === ALICE_EMAIL ? ALICE.id : undefined;
+  },
+  homeTeamId: async () => "T0HOME0001",
+};
 
 let relay: ApiRelay;
 beforeEach(async () => {
+  slackDown = false;
   relay = await startApiRelay({
-    routes: [Route.parse({ match: { token: "ci-bot", tool: "Bash", labels: { env: "prod" } }, channel: PROD, channels: [PROD_BACKUP], timeoutSeconds: 1800 })],
+    routes: [
+      Route.parse({ match: { token: "ci-bot", tool: "Bash", labels: { env: "prod" } }, channel: PROD, channels: [PROD_BACKUP], timeoutSeconds: 1800 }),
+      Route.parse(DEPLOY),
+    ],
     defaultChannels: [SANDBOX],
+    policy: { alwaysAllow: "tool", selfApproval: "deny", reminders: [30] },
+    directory,
   });
 });
 afterEach(async () => {
@@ -118,6 +163,132 @@ describe("labels on a request", () => {
     expect(response.status).toBe(400);
     expect(response.body.error.details.map((d: { path: string }) => d.path)).toEqual(paths);
     await relay.service.idle();
+    expect(relay.stored).toEqual([]);
+  });
+});
+
+async function refused(json: unknown, status: number, code: string) {
+  const response = await relay.call("/v1/requests", { json });
+  expect(response.status).toBe(status);
+  expect(response.body.error.code).toBe(code);
+  await relay.service.idle();
+  expect(relay.stored).toEqual([]);
+  expect(relay.messenger.posts).toEqual([]);
+  return response;
+}
+
+const deploy = (over: Record<string, unknown> = {}) => bodies.bashPermission({ labels: { env: "deploy" }, ...over });
+
+describe("a route's policy is kept on the stored record", () => {
+  it("with its approvers, quorum, selfApproval, schedule and the requester; what the 300 s deadline leaves no time for is dropped", async () => {
+    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL } }) });
+    expect(response.status).toBe(201);
+    expect(relay.stored[0]!.policy).toEqual({
+      alwaysAllow: "tool",
+      route: "routes.1",
+      approvers: { users: [ALICE.id, BOB.id], usergroups: [ONCALL] },
+      quorum: 2,
+      selfApproval: "deny",
+      requestedBy: { id: CAROL },
+      reminders: [60],
+      escalate: [{ after: 120, usergroups: [LEADS] }],
+    });
+  });
+
+  it("a request no route matches takes the default route's policy", async () => {
+    const response = await relay.call("/v1/requests", { json: bodies.stepGate() });
+    expect(response.status).toBe(201);
+    expect(relay.stored[0]!.policy).toEqual({ alwaysAllow: "tool", route: "default", selfApproval: "deny", reminders: [30] });
+  });
+
+  it("resolves a requestedBy email to the person's Slack user id", async () => {
+    const response = await relay.call("/v1/requests", { json: bodies.stepGate({ requestedBy: { email: ALICE_EMAIL } }) });
+    expect(response.status).toBe(201);
+    expect(relay.stored[0]!.policy?.requestedBy).toEqual({ id: ALICE.id, email: ALICE_EMAIL });
+  });
+
+  it("keeps the narrower approvers and the higher quorum a request asks for; a group member counts as one of the route's", async () => {
+    const response = await relay.call("/v1/requests", { json: deploy({ approvers: { users: [ALICE.id, BOB.id, CAROL] }, quorum: 3 }) });
+    expect(response.status).toBe(201);
+    expect(relay.stored[0]!.policy).toMatchObject({ approvers: { users: [ALICE.id, BOB.id, CAROL] }, quorum: 3 });
+  });
+});
+
+describe("a request may only narrow its route's policy", () => {
+  it.each([
+    ["a user who is not an approver", deploy({ approvers: { users: [ALICE.id, "U0MALLORY1"] } }), "approvers.users.1"],
+    ["a user group the route does not list", deploy({ approvers: { usergroups: [LEADS] } }), "approvers.usergroups.0"],
+    ["an approver list that names nobody", deploy({ approvers: {} }), "approvers"],
+    ["fewer approvers than the route's quorum", deploy({ approvers: { users: [ALICE.id] } }), "approvers"],
+    ["a quorum below the route's", deploy({ quorum: 1 }), "quorum"],
+    ["a quorum its approvers cannot reach", bodies.stepGate({ approvers: { users: [ALICE.id] }, quorum: 2 }), "quorum"],
+    ["a quorum on a kind that takes the first answer", bodies.askUserQuestion({ quorum: 2 }), "quorum"],
+    ["an email Slack knows nobody by", bodies.stepGate({ requestedBy: { email: "mallory@example.com" } }), "requestedBy.email"],
+  ])("refuses %s: 400 naming the field, nothing stored or posted", async (_, json, path) => {
+    const response = await refused(json, 400, "relay_invalid_request");
+    expect(response.body.error.details.map((d: { path: string }) => d.path)).toEqual([path]);
+  });
+
+  it.each([
+    ["a user id that is a name", { approvers: { users: ["alice"] } }, "approvers.users.0"],
+    ["a group id that is a handle", { approvers: { usergroups: ["@oncall"] } }, "approvers.usergroups.0"],
+    ["a quorum of zero", { quorum: 0 }, "quorum"],
+    ["a requestedBy with both forms", { requestedBy: { slackUserId: ALICE.id, email: ALICE_EMAIL } }, "requestedBy"],
+    ["a requestedBy email that is not one", { requestedBy: { email: "alice" } }, "requestedBy.email"],
+  ])("refuses %s by the schema: 400 naming the field", async (_, over, path) => {
+    const response = await refused(bodies.stepGate(over), 400, "relay_invalid_request");
+    expect(response.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+});
+
+describe("when Slack cannot be asked", () => {
+  it("a requestedBy email gets 503 relay_slack_unavailable with Retry-After, and nothing is created", async () => {
+    slackDown = true;
+    const response = await refused(bodies.stepGate({ requestedBy: { email: ALICE_EMAIL } }), 503, "relay_slack_unavailable");
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(relay.logs.some((line) => line.includes("Slack could not be asked about a new request"))).toBe(true);
+  });
+
+  it("so does narrowing to a person the route lists only through a group", async () => {
+    slackDown = true;
+    const response = await refused(deploy({ approvers: { users: [BOB.id, CAROL] } }), 503, "relay_slack_unavailable");
+    expect(response.headers.get("retry-after")).toBe("5");
+  });
+
+  it("a request that needs no lookup is created as usual", async () => {
+    slackDown = true;
+    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL }, approvers: { users: [ALICE.id, BOB.id] } }) });
+    expect(response.status).toBe(201);
+  });
+});
+
+describe("requestedBy on a Claude Code hook call", () => {
+  it("takes the hook URL's requestedBy= parameter, a Slack user id or an email", async () => {
+    const held = relay.call(`/v1/hooks/claude-code?timeout=60&requestedBy=${encodeURIComponent(ALICE_EMAIL)}`, { json: hookFixture("pre-tool-use") });
+    await until(() => relay.stored.length > 0);
+    const record = relay.stored[0]!;
+    expect(record.body.requestedBy).toEqual({ email: ALICE_EMAIL });
+    expect(record.policy?.requestedBy).toEqual({ id: ALICE.id, email: ALICE_EMAIL });
+    await relay.service.answer(record.id, { reply: "n" }, BOB);
+    expect((await held).status).toBe(200);
+  });
+
+  it("refuses a requestedBy parameter that is neither: 400 naming it", async () => {
+    const response = await relay.call(`/v1/hooks/claude-code?requestedBy=alice`, { json: hookFixture("pre-tool-use") });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([{ path: "requestedBy", message: "must be a Slack user id such as U0123ABCD or an email address" }]);
+    expect(relay.stored).toEqual([]);
+  });
+
+  it("denies the call, asking no one, when Slack cannot say whose email it is; a caller that retries gets the 503", async () => {
+    slackDown = true;
+    const path = `/v1/hooks/claude-code?requestedBy=${encodeURIComponent(ALICE_EMAIL)}`;
+    const denied = await relay.call(path, { json: hookFixture("pre-tool-use") });
+    expect(denied.status).toBe(200);
+    expect(denied.body.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: SLACK_UNAVAILABLE_DENY });
+    const retried = await relay.call(path, { json: hookFixture("pre-tool-use"), headers: { [RETRIES_UNAVAILABLE_HEADER]: "1" } });
+    expect(retried.status).toBe(503);
+    expect(retried.body.error.code).toBe("relay_slack_unavailable");
     expect(relay.stored).toEqual([]);
   });
 });

@@ -112,6 +112,7 @@ describe("the message of a decided request", () => {
     const hanging: RequestMessenger = {
       post: async (request) => ({ channel: request.channel, ts: "1700000000.000900" }),
       showEnded: () => new Promise(() => {}),
+      remind: async () => {},
     };
     const first = await instance({ now, messenger: hanging });
     const { record } = await first.service.create({ tokenName: "ci-bot", body });

@@ -9,12 +9,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { silentLogger } from "../../../src/logger.js";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import { RequestService } from "../../../src/requests/service.js";
+import { SlackPeopleDirectory } from "../../../src/slack/directory.js";
 import { createSlackApp, createSlackClient, type SlackApp } from "../../../src/slack/app.js";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
 import { createSlackMessenger } from "../../../src/slack/messenger.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { startSocketModeServer, type SocketModeStandIn } from "../../helpers/socket-mode-server.js";
-import { blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
+import { blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS, messageEvent, state, TEAM_ID, viewSubmission } from "../../helpers/slack.js";
 import { ALICE } from "../../fixtures/people.js";
 
 const APP_TOKEN = "xapp-1-A0RELAY-test";
@@ -38,6 +39,7 @@ beforeEach(async () => {
   service = new RequestService({
     store: createMemoryStore(),
     messenger: createSlackMessenger({ client, logger: silentLogger }),
+    directory: new SlackPeopleDirectory({ client, logger: silentLogger, homeTeamId: TEAM_ID }),
     defaultTimeoutSeconds: 600,
     defaultChannel: CHANNEL,
     logger: silentLogger,

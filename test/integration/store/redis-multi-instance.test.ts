@@ -1,14 +1,15 @@
 /**
  * Several relay instances sharing one Redis: each store has its own
  * connections, all use the same prefix. A waiter on one instance must wake
- * when a request ends on another, racing sweeps expire each request once, and
- * racing claims hand each unposted request to one instance.
+ * when a request ends on another, racing sweeps expire each request once,
+ * racing claims hand each unposted request and each reminder to one
+ * instance, and racing approvals count each person once and answer once.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
-import type { RequestStore, TransitionResult } from "../../../src/requests/store.js";
+import type { AnsweredTransition, ApproveResult, RequestStore, TransitionResult } from "../../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
 
 const T0 = 1_800_000_000_000;
@@ -118,7 +119,7 @@ describe("relay instances sharing one Redis", () => {
 
     const after = await instance();
     expect(await after.findBySlackMessage(slack)).toBe(request.id);
-    expect(await after.get(request.id)).toStrictEqual({ ...request, slack });
+    expect(await after.get(request.id)).toStrictEqual({ ...request, slack, postedAt: T0 });
     const result = await after.transition(request.id, {
       status: "answered",
       decision: { behavior: "deny", message: "not today" },
@@ -126,5 +127,75 @@ describe("relay instances sharing one Redis", () => {
       at: T0,
     });
     expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", decision: { behavior: "deny", message: "not today" } } });
+  });
+
+  describe("approvals racing on two instances, quorum 2", () => {
+    const final = (person: string): AnsweredTransition => ({
+      status: "answered",
+      decision: { behavior: "allow", updatedInput: { command: "deploy" } },
+      answeredBy: { id: person },
+      at: T0,
+    });
+    /** Each of `requests` approved at the same moment by `first` on instance A and `second` on instance B. */
+    async function race(first: string, second: string): Promise<Array<[ApproveResult, ApproveResult]>> {
+      const [a, b] = [await instance(), await instance()];
+      const requests = Array.from({ length: 20 }, () => pending());
+      await Promise.all(requests.map((request) => a.create(request)));
+      return Promise.all(
+        requests.map((request) =>
+          Promise.all([
+            a.approve(request.id, { person: { id: first }, at: T0 }, 2, final(first)),
+            b.approve(request.id, { person: { id: second }, at: T0 }, 2, final(second)),
+          ]),
+        ),
+      );
+    }
+
+    it("when two people approve at once, exactly one approval answers the request and it holds both", async () => {
+      for (const pair of await race("U1", "U2")) {
+        expect(pair.map((result) => result.outcome).sort()).toStrictEqual(["applied", "counted"]);
+        const applied = pair.find((result) => result.outcome === "applied")!;
+        expect("record" in applied && applied.record.approvals?.map((approval) => approval.person.id).sort()).toStrictEqual(["U1", "U2"]);
+      }
+    });
+
+    it("when the same person approves twice at once, one approval is counted, the other is a duplicate, and the request stays pending", async () => {
+      for (const pair of await race("U1", "U1")) {
+        expect(pair.map((result) => result.outcome).sort()).toStrictEqual(["counted", "duplicate"]);
+        expect("record" in pair[0] && pair[0].record).toMatchObject({ status: "pending", approvals: [{ person: { id: "U1" } }] });
+      }
+    });
+  });
+
+  it("when two instances claim reminders at once, each goes to one of them only, and none of an ended request", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const requests = Array.from({ length: 20 }, () => pending());
+    await Promise.all(requests.map((request) => a.create(request)));
+    const slack = (i: number) => ({ channel: "C0123456789", ts: `1712345678.${String(i).padStart(6, "0")}` });
+    const reminders = [
+      { index: 0, dueAt: T0 },
+      { index: 1, dueAt: T0 },
+    ];
+    await Promise.all(requests.map((request, i) => a.setSlackMessage(request.id, slack(i), { reminders })));
+    const [ended, ...live] = requests;
+    await b.transition(ended!.id, { status: "cancelled", at: T0 });
+    const claim = async (store: RequestStore) => {
+      const claimed: string[] = [];
+      for (let round = 0; round < 10; round += 1) claimed.push(...(await store.claimReminders(T0, 30_000, 3)).map(({ id, index }) => `${id}/${index}`));
+      return claimed;
+    };
+    const [fromA, fromB] = await Promise.all([claim(a), claim(b)]);
+    expect([...fromA, ...fromB].sort()).toStrictEqual(live.flatMap(({ id }) => [`${id}/0`, `${id}/1`]).sort());
+  });
+
+  it("after a restart, a new instance claims the reminders the old one queued", async () => {
+    const before = await instance();
+    const request = pending();
+    await before.create(request);
+    await before.setSlackMessage(request.id, { channel: "C0123456789", ts: "1712345678.000300" }, { reminders: [{ index: 0, dueAt: T0 + 300_000 }] });
+    await before.close();
+
+    const after = await instance();
+    expect(await after.claimReminders(T0 + 300_000, 30_000, 10)).toStrictEqual([{ id: request.id, index: 0, attempts: 0 }]);
   });
 });

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { UnreadableRecordError } from "../../../src/store/redis-record.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
@@ -66,7 +67,13 @@ describe("redis store specifics", () => {
     await store.create(request, { idempotencyKey: "ci:key-1" });
     await store.setSlackMessage(request.id, slack);
     expect((await keysUnder(redis, prefix)).sort()).toStrictEqual(
-      [`${prefix}:{${request.id}}:data`, `${prefix}:deadlines`, `${prefix}:idem:ci:key-1`, `${prefix}:msg:${slack.channel}:${slack.ts}`].sort(),
+      [
+        `${prefix}:{${request.id}}:data`,
+        `${prefix}:deadlines`,
+        `${prefix}:recent`,
+        `${prefix}:idem:ci:key-1`,
+        `${prefix}:msg:${slack.channel}:${slack.ts}`,
+      ].sort(),
     );
     const hash = await redis.hgetall(`${prefix}:{${request.id}}:data`);
     expect(hash).toMatchObject({
@@ -121,7 +128,7 @@ describe("redis store specifics", () => {
     await store.retryCallback(request.id, T0 + 5000, 3);
     expect(await redis.hget(`${prefix}:callback-attempts`, request.id)).toBe("3");
     await store.completeCallback(request.id);
-    expect(await keysUnder(redis, prefix)).toStrictEqual([`${prefix}:{${request.id}}:data`]);
+    expect((await keysUnder(redis, prefix)).sort()).toStrictEqual([`${prefix}:recent`, `${prefix}:{${request.id}}:data`].sort());
   });
 
   it("an expiry of a request whose keys are gone removes its stale deadline and posting entry", async () => {
@@ -185,6 +192,96 @@ describe("redis store specifics", () => {
     await expect(store.transition(request.id, { status: "expired", at: T0 })).rejects.toThrow(UnreadableRecordError);
   });
 
+  it("keeps each approval in its own hash field, numbered in order, and the queued reminders in their zset until the request ends", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request);
+    await store.setSlackMessage(request.id, slack, {
+      postedAt: T0 + 1,
+      reminders: [
+        { index: 0, dueAt: T0 + 300_000 },
+        { index: 2, dueAt: T0 + 900_000 },
+      ],
+    });
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, at: T0 } as const;
+    const alice = { person: { id: "U1", name: "alice" }, at: T0 };
+    const bob = { person: { id: "U2" }, at: T0 };
+    await store.approve(request.id, alice, 3, final);
+    await store.approve(request.id, bob, 3, final);
+    const key = `${prefix}:{${request.id}}:data`;
+    expect(await redis.hmget(key, "approval:U1", "approval:U2", "approvalCount", "postedAt", "reminders")).toStrictEqual([
+      `1:${JSON.stringify(alice)}`,
+      `2:${JSON.stringify(bob)}`,
+      "2",
+      String(T0 + 1),
+      "0,2",
+    ]);
+    expect(await redis.zrange(`${prefix}:reminders`, "0", "-1", "WITHSCORES")).toStrictEqual([
+      `${request.id}:0`,
+      String(T0 + 300_000),
+      `${request.id}:2`,
+      String(T0 + 900_000),
+    ]);
+    await store.claimReminders(T0 + 300_000, 1000, 10);
+    await store.retryReminder(request.id, 0, T0 + 400_000, 1);
+    expect(await redis.hget(`${prefix}:reminder-attempts`, `${request.id}:0`)).toBe("1");
+    await store.transition(request.id, { status: "cancelled", at: T0 });
+    expect(await redis.exists(`${prefix}:reminders`, `${prefix}:reminder-attempts`)).toBe(0);
+  });
+
+  it("reads back a request stored with approvals and postedAt", async () => {
+    const { store } = open();
+    const request: RequestRecord = {
+      ...pending(),
+      slack,
+      postedAt: T0 + 3,
+      approvals: [
+        { person: { id: "U2" }, at: T0 + 9 },
+        { person: { id: "U1" }, at: T0 + 4 },
+      ],
+    };
+    await store.create(request);
+    expect(await store.get(request.id)).toStrictEqual(request);
+  });
+
+  it("reports an approval field that is not numbered instead of reading it", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request);
+    await redis.hset(`${prefix}:{${request.id}}:data`, "approval:U1", JSON.stringify({ person: { id: "U1" }, at: T0 }));
+    await expect(store.get(request.id)).rejects.toThrow(UnreadableRecordError);
+  });
+
+  it("the recent index keeps the newest requests only, so older ended ones drop out of the listing while pending ones stay", async () => {
+    const { store, prefix } = open({ recentLimit: 2 });
+    const ended = (n: number): RequestRecord => ({ ...pending(), createdAt: T0 + n, status: "cancelled", endedAt: T0 + n });
+    const oldPending = { ...pending(), createdAt: T0 - 1 };
+    await store.create(oldPending);
+    for (const n of [1, 2, 3]) await store.create(ended(n));
+    expect(await redis.zcard(`${prefix}:recent`)).toBe(2);
+    const listed = await store.listRequests({ limit: 10 });
+    expect(listed.map((record) => record.createdAt)).toStrictEqual([T0 + 3, T0 + 2, T0 - 1]);
+  });
+
+  it("the listing removes the entries of requests that are gone from the recent index", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request);
+    await redis.zadd(`${prefix}:recent`, T0 + 5, "vanished-id");
+    expect(await store.listRequests({ status: "cancelled", limit: 10 })).toStrictEqual([]);
+    expect(await redis.zrange(`${prefix}:recent`, "0", "-1")).toStrictEqual([request.id]);
+  });
+
+  it("an approval of a request whose keys are gone removes its stale deadline and posting entry", async () => {
+    const { store, prefix } = open();
+    const ghost = randomUUID();
+    await redis.zadd(`${prefix}:deadlines`, T0 - 1, ghost);
+    await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 } as const;
+    expect(await store.approve(ghost, { person: { id: "U1" }, at: T0 }, 2, final)).toStrictEqual({ outcome: "not_found" });
+    expect(await redis.exists(`${prefix}:deadlines`, `${prefix}:posting`)).toBe(0);
+  });
+
   it("works with a client that returns numbers as strings", async () => {
     const client = new Redis(REDIS_TEST_URL, { stringNumbers: true });
     try {
@@ -212,11 +309,12 @@ describe("redis store specifics", () => {
     await until(() => seen.includes(request.id), 2000, "the notification");
   });
 
-  it("refuses an ioredis keyPrefix, the same connection as subscriber, and a bad retention", () => {
+  it("refuses an ioredis keyPrefix, the same connection as subscriber, a bad retention and a bad recent limit", () => {
     const prefixed = new Redis(REDIS_TEST_URL, { keyPrefix: "x:", lazyConnect: true });
     expect(() => createRedisStore({ redis: prefixed })).toThrow(/keyPrefix/);
     expect(() => createRedisStore({ redis, subscriber: redis })).toThrow(/separate subscriber/);
     expect(() => createRedisStore({ redis, retentionMs: 0 })).toThrow(/retentionMs/);
+    expect(() => createRedisStore({ redis, recentLimit: 1.5 })).toThrow(/recentLimit/);
     expect(() => createRedisStore({ redis, prefix: "{x}" })).toThrow(/prefix/);
     prefixed.disconnect();
   });
@@ -278,6 +376,34 @@ describe("redis store connections", () => {
     expect(Date.now() - started).toBeLessThan(1500);
     await store.close();
     expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it("every call of the approval, reminder and listing methods throws StoreUnavailableError within the bound when Redis never answers", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = connectRedisStore(`redis://127.0.0.1:${port}`, { prefix: uniquePrefix(), timeoutMs: 300 });
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: 0 } as const;
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ["approve", () => store.approve("id", { person: { id: "U1" }, at: 0 }, 2, final)],
+      ["setSlackMessage", () => store.setSlackMessage("id", { channel: "C0123456789", ts: "1.1" }, { reminders: [{ index: 0, dueAt: 0 }] })],
+      ["claimReminders", () => store.claimReminders(0, 1000, 10)],
+      ["retryReminder", () => store.retryReminder("id", 0, 0, 1)],
+      ["completeReminder", () => store.completeReminder("id", 0)],
+      ["completePendingUpdate", () => store.completePendingUpdate("id", 1, 0)],
+      ["listRequests", () => store.listRequests({ limit: 10 })],
+      ["listRequests pending", () => store.listRequests({ status: "pending", limit: 10 })],
+    ];
+    try {
+      for (const [name, run] of calls) {
+        const started = Date.now();
+        await expect(run(), name).rejects.toThrow(StoreUnavailableError);
+        expect(Date.now() - started, name).toBeLessThan(800);
+      }
+    } finally {
+      await store.close();
+      silent.close();
+    }
   });
 
   it("ping() answers false when the subscription connection is down", async () => {

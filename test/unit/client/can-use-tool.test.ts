@@ -55,6 +55,7 @@ describe("createCanUseTool for any tool", () => {
       timeoutSeconds: 300,
       context: "Nightly release",
       labels: { env: "prod" },
+      requestedBy: { email: "alice@example.com" },
     });
     const context = sdkContext({
       suggestions,
@@ -84,6 +85,7 @@ describe("createCanUseTool for any tool", () => {
       channel: "C0123456789",
       timeoutSeconds: 300,
       labels: { env: "prod" },
+      requestedBy: { email: "alice@example.com" },
       agent: { name: "deploy-bot", sessionId: "s-1", host: expect.any(String), cwd: expect.any(String) },
     });
     expect(request.body.context).toBe("Nightly release\nSubagent: agent-7");

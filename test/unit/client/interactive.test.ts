@@ -22,6 +22,20 @@ const questions: InteractiveQuestionInput[] = [
 ];
 
 describe("RelayClient.askInteractive", () => {
+  it("when given labels and requestedBy, the request carries them", async () => {
+    const next = relay.nextRequest();
+    const asking = client.askInteractive([questions[3]!], { labels: { env: "prod" }, requestedBy: { email: "alice@example.com" } });
+    const request = await next;
+    expect(request.body).toEqual({
+      kind: "interactive_questions",
+      questions: [questions[3]],
+      labels: { env: "prod" },
+      requestedBy: { email: "alice@example.com" },
+    });
+    relay.answer(request.id, { answers: { go: true } });
+    await expect(asking).resolves.toEqual({ go: true });
+  });
+
   it("when the person answers, the answers come back keyed by question id", async () => {
     const answers = { env: "production", flags: ["a", "b"], note: "Fixes #12", go: true };
     const next = relay.nextRequest();

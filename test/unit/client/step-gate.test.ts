@@ -62,8 +62,9 @@ describe("createStepGate", () => {
     });
   });
 
-  it("when a tool call is gated, the step_gate request names the tool, its input, the session and the labels, and expires before the hook's timeout", async () => {
-    const { request } = await reply(createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" } }), "y");
+  it("when a tool call is gated, the step_gate request names the tool, its input, the session, the labels and who it is for, and expires before the hook's timeout", async () => {
+    const gate = createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" }, requestedBy: { slackUserId: "U0ALICE01" } });
+    const { request } = await reply(gate, "y");
     expect(request.body).toMatchObject({
       kind: "step_gate",
       toolName: "Bash",
@@ -71,6 +72,7 @@ describe("createStepGate", () => {
       toolUseId: "toolu_9",
       channel: "C0123456789",
       labels: { env: "prod" },
+      requestedBy: { slackUserId: "U0ALICE01" },
       agent: { sessionId: "session-1", cwd: "/srv/app" },
     });
     expect(request.body.timeoutSeconds).toBeLessThan(600 - 4);

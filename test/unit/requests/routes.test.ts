@@ -2,11 +2,14 @@
  * Approver routes at create (DESIGN §7): matchRoute takes the first route
  * whose every match field holds (token, kind, whole tool name, agent,
  * channel, labels), else the default route; chooseChannel binds the channel
- * to the route's; newRecord snapshots the outcome on the record's policy.
+ * to the route's; newRecord takes the route's channel and timeout and keeps
+ * only the reminders and escalations the deadline leaves time for. The
+ * policy itself (narrowing) is tested in create-policy.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { Route } from "../../../src/config-file.js";
 import { RelayError } from "../../../src/requests/errors.js";
+import type { RequestPolicy } from "../../../src/requests/model.js";
 import { newRecord } from "../../../src/requests/new-record.js";
 import { chooseChannel, matchRoute } from "../../../src/requests/routes.js";
 import { bodyOf, T0 } from "../../helpers/service-harness.js";
@@ -146,21 +149,17 @@ describe("chooseChannel", () => {
 });
 
 describe("newRecord under routes", () => {
-  const input = (fields: Record<string, unknown>, routes: Route[]) => ({
-    id: "req-1",
-    tokenName: "deploy-bot",
-    body: bodyOf(fields),
-    createdAt: T0,
-    defaultTimeoutSeconds: 600,
-    defaultChannel: "C0DEFAULT01",
-    routes,
-    policy: { alwaysAllow: "tool" as const },
-  });
   const prod = route({ match: { labels: { env: "prod" } }, channel: "C0PRODDEPLOY", timeoutSeconds: 1800, alwaysAllow: "all" });
+  const input = (fields: Record<string, unknown>, routes: Route[], policy: RequestPolicy = { alwaysAllow: "tool" }) => {
+    const body = bodyOf(fields);
+    const matched = matchRoute(routes, { tokenName: "deploy-bot", body });
+    return { id: "req-1", tokenName: "deploy-bot", body, createdAt: T0, defaultTimeoutSeconds: 600, defaultChannel: "C0DEFAULT01", matched, policy };
+  };
 
-  it("snapshots the matched route's name and Always allow scope on the record's policy, with its channel and timeout", () => {
-    const record = newRecord(input({ labels: { env: "prod" } }, [prod]));
-    expect(record).toMatchObject({ channel: "C0PRODDEPLOY", expiresAt: T0 + 1800 * 1000, policy: { alwaysAllow: "all", route: "routes.0" } });
+  it("takes the matched route's channel and timeout, and keeps the policy it is given", () => {
+    const policy: RequestPolicy = { alwaysAllow: "all", route: "routes.0", quorum: 2 };
+    const record = newRecord(input({ labels: { env: "prod" } }, [prod], policy));
+    expect(record).toMatchObject({ channel: "C0PRODDEPLOY", expiresAt: T0 + 1800 * 1000, policy });
     expect(record.body.labels).toEqual({ env: "prod" });
   });
 
@@ -168,8 +167,25 @@ describe("newRecord under routes", () => {
     expect(newRecord(input({ labels: { env: "prod" }, timeoutSeconds: 30 }, [prod])).expiresAt).toBe(T0 + 30_000);
   });
 
-  it("falls back to the default route's policy, channel and timeout when no route matches", () => {
+  it("falls back to the default channel and timeout when no route matches", () => {
     const record = newRecord(input({ labels: { env: "dev" } }, [prod]));
-    expect(record).toMatchObject({ channel: "C0DEFAULT01", expiresAt: T0 + 600 * 1000, policy: { alwaysAllow: "tool", route: "default" } });
+    expect(record).toMatchObject({ channel: "C0DEFAULT01", expiresAt: T0 + 600 * 1000 });
+  });
+
+  it("drops reminders and escalations due at or after the request's own deadline: they could never be sent", () => {
+    const policy: RequestPolicy = {
+      alwaysAllow: "tool",
+      reminders: [10, 29, 30, 300],
+      escalate: [
+        { after: 20, users: ["U0ALICE01"] },
+        { after: 60, usergroups: ["S0LEADS01"] },
+      ],
+    };
+    expect(newRecord(input({ timeoutSeconds: 30 }, [], policy)).policy).toEqual({
+      alwaysAllow: "tool",
+      reminders: [10, 29],
+      escalate: [{ after: 20, users: ["U0ALICE01"] }],
+    });
+    expect(newRecord(input({ timeoutSeconds: 5 }, [], policy)).policy).toEqual({ alwaysAllow: "tool" });
   });
 });

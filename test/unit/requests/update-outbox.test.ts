@@ -3,8 +3,11 @@ import { silentLogger } from "../../../src/logger.js";
 import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "../../../src/requests/delivery.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { UPDATE_GRACE_MS } from "../../../src/requests/store.js";
-import { UpdateOutbox } from "../../../src/requests/update-outbox.js";
+import { UpdateOutbox, type UpdateStore } from "../../../src/requests/update-outbox.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
+import { FakeMessenger } from "../../helpers/fake-messenger.js";
+import { deferred } from "../../helpers/service-harness.js";
 import { recordOf } from "../../helpers/slack.js";
 
 const T0 = 1_700_000_000_000;
@@ -91,5 +94,130 @@ describe("the message-update outbox", () => {
     clock.t += UPDATE_GRACE_MS;
     expect(await outbox.runOnce()).toBe(1);
     expect(shown.map((r) => [r.id, r.status])).toEqual([[record.id, "answered"]]);
+  });
+});
+
+/**
+ * Two instances (an outbox each) on one store and one Slack message: every
+ * render lands in `landed` when Slack answers it; a render of a pending
+ * record waits for `hold` while it is set.
+ */
+async function twoInstances(quorum: number) {
+  const clock = { t: T0 };
+  const store = createMemoryStore({ now: () => clock.t });
+  const landed: RequestRecord[] = [];
+  const gate: { hold?: Promise<void> } = {};
+  const messenger = new FakeMessenger();
+  messenger.showEndedWith = async (record) => {
+    if (record.status === "pending" && gate.hold) await gate.hold;
+    landed.push(record);
+  };
+  const outbox = (over: UpdateStore = store) => new UpdateOutbox({ store: over, messenger, logger: silentLogger, now: () => clock.t, random: () => 0 });
+  const request = recordOf({ kind: "step_gate", toolName: "Bash", input: {} }, { createdAt: T0, expiresAt: T0 + 600_000 });
+  await store.create(request);
+  const approve = async (person: string) => {
+    const result = await store.approve(request.id, { person: { id: person }, at: clock.t }, quorum, {
+      status: "answered",
+      decision: { reply: "y" },
+      answeredBy: { id: person },
+      at: clock.t,
+    });
+    if (!("record" in result)) throw new Error(`approve was ${result.outcome}`);
+    return result.record;
+  };
+  const shown = () => landed.map((record) => `${record.status} ${record.approvals?.length ?? 0}`);
+  /** The updates any sweep would still find, long after everything settled. */
+  const leftQueued = () => store.claimUpdates((clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
+  return { clock, store, gate, outbox, approve, shown, leftQueued };
+}
+
+describe("the message-update outbox with approvals counted on several instances", () => {
+  it("when the request ends on B while A shows it pending, A's late render is followed by the ended message", async () => {
+    const { gate, outbox, approve, shown, leftQueued } = await twoInstances(2);
+    const [a, b] = [outbox(), outbox()];
+    const held = deferred<void>();
+    gate.hold = held.promise;
+    a.show(await approve(ALICE.id), { later: false });
+    b.show(await approve(BOB.id), { later: false });
+    await b.idle();
+    expect(shown()).toStrictEqual(["answered 2"]);
+    held.resolve();
+    await a.idle();
+    expect(shown()).toStrictEqual(["answered 2", "pending 1", "answered 2"]);
+    expect(await leftQueued()).toStrictEqual([]);
+  });
+
+  it("when B counts another approval while A shows the first, A shows the request again with both", async () => {
+    const { gate, outbox, approve, shown, leftQueued } = await twoInstances(3);
+    const [a, b] = [outbox(), outbox()];
+    const held = deferred<void>();
+    gate.hold = held.promise;
+    a.show(await approve(ALICE.id), { later: false });
+    const second = await approve(BOB.id);
+    gate.hold = undefined;
+    b.show(second, { later: false });
+    await b.idle();
+    held.resolve();
+    await a.idle();
+    expect(shown()).toStrictEqual(["pending 2", "pending 1", "pending 2"]);
+    expect(await leftQueued()).toStrictEqual([]);
+  });
+
+  it("a pending render that lands before the request changes is done, and the ended one follows from whoever ends it", async () => {
+    const { outbox, approve, shown, leftQueued } = await twoInstances(2);
+    const [a, b] = [outbox(), outbox()];
+    a.show(await approve(ALICE.id), { later: false });
+    await a.idle();
+    b.show(await approve(BOB.id), { later: false });
+    await b.idle();
+    expect(shown()).toStrictEqual(["pending 1", "answered 2"]);
+    expect(await leftQueued()).toStrictEqual([]);
+  });
+
+  it("when the request ends here just after its pending render was completed, the ended message follows at once, not at the next sweep", async () => {
+    const { store, outbox, approve, shown, leftQueued } = await twoInstances(2);
+    let endHere: (() => Promise<void>) | undefined;
+    const a = outbox({
+      ...store,
+      async completePendingUpdate(id, shownApprovals, retryAt) {
+        const done = await store.completePendingUpdate(id, shownApprovals, retryAt);
+        const end = endHere;
+        endHere = undefined;
+        await end?.();
+        return done;
+      },
+    });
+    endHere = async () => a.show(await approve(BOB.id), { later: false });
+    a.show(await approve(ALICE.id), { later: false });
+    await a.idle();
+    expect(shown()).toStrictEqual(["pending 1", "answered 2"]);
+    expect(await leftQueued()).toStrictEqual([]);
+  });
+
+  it("the update of a counted approval left behind by an instance that died is made by another's sweep, showing the count", async () => {
+    const { clock, outbox, approve, shown } = await twoInstances(2);
+    await approve(ALICE.id);
+    const sweeper = outbox();
+    expect(await sweeper.runOnce()).toBe(0);
+    clock.t += UPDATE_GRACE_MS;
+    expect(await sweeper.runOnce()).toBe(1);
+    expect(shown()).toStrictEqual(["pending 1"]);
+    clock.t += 10 * UPDATE_GRACE_MS;
+    expect(await sweeper.runOnce()).toBe(0);
+  });
+
+  it("when A's pending render fails and the request ends meanwhile, the sweep's retry shows it ended", async () => {
+    const { clock, outbox, approve, shown, store } = await twoInstances(2);
+    const a = outbox();
+    const messengerFails = async () => {
+      throw new TransientDeliveryError("http_503");
+    };
+    const failing = new UpdateOutbox({ store, messenger: { showEnded: messengerFails }, logger: silentLogger, now: () => clock.t, random: () => 0 });
+    failing.show(await approve(ALICE.id), { later: false });
+    await failing.idle();
+    await approve(BOB.id);
+    clock.t += UPDATE_GRACE_MS;
+    expect(await a.runOnce()).toBe(1);
+    expect(shown()).toStrictEqual(["answered 2"]);
   });
 });

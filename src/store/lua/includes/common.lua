@@ -8,6 +8,8 @@ local NOT_DUE = 3
 local NOT_FOUND = 4
 local DUPLICATE = 5
 local ID_TAKEN = 6
+local COUNTED = 7
+local CHANGED = 8
 
 -- A code followed by the request's hash as a flat field/value list.
 local function reply(code, dataKey)
@@ -24,24 +26,66 @@ local function gone(deadlinesKey, postingKey, id)
   return {NOT_FOUND}
 end
 
+-- Ending a request. The scripts that can (answer-7, expire-7, cancel-7,
+-- fail-7 and approve-7) all take these first keys and arguments, and hand
+-- them to finish as they are:
+--   key 1  request hash       <prefix>:{<id>}:data
+--   key 2  deadlines zset     <prefix>:deadlines (the request leaves it)
+--   key 3  callbacks zset     <prefix>:callbacks (its callback is queued here
+--                             when it has a callback URL)
+--   key 4  posting zset       <prefix>:posting (the request leaves it)
+--   key 5  updates zset       <prefix>:updates (its message update is queued
+--                             here when it has a Slack message)
+--   key 6  reminders zset     <prefix>:reminders (its queued reminders are
+--                             dropped)
+--   key 7  attempts hash      <prefix>:reminder-attempts
+--   arg 1  request id
+--   arg 2  pub/sub channel for ended requests
+--   arg 3  time of the step (Unix ms), stored as endedAt
+--   arg 4  retention (ms)
+--   arg 5  when the message update is due (Unix ms)
+
 -- Bookkeeping for a request that just left `pending`: no more deadline, no
 -- more posting (an unposted request that ended is never posted), every key
--- of the request kept for `retentionMs` only, its callback (when it has a
--- callback URL) queued as due at `at`, the update of its Slack message (when
--- it has one) queued as due at `updateDueAt`, and every instance told. The
--- idempotency and message-index key names were built by keys.ts and stored in
--- the hash by create-5.lua and set-slack-4.lua. Queueing the callback here
--- makes it part of the transition: a request never ends without it; the same
--- goes for the message update.
-local function finish(dataKey, deadlinesKey, callbacksKey, postingKey, id, channel, retentionMs, at, updatesKey, updateDueAt)
-  redis.call("ZREM", deadlinesKey, id)
-  redis.call("ZREM", postingKey, id)
+-- of the request kept for the retention only, its queued reminders dropped
+-- (none is handed out after it ended), its callback (when it has a callback
+-- URL) queued as due when it ended, the update of its Slack message (when
+-- it has one) queued, and every instance told. The idempotency and
+-- message-index key names were built by keys.ts and stored in the hash by
+-- create-6.lua and set-slack-5.lua, with the schedule indexes of the queued
+-- reminders (`reminders`, e.g. "0,1,3"; members `<id>:<index>`, as
+-- leased-queue.ts builds them). Queueing the callback here makes it part of
+-- the transition: a request never ends without it; the same goes for the
+-- message update.
+local function finish(keys, args)
+  local dataKey, id, retentionMs, at = keys[1], args[1], args[4], args[3]
+  redis.call("ZREM", keys[2], id)
+  redis.call("ZREM", keys[4], id)
   redis.call("PEXPIRE", dataKey, retentionMs)
   local idemKey = redis.call("HGET", dataKey, "idemKey")
   if idemKey then redis.call("PEXPIRE", idemKey, retentionMs) end
   local msgKey = redis.call("HGET", dataKey, "msgKey")
   if msgKey then redis.call("PEXPIRE", msgKey, retentionMs) end
-  if redis.call("HEXISTS", dataKey, "callbackUrl") == 1 then redis.call("ZADD", callbacksKey, at, id) end
-  if redis.call("HEXISTS", dataKey, "slack") == 1 then redis.call("ZADD", updatesKey, updateDueAt, id) end
-  redis.call("PUBLISH", channel, id)
+  local reminders = redis.call("HGET", dataKey, "reminders")
+  if reminders then
+    for index in string.gmatch(reminders, "%d+") do
+      redis.call("ZREM", keys[6], id .. ":" .. index)
+      redis.call("HDEL", keys[7], id .. ":" .. index)
+    end
+    redis.call("HDEL", dataKey, "reminders")
+  end
+  if redis.call("HEXISTS", dataKey, "callbackUrl") == 1 then redis.call("ZADD", keys[3], at, id) end
+  if redis.call("HEXISTS", dataKey, "slack") == 1 then redis.call("ZADD", keys[5], args[5], id) end
+  redis.call("PUBLISH", args[2], id)
+end
+
+-- Points a message index key at the request, for as long as the request's
+-- hash lives (its remaining TTL).
+local function indexMessage(dataKey, indexKey, id)
+  local ttl = redis.call("PTTL", dataKey)
+  if ttl > 0 then
+    redis.call("SET", indexKey, id, "PX", ttl)
+  else
+    redis.call("SET", indexKey, id)
+  end
 end

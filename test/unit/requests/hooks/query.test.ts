@@ -55,8 +55,27 @@ describe("parseHookQuery", () => {
   it("still refuses an unknown parameter, offering the label form", () => {
     expect(problem("labels=env%3Dprod")).toEqual({
       path: "labels",
-      message: "is not a query parameter of this hook URL (use timeout, channel or label.<key>)",
+      message: "is not a query parameter of this hook URL (use timeout, channel, requestedBy or label.<key>)",
     });
+  });
+
+  it("reads requestedBy as a Slack user id, or else as an email (percent-decoded)", () => {
+    expect(parseHookQuery("requestedBy=U0123ABCD", 600).requestedBy).toEqual({ slackUserId: "U0123ABCD" });
+    expect(parseHookQuery("requestedBy=W0GRIDUSER1", 600).requestedBy).toEqual({ slackUserId: "W0GRIDUSER1" });
+    expect(parseHookQuery("timeout=30&requestedBy=alice%2Bdeploy%40example.com", 600)).toEqual({
+      timeoutSeconds: 30,
+      requestedBy: { email: "alice+deploy@example.com" },
+    });
+  });
+
+  it("refuses a requestedBy that is neither a Slack user id nor an email, naming requestedBy", () => {
+    for (const bad of ["alice", "@alice", "u0123abcd", "", "alice@", `${"a".repeat(250)}@example.com`]) {
+      expect([bad, problem(`requestedBy=${encodeURIComponent(bad)}`)]).toEqual([
+        bad,
+        { path: "requestedBy", message: "must be a Slack user id such as U0123ABCD or an email address" },
+      ]);
+    }
+    expect(problem("requestedBy=U0123ABCD&requestedBy=U0456EFGH")).toEqual({ path: "requestedBy", message: "give it once" });
   });
 
   it("refuses a parameter given twice", () => {

@@ -1,14 +1,22 @@
 /**
  * Every message and modal stays inside Slack's limits, and no agent text
  * turns into markup, for the largest and nastiest requests the schemas
- * accept, in every state a request can end in.
+ * accept, in every state a request can end in; and so do the reminders,
+ * escalations and notices under the most crowded policy.
  */
 import { describe, expect, it } from "vitest";
 import type { Decision } from "../../../../src/protocol/decisions.js";
 import type { Person } from "../../../../src/protocol/request-view.js";
-import type { RequestRecord } from "../../../../src/requests/model.js";
+import type { RequestPolicy, RequestRecord } from "../../../../src/requests/model.js";
+import { approversAt, type RefusalReason } from "../../../../src/requests/policy.js";
 import {
   answerModal,
+  approvalCountedNotice,
+  duplicateApprovalNotice,
+  escalationPost,
+  escalationText,
+  refusalNotice,
+  reminderText,
   checkMessageLimits,
   checkViewLimits,
   denyReasonModal,
@@ -19,7 +27,7 @@ import {
   otherModal,
   requestMessage,
 } from "../../../../src/slack/blocks/index.js";
-import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { answered, askRecord, cancelled, CREATED_AT, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { unescapedMarkup } from "../../../helpers/blocks.js";
 
 const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";
@@ -183,5 +191,68 @@ describe.each(records)("%s", (_name, record) => {
       expect(checkViewLimits(view)).toEqual([]);
       expect(unescapedMarkup(view, ["initial_value"])).toEqual([]);
     }
+  });
+});
+
+/** The longest ids the schemas accept, as many as a policy may list, and an approval from all but one of a quorum of 20. */
+const LONG_USERS = Array.from({ length: 100 }, (_, i) => `U${String(i).padStart(30, "0")}`);
+const LONG_GROUPS = Array.from({ length: 20 }, (_, i) => `S${String(i).padStart(30, "0")}`);
+const PERMALINK = "https://acme.slack.com/archives/C0123456789/p1700000000000100";
+const crowdedPolicy: RequestPolicy = {
+  alwaysAllow: "all",
+  approvers: { users: LONG_USERS, usergroups: LONG_GROUPS },
+  quorum: 20,
+  selfApproval: "deny",
+  requestedBy: { id: LONG_USERS[0]! },
+  reminders: [60],
+  escalate: [{ after: 60, users: LONG_USERS, usergroups: LONG_GROUPS, channel: "C0ESCALATE" }],
+};
+const crowdedApprovals = Array.from({ length: 19 }, (_, i) => ({
+  person: i % 2 === 0 ? { id: LONG_USERS[i]!, name: big(1000) } : HOSTILE_PERSON,
+  at: CREATED_AT + i,
+}));
+/** Markup the builders write on purpose under this policy. */
+const OWN = [...LONG_USERS.map((id) => `<@${id}>`), ...LONG_GROUPS.map((id) => `<!subteam^${id}>`), "<#C0ESCALATE>", `<${PERMALINK}|Open the request>`];
+const CROWDED = [
+  "permission Bash with a 1 MB command",
+  "permission Edit of 800 KB",
+  "step gate with a 10,000-key object",
+  "4 AskUserQuestion questions × 4 huge options",
+  "20 InteractiveQuestions",
+  "one-tap confirm",
+];
+const crowded = records
+  .filter(([name]) => CROWDED.includes(name))
+  .map(([name, record]): [string, RequestRecord] => [name, { ...record, policy: crowdedPolicy, postedAt: CREATED_AT, approvals: crowdedApprovals }]);
+const REASONS: RefusalReason[] = ["not_approver", "self_approval", "other_workspace", "unverified"];
+
+it("runs the crowded policy on every kind", () => {
+  expect(crowded.map(([name]) => name).sort()).toEqual([...CROWDED].sort());
+});
+
+describe.each(crowded)("%s, under the most crowded policy", (_name, record) => {
+  it("fits Slack's limits and shows no markup but the approvers' mentions, pending and in every ending", () => {
+    for (const message of [requestMessage(record), ...endings(record).map(endedMessage)]) {
+      expect(checkMessageLimits(message)).toEqual([]);
+      expect(unescapedMarkup(message, [], OWN)).toEqual([]);
+    }
+  });
+
+  it("reminds, escalates and tells people within Slack's limits, with no markup but the approvers' mentions", () => {
+    const now = CREATED_AT + 120_000;
+    const texts = [
+      reminderText(record, now),
+      escalationText(record, crowdedPolicy.escalate![0]!, now),
+      ...REASONS.map((reason) => refusalNotice({ reason, approvers: approversAt(record, now)! }, record)),
+      approvalCountedNotice(record),
+      duplicateApprovalNotice(record),
+    ];
+    for (const text of texts) {
+      expect(text.length).toBeLessThanOrEqual(3000);
+      expect(unescapedMarkup(text, [], OWN)).toEqual([]);
+    }
+    const post = escalationPost(record, PERMALINK, now);
+    expect(checkMessageLimits(post)).toEqual([]);
+    expect(unescapedMarkup(post, [], OWN)).toEqual([]);
   });
 });

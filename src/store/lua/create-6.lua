@@ -1,12 +1,15 @@
 --[[
-  Stores a new request, atomically with its idempotency key and, while it
-  waits for its Slack message, its place in the posting set.
+  Stores a new request, atomically with its idempotency key, its place in
+  the index of recent requests and, while it waits for its Slack message,
+  its place in the posting set.
 
   KEYS[1] request hash         <prefix>:{<id>}:data
   KEYS[2] deadlines zset       <prefix>:deadlines
   KEYS[3] idempotency key      <prefix>:idem:<scoped key>, or "" for none
   KEYS[4] callbacks zset       <prefix>:callbacks
   KEYS[5] posting zset         <prefix>:posting
+  KEYS[6] recent zset          <prefix>:recent (id → createdAt), trimmed to
+                               the newest ARGV[8]
   ARGV[1] request id
   ARGV[2] pub/sub channel for ended requests
   ARGV[3] now (Unix ms)
@@ -14,7 +17,9 @@
   ARGV[5] stale id: KEYS[3] may be taken over while it still names this id
           (the caller saw that request gone), or ""
   ARGV[6] end of the creator's post lease (Unix ms)
-  ARGV[7..] the record's hash fields as field/value pairs; they include
+  ARGV[7] when the request was created (Unix ms)
+  ARGV[8] most ids the recent zset keeps
+  ARGV[9..] the record's hash fields as field/value pairs; they include
           `status` and `expiresAt` (Unix ms), and `callbackUrl` when the
           request has one
 
@@ -38,7 +43,9 @@ if KEYS[3] ~= "" then
 end
 if redis.call("EXISTS", KEYS[1]) == 1 then return {ID_TAKEN} end
 
-redis.call("HSET", KEYS[1], unpack(ARGV, 7))
+redis.call("HSET", KEYS[1], unpack(ARGV, 9))
+redis.call("ZADD", KEYS[6], ARGV[7], ARGV[1])
+redis.call("ZREMRANGEBYRANK", KEYS[6], 0, -(tonumber(ARGV[8]) + 1))
 local status = redis.call("HGET", KEYS[1], "status")
 local ttl = tonumber(ARGV[4])
 if status == "pending" then

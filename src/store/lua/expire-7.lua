@@ -2,18 +2,8 @@
   Expires a pending request whose deadline has passed. Every instance sweeps
   the same deadlines; this check-and-set makes exactly one of them win.
 
-  KEYS[1] request hash         <prefix>:{<id>}:data
-  KEYS[2] deadlines zset       <prefix>:deadlines
-  KEYS[3] callbacks zset       <prefix>:callbacks (queued here when the request
-                               has a callback URL)
-  KEYS[4] posting zset         <prefix>:posting (the request leaves it)
-  KEYS[5] updates zset         <prefix>:updates (the message update is queued
-                               here when the request has a Slack message)
-  ARGV[1] request id
-  ARGV[2] pub/sub channel for ended requests
-  ARGV[3] now (Unix ms), stored as endedAt
-  ARGV[4] retention (ms)
-  ARGV[5] when the message update is due (Unix ms)
+  KEYS[1] to KEYS[7], ARGV[1] to ARGV[5]: as every script that ends a
+          request takes them ("Ending a request" in includes/common.lua)
   ARGV[6] optional: the error to record when the request was never posted
           to Slack (it has no `slack` field)
 
@@ -34,5 +24,5 @@ end
 
 redis.call("HSET", KEYS[1], "status", "expired", "endedAt", ARGV[3])
 if ARGV[6] and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[6]) end
-finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[3], KEYS[5], ARGV[5])
+finish(KEYS, ARGV)
 return reply(APPLIED, KEYS[1])

@@ -1,0 +1,100 @@
+/**
+ * What each event of a request's life writes to the audit trail
+ * (./audit.ts): pure builders from the record, so every event names the
+ * request the same way (id, token, kind, route, channel) and the reasons are
+ * worded in one place.
+ */
+import { describeDecision } from "./decisions.js";
+import type { AuditEntry, AuditEventType } from "./audit.js";
+import type { Person } from "../protocol/request-view.js";
+import type { RequestRecord } from "./model.js";
+import type { Refusal } from "./policy.js";
+import { quorumOf, type ScheduleEntry } from "./policy.js";
+
+/** Where the service sends its events; AuditTrail in production, nothing without one. */
+export interface AuditRecorder {
+  /** Never throws and never waits: appending is side work. */
+  record(entry: AuditEntry): void;
+}
+
+export const NO_AUDIT: AuditRecorder = { record: () => undefined };
+
+/** The fields every event of this request carries. */
+function about(record: RequestRecord, type: AuditEventType, at: number): AuditEntry {
+  const entry: AuditEntry = { at, type, requestId: record.id, token: record.tokenName, kind: record.body.kind, channel: record.channel };
+  if (record.policy?.route !== undefined) entry.route = record.policy.route;
+  return entry;
+}
+
+/** Only the person's id and name reach the trail. */
+function who(person: Person): Person {
+  return person.name === undefined ? { id: person.id } : { id: person.id, name: person.name };
+}
+
+export function createdEntry(record: RequestRecord): AuditEntry {
+  const entry = about(record, "created", record.createdAt);
+  if (record.policy?.requestedBy) entry.person = { id: record.policy.requestedBy.id };
+  return entry;
+}
+
+export function postedEntry(record: RequestRecord, at: number): AuditEntry {
+  const entry = about(record, "posted", at);
+  if (record.slack) entry.reason = `message ${record.slack.ts}`;
+  return entry;
+}
+
+const REFUSAL_REASONS: Record<Refusal["reason"], string> = {
+  not_approver: "not an approver of this request",
+  self_approval: "asked for this request (selfApproval: deny)",
+  other_workspace: "from another workspace and not listed by id",
+  unverified: "user group membership could not be checked (Slack did not answer)",
+};
+
+export function refusedEntry(record: RequestRecord, person: Person, refusal: Refusal, at: number): AuditEntry {
+  return { ...about(record, "refused", at), person: who(person), reason: REFUSAL_REASONS[refusal.reason] };
+}
+
+/** An approval counted towards the quorum; `record` holds the approvals as they now are. */
+export function approvalEntry(record: RequestRecord, person: Person, at: number): AuditEntry {
+  const count = record.approvals?.length ?? 0;
+  return { ...about(record, "approval", at), person: who(person), approvals: { count, quorum: quorumOf(record) } };
+}
+
+/** A request that just left pending, as the store returned it. */
+export function endedEntry(record: RequestRecord): AuditEntry {
+  const at = record.endedAt ?? record.createdAt;
+  const status = record.status === "pending" ? "answered" : record.status;
+  const entry: AuditEntry = { ...about(record, status, at), status };
+  switch (record.status) {
+    case "answered":
+      if (record.answeredBy) entry.person = who(record.answeredBy);
+      if (record.decision) {
+        const { verb } = describeDecision(record.decision);
+        entry.reason = "reply" in record.decision ? `${verb} (${record.decision.reply})` : verb;
+      }
+      if (record.approvals) entry.approvals = { count: record.approvals.length, quorum: quorumOf(record) };
+      break;
+    case "cancelled":
+      entry.reason = [record.cancelledBy, record.error].filter(Boolean).join(": ") || "cancelled";
+      break;
+    case "failed":
+    case "expired":
+      if (record.error) entry.reason = record.error;
+      break;
+  }
+  return entry;
+}
+
+/** A reminder or an escalation sent; `mentioned` lists who was mentioned in it. */
+export function reminderEntry(record: RequestRecord, entry: ScheduleEntry, at: number): AuditEntry {
+  const type = entry.type === "reminder" ? "reminded" : "escalated";
+  const event = about(record, type, at);
+  if (entry.type === "escalation") {
+    const { users = [], usergroups = [], channel } = entry.escalation;
+    const to = [...users, ...usergroups];
+    event.reason = `after ${entry.afterSeconds} s${to.length > 0 ? `, to ${to.join(", ")}` : ""}${channel ? `, posted in ${channel}` : ""}`;
+  } else {
+    event.reason = `after ${entry.afterSeconds} s`;
+  }
+  return event;
+}

@@ -1,0 +1,62 @@
+/**
+ * Sending one reminder or escalation (requests/reminders.ts decides when):
+ * a reply in the request message's thread that mentions who may answer,
+ * and for an escalation that names a channel, a message there linking to
+ * the request. Every call goes through the channel's line in the
+ * ChannelQueue, like posts, so reminders keep to Slack's pace and wait out
+ * a 429. One attempt per call: a transient failure comes back as
+ * TransientDeliveryError and the reminder queue retries it later. An
+ * escalation whose thread reply went out but whose channel post failed is
+ * sent whole again on retry (at least once, never lost).
+ */
+import type { webApi } from "@slack/bolt";
+import type { Logger } from "../logger.js";
+import { PermanentDeliveryError, TransientDeliveryError } from "../requests/delivery.js";
+import type { RequestRecord } from "../requests/model.js";
+import type { ScheduleEntry } from "../requests/policy.js";
+import { escalationPost, escalationText, reminderText } from "./blocks/index.js";
+import { queueKey, type ChannelQueue } from "./channel-queue.js";
+import { classifySlackError } from "./retry.js";
+
+export interface ReminderPosterDeps {
+  client: webApi.WebClient;
+  queue: ChannelQueue;
+  logger: Logger;
+}
+
+/** Longest a reminder waits for its channel's turn before it is handed back to be retried (ms). */
+const TURN_WAIT_MS = 10_000;
+
+export async function sendReminder(deps: ReminderPosterDeps, record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void> {
+  const slack = record.slack;
+  if (!slack) throw new PermanentDeliveryError("the request has no Slack message to remind in");
+  const text = entry.type === "reminder" ? reminderText(record, now) : escalationText(record, entry.escalation, now);
+  await paced(deps, record.channel, now, () =>
+    deps.client.chat.postMessage({ channel: slack.channel, thread_ts: slack.ts, text, unfurl_links: false, unfurl_media: false }),
+  );
+  const channel = entry.type === "escalation" ? entry.escalation.channel : undefined;
+  if (channel === undefined) return;
+  const link = await paced(deps, undefined, now, () => deps.client.chat.getPermalink({ channel: slack.channel, message_ts: slack.ts }));
+  const post = escalationPost(record, typeof link.permalink === "string" ? link.permalink : "", now);
+  await paced(deps, channel, now, () =>
+    deps.client.chat.postMessage({ channel, text: post.text, blocks: post.blocks, unfurl_links: false, unfurl_media: false }),
+  );
+  deps.logger.debug({ id: record.id, channel }, "escalation posted in its channel");
+}
+
+/** One Web API call in its line (per channel for posts), with Slack's errors turned into delivery errors. */
+async function paced<T>(deps: ReminderPosterDeps, channel: string | undefined, now: number, call: () => Promise<T>): Promise<T> {
+  const key = channel === undefined ? queueKey("chat.getPermalink") : queueKey("chat.postMessage", channel);
+  const turn = await deps.queue.turn(key, now + TURN_WAIT_MS);
+  if (!turn) throw new TransientDeliveryError("Slack was rate limiting", deps.queue.pausedFor(key));
+  try {
+    return await call();
+  } catch (error) {
+    const failure = classifySlackError(error);
+    if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
+    if (failure.retryAfterMs !== undefined) deps.queue.pause(key, failure.retryAfterMs);
+    throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
+  } finally {
+    turn.release();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Leased queues (callbacks, message updates, reminders): entries due at a
+ * time (Unix ms), handed out earliest first and made due again only when
+ * the claim's lease runs out. LeasedQueue is the memory store's, and treats
+ * its entries exactly as the Redis store's claim-callbacks / retry-callback
+ * / complete-callback scripts treat their zset and attempts hash; the key
+ * of a reminder and the store methods over the queues are both stores'.
+ */
+import type { RequestStore } from "../requests/store.js";
+
+/** The RequestStore methods over the queues and the posting set (memory-queues.ts, redis-queues.ts). */
+export type QueueMethods = Pick<
+  RequestStore,
+  | "claimCallbacks"
+  | "retryCallback"
+  | "completeCallback"
+  | "claimUpdates"
+  | "retryUpdate"
+  | "completeUpdate"
+  | "completePendingUpdate"
+  | "claimReminders"
+  | "retryReminder"
+  | "completeReminder"
+  | "claimUnposted"
+  | "renewPostLease"
+  | "forgetUnposted"
+>;
+
+export interface LeasedEntry {
+  key: string;
+  /** Attempts made before this claim (0 for the first). */
+  attempts: number;
+}
+
+export class LeasedQueue {
+  private readonly entries = new Map<string, { dueAt: number; attempts: number }>();
+
+  /** Queues `key` due at `dueAt`; one already queued keeps the attempts made (as ZADD leaves the attempts hash). */
+  add(key: string, dueAt: number): void {
+    this.entries.set(key, { dueAt, attempts: this.entries.get(key)?.attempts ?? 0 });
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Up to `limit` entries due at or before `at`, earliest first, each leased until `at + leaseMs`. */
+  claim(at: number, leaseMs: number, limit: number): LeasedEntry[] {
+    const dueAt = new Map([...this.entries].map(([key, entry]) => [key, entry.dueAt]));
+    return earliestDue(dueAt, at, limit).map((key) => {
+      const entry = this.entries.get(key)!;
+      entry.dueAt = at + leaseMs;
+      return { key, attempts: entry.attempts };
+    });
+  }
+
+  /** Makes a queued entry due at `nextAt` with `attempts` made; false when it is not queued. */
+  retry(key: string, nextAt: number, attempts: number): boolean {
+    if (!this.entries.has(key)) return false;
+    this.entries.set(key, { dueAt: nextAt, attempts });
+    return true;
+  }
+
+  /** Forgets an entry; false when it was not queued. */
+  complete(key: string): boolean {
+    return this.entries.delete(key);
+  }
+}
+
+/** Up to `limit` keys due at or before `at`, earliest first and then by key, as a Redis ZRANGEBYSCORE lists them. */
+export function earliestDue(dueAt: ReadonlyMap<string, number>, at: number, limit: number): string[] {
+  const due = [...dueAt].filter(([, when]) => when <= at);
+  due.sort(([keyA, a], [keyB, b]) => a - b || compareStrings(keyA, keyB));
+  return due.slice(0, Math.max(limit, 0)).map(([key]) => key);
+}
+
+/** Byte order, as Redis sorts members of equal score (for ASCII ids). */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The queue key of a request's reminder `index`: `<id>:<index>` (the Redis member; lua/includes/common.lua builds it too). */
+export function reminderKey(id: string, index: number): string {
+  return `${id}:${index}`;
+}
+
+/** The request id and schedule index a reminder key names; undefined for a key of another shape. */
+export function reminderOfKey(key: string): { id: string; index: number } | undefined {
+  const match = /^(.+):(\d{1,9})$/s.exec(key);
+  return match ? { id: match[1]!, index: Number(match[2]) } : undefined;
+}
