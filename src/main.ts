@@ -75,6 +75,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
     directory,
+    audit,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({

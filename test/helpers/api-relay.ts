@@ -99,7 +99,10 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   const store = counting(options.store ?? createMemoryStore(), stored);
   await store.ready();
   const messenger = new FakeMessenger();
+  const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
+  const audit = new AuditTrail({ log: auditLog, logger });
   const service = new RequestService({
+    audit,
     store,
     messenger,
     logger,
@@ -111,8 +114,6 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
   });
-  const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
-  const audit = new AuditTrail({ log: auditLog, logger });
   const app = createHttpApp({
     service,
     hookCalls: new HookCalls({ service, logger }),

@@ -9,7 +9,7 @@ import type { AuditLog } from "../../../src/requests/audit.js";
 import type { AuditRecord } from "../../../src/requests/audit-trail.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { AuditReply } from "../../../src/protocol/operator.js";
-import { expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { bodies, DEFAULT_CHANNEL, expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
 const start = useApiRelay();
 
@@ -108,6 +108,18 @@ describe("reading the audit with an admin token", () => {
     }
     expect((await call(`/v1/audit?since=${appendedMs + 3_600_000}`, admin)).body).toStrictEqual({ events: [] });
     expect((await call(`/v1/audit?since=${encodeURIComponent("2999-01-01T00:00:00+02:00")}`, admin)).body).toStrictEqual({ events: [] });
+  });
+
+  it("shows what the relay recorded of a request's life: created, posted, cancelled by its agent", async () => {
+    const { call, service } = await start();
+    const { id } = (await call("/v1/requests", { json: bodies.stepGate(), as: "ci-bot" })).body;
+    await service.idle();
+    await call(`/v1/requests/${id}`, { method: "DELETE", as: "ci-bot" });
+    await service.idle();
+    const { body } = await call(`/v1/audit?requestId=${id}`, admin);
+    expect(body.events.map((e: { type: string }) => e.type)).toStrictEqual(["created", "posted", "cancelled"]);
+    expect(body.events[0]).toMatchObject({ requestId: id, token: "ci-bot", kind: "step_gate", channel: DEFAULT_CHANNEL });
+    expect(body.events[2]).toMatchObject({ status: "cancelled" });
   });
 
   it("an empty audit is an empty list", async () => {
