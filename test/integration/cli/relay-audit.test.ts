@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 
 const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
@@ -36,6 +36,19 @@ describe("the relay's audit log", () => {
     expect(read.status).toBe(200);
     expect(read.body.events).toStrictEqual([expect.objectContaining({ type: "created", requestId: "req-1", token: AGENT_TOKEN.name, kind: "step_gate" })]);
     expect((await readAudit(relay, AGENT_TOKEN.token)).status).toBe(403);
+  });
+
+  it("records the life of an agent's request, which an admin token lists and reads", async () => {
+    const relay = await start();
+    const agent = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };
+    const body = JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "ls" } });
+    const { id } = (await (await fetch(`${relay.url}/v1/requests`, { method: "POST", headers: agent, body })).json()) as { id: string };
+    await relay.message(0);
+    const listed = await fetch(`${relay.url}/v1/requests?status=pending`, { headers: { authorization: `Bearer ${ADMIN.token}` } });
+    expect(((await listed.json()) as { requests: Array<{ id: string }> }).requests.map((r) => r.id)).toStrictEqual([id]);
+    await until(async () => ((await readAudit(relay, ADMIN.token, `?requestId=${id}`)).body.events ?? []).length === 2, 2000, "the posted event");
+    const read = await readAudit(relay, ADMIN.token, `?requestId=${id}`);
+    expect(read.body.events!.map((e) => e.type)).toStrictEqual(["created", "posted"]);
   });
 
   it("with Redis: one stream under the prefix, capped, read by every instance, with the appends in flight kept at shutdown", async () => {
