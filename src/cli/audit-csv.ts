@@ -5,7 +5,9 @@
  * break is quoted, its quotes doubled. A field that starts with = + - @ or a
  * tab or carriage return gets a leading ' so a spreadsheet shows it as text
  * rather than running it as a formula: reasons are typed by people and
- * agents, and an export is opened by operators (CSV injection).
+ * agents, and an export is opened by operators (CSV injection). Other
+ * control characters (an escape sequence aimed at the terminal the export
+ * is printed on) become U+FFFD.
  */
 import type { AuditEventView } from "../protocol/operator.js";
 
@@ -29,6 +31,8 @@ const COLUMNS: ReadonlyArray<[string, (event: AuditEventView) => string | number
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
+// eslint-disable-next-line no-control-regex -- the control characters are what this replaces
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 export function csvHeader(): string {
   return COLUMNS.map(([name]) => name).join(",");
@@ -41,7 +45,7 @@ export function csvRow(event: AuditEventView): string {
 
 export function csvField(value: string | number | undefined): string {
   if (value === undefined) return "";
-  let text = String(value);
+  let text = String(value).replace(CONTROL, "\uFFFD");
   if (FORMULA_START.test(text)) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -54,7 +54,7 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
       operationId: "listRequests",
       summary: "List requests, newest first",
       description:
-        "An admin token (RELAY_ADMIN_TOKENS) lists every request; an agent token only the ones it created. Pending requests and those that ended within the retention (a day).",
+        "An admin token (RELAY_ADMIN_TOKENS) lists every request; an agent token only the ones it created. Every pending request, and those that ended within the retention (a day; with Redis, among the 10,000 most recently created).",
       requestParams: { query: listQuery, header: requestId },
       responses: {
         "200": { description: "The requests, newest first, each as GET /v1/requests/{id} shows it.", content: json(RequestList) },

@@ -43,6 +43,8 @@ describe("CSV fields", () => {
     ["\tindented", "'\tindented"],
     ['=HYPERLINK("x"), y', `"'=HYPERLINK(""x""), y"`],
     ["a=b", "a=b"],
+    ["red \u001b[31malert\u001b[0m", "red \uFFFD[31malert\uFFFD[0m"],
+    ["nul\u0000 and del\u007f", "nul\uFFFD and del\uFFFD"],
   ])("%j → %j", (value, field) => {
     expect(csvField(value)).toBe(field);
   });
