@@ -16,7 +16,7 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
-import { blockAction, BOT_TOKEN, CHANNEL } from "../../helpers/slack.js";
+import { blockAction, BOT_TOKEN, CHANNEL, TEAM_ID } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { ALICE } from "../../fixtures/people.js";
@@ -154,7 +154,7 @@ describe("the relay process", () => {
   it("in Socket Mode (SLACK_APP_TOKEN set), a click delivered over the WebSocket answers the waiting agent", async () => {
     const ts = "1700000000.000777";
     const standIn = await startSocketModeServer({
-      "auth.test": () => ({ ok: true, team: "Acme", user: "relay" }),
+      "auth.test": () => ({ ok: true, team: "Acme", team_id: TEAM_ID, user: "relay" }),
       "chat.postMessage": () => ({ ok: true, channel: CHANNEL, ts }),
       "chat.update": () => ({ ok: true }),
     });
