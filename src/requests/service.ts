@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../logger.js";
-import { STORE_RETRY_INTERVAL_MS, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import type { ApproveResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
-import { RelayError, shuttingDown, StoreUnavailableError } from "./errors.js";
+import { RelayError, shuttingDown } from "./errors.js";
 import { Delivery, type RequestMessenger } from "./delivery.js";
 import { startSweeper, type SweepStep } from "./sweeper.js";
 import { sameRequestBody } from "./idempotency.js";
@@ -17,17 +17,18 @@ import { newRecord } from "./new-record.js";
 import { createPolicy } from "./create-policy.js";
 import { matchRoute } from "./routes.js";
 import type { SlackRef } from "../protocol/request-view.js";
-import { toView, type RequestPolicy, type RequestRecord } from "./model.js";
+import type { RequestPolicy, RequestRecord } from "./model.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
 import type { Route } from "../config.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 import { answerPending, type AnswerResult } from "./answering.js";
 import { createdEntry, endedEntry, NO_AUDIT, postedEntry, type AuditRecorder } from "./audit-entries.js";
+import { Ending } from "./ending.js";
+import { holdUntilEnded } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
-import type { ApproveResult } from "./store.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -92,13 +93,7 @@ export class RequestService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly waiters: Waiters;
-  /**
-   * Ids this instance is moving out of pending right now, with how many
-   * transitions each. Redis may deliver the "ended" notification before the
-   * transition's own reply; for these ids end() wakes the waiters itself,
-   * with the ended record, rather than having them read it again.
-   */
-  private readonly ending = new Map<string, number>();
+  private readonly ending: Ending;
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
   private readonly reminders: Reminders;
@@ -118,6 +113,7 @@ export class RequestService {
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
+    this.ending = new Ending({ store: deps.store, waiters: this.waiters, updates: this.updates, audit: this.audit, logger: this.logger });
     this.delivery = new Delivery({
       store: deps.store,
       messenger: deps.messenger,
@@ -214,46 +210,10 @@ export class RequestService {
 
   /**
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
-   * aborts, then returns it as it is. Subscribes before reading so an answer
-   * landing in between is never missed.
-   *
-   * Store outages: the first read fails at once (StoreUnavailableError,
-   * nothing is known). Once holding, a failed re-read does not end the wait:
-   * it reads again every STORE_RETRY_INTERVAL_MS until the wait ends; if the
-   * store is still unavailable then, it throws StoreUnavailableError rather
-   * than guess (a 503 the client polls again after). It never holds past
-   * `waitMs` plus one bounded store call.
+   * aborts, then returns it as it is (./long-poll.ts, store outages included).
    */
-  async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
-    const deadline = this.now() + waitMs;
-    const waiter = this.waiters.add(id);
-    try {
-      let record = await this.get(id);
-      if (record?.status !== "pending") return record;
-      const { expiresAt } = record;
-      // A few hundred bytes, unlike the record: what the poll answers if the store is still away when the wait ends.
-      const lastKnown = toView(record);
-      let outage: StoreUnavailableError | undefined;
-      while (this.now() < deadline && !signal?.aborted && !this.closed) {
-        const until = Math.min(deadline, outage ? this.now() + STORE_RETRY_INTERVAL_MS : expiresAt);
-        // Hold no record while parked: thousands of long-polls may wait at once.
-        record = undefined;
-        await waiter.next(until - this.now(), signal);
-        try {
-          record = waiter.ended ?? (await this.get(id));
-          outage = undefined;
-        } catch (error) {
-          if (!(error instanceof StoreUnavailableError)) throw error;
-          outage = error;
-          continue;
-        }
-        if (record?.status !== "pending") return record;
-      }
-      if (outage) throw new StoreUnavailableError(outage.reason, { cause: outage, lastKnown });
-      return record;
-    } finally {
-      waiter.remove();
-    }
+  wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
+    return holdUntilEnded({ waiters: this.waiters, get: (requestId) => this.get(requestId), now: this.now, closed: () => this.closed }, id, waitMs, signal);
   }
 
   /**
@@ -410,39 +370,9 @@ export class RequestService {
     return { status: "expired", at: this.now(), unpostedError: this.delivery.unpostedError(id) };
   }
 
-  /**
-   * The transition (or `step`, a store step that may end the request, such
-   * as counting an approval), then the waiting agents on this instance woken
-   * with the ended record (no re-read); the message update and the audit
-   * come after, off their path (see UpdateOutbox.show). Other instances wake
-   * on the store's notification.
-   */
-  private async end<R extends TransitionResult | ApproveResult = TransitionResult>(
-    id: string,
-    change: Transition,
-    step: () => Promise<R> = () => this.store.transition(id, change) as Promise<R>,
-  ): Promise<R> {
-    this.ending.set(id, (this.ending.get(id) ?? 0) + 1);
-    let result: R;
-    try {
-      result = await step();
-    } catch (error) {
-      this.waiters.wake(id);
-      throw error;
-    } finally {
-      const left = this.ending.get(id)! - 1;
-      if (left > 0) this.ending.set(id, left);
-      else this.ending.delete(id);
-    }
-    // Every outcome wakes them: a notification that came while the transition was in flight was held back for this.
-    const ended = (result.outcome === "applied" || result.outcome === "already_ended") && result.record.status !== "pending" ? result.record : undefined;
-    this.waiters.wake(id, ended);
-    if (result.outcome === "applied") {
-      if (result.record.slack) this.updates.show(result.record);
-      this.audit.record(endedEntry(result.record));
-      this.logger.info({ id, status: change.status }, "request ended");
-    }
-    return result;
+  /** Ends the request through this instance's one ending step (./ending.ts). */
+  private end<R extends TransitionResult | ApproveResult = TransitionResult>(id: string, change: Transition, step?: () => Promise<R>): Promise<R> {
+    return this.ending.end(id, change, step);
   }
 
   /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded. */
