@@ -97,6 +97,19 @@ describe("approvers by id and user group", () => {
     expect((await relay.service.get(record.id))?.status).toBe("pending");
     relay.api.done();
   });
+
+  it("when Slack cannot say who is in the group, the click is refused (fail closed) and the person is asked to try again", async () => {
+    relay.api.onPost().on("usergroups.users.list", { status: 500 }).on("chat.postEphemeral");
+    const record = await relay.create(permission());
+    const agent = watchAgent(relay, record.id);
+    await click(Action.allow, record.id, BOB);
+    await expectRefused(
+      record,
+      BOB,
+      "🔒 The relay could not check your user group membership (or workspace) with Slack just now, so nothing changed. Try again in a moment.",
+      agent,
+    );
+  });
 });
 
 describe("Slack Connect guests", () => {
@@ -154,6 +167,17 @@ describe("selfApproval: deny", () => {
     const agent = watchAgent(relay, record.id);
     await click(Action.allow, record.id, BOB);
     await expectRefused(record, BOB, NOT_YOUR_OWN, agent);
+  });
+
+  it("a request made for an email address bars the Slack user the address belongs to", async () => {
+    relay.api
+      .on("users.lookupByEmail", { ok: true, user: { id: BOB.id } })
+      .onPost()
+      .on("chat.postEphemeral");
+    const record = await relay.create(permission({ labels: { policy: "self" }, requestedBy: { email: "bob@example.com" } }));
+    expect(relay.api.callsTo("users.lookupByEmail")[0]?.args).toEqual({ email: "bob@example.com" });
+    await click(Action.allow, record.id, BOB);
+    await expectRefused(record, BOB, NOT_YOUR_OWN);
   });
 
   it("another approver answers the same request", async () => {

@@ -8,11 +8,11 @@
 import { describe, expect, it } from "vitest";
 import { parseConfigFile } from "../../../src/config-file.js";
 import { toView } from "../../../src/requests/model.js";
-import { Action } from "../../../src/slack/ids.js";
+import { Action, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import { hasNoButtons, useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { clickAs, ephemerals, watchAgent } from "../../helpers/slack-approvers.js";
-import { CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
+import { CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
 import { buttons } from "../../helpers/blocks.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 
@@ -85,6 +85,29 @@ describe("permission requests that need two approvals", () => {
     relay.api.done();
   });
 
+  it("a non-approver is told who may answer and that two approvals are needed", async () => {
+    relay.api.onPost().on("chat.postEphemeral");
+    const record = await relay.create(permission);
+    await click(Action.allow, record.id, { id: "U0MALLORY1", name: "mallory" });
+    const who = `<@${ALICE.id}>, <@${BOB.id}>, <@${CAROL.id}>`;
+    expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: "U0MALLORY1", text: `🔒 Only ${who} can answer this request. It needs 2 approvals.` }]);
+    expect((await relay.service.get(record.id))?.approvals).toBeUndefined();
+    relay.api.done();
+  });
+
+  it("an Edit… submission (not offered here) is ignored: every approver approves the call as asked", async () => {
+    relay.api.onPost();
+    const record = await relay.create(permission);
+    const values = { [Field.editJson.block]: { [Field.editJson.action]: state.text('{"command":"helm uninstall api"}') } };
+    const privateMetadata = encodeMetadata({ r: record.id, c: CHANNEL, ts: MESSAGE_TS });
+    expect((await relay.post(viewSubmission({ callbackId: View.edit, privateMetadata, values, user: ALICE }))).status).toBe(200);
+    await relay.settle();
+    const now = await relay.service.get(record.id);
+    expect(now?.status).toBe("pending");
+    expect(now?.approvals).toBeUndefined();
+    relay.api.done();
+  });
+
   it("the same approver approving again is told they already approved, and nothing changes", async () => {
     relay.api.onPost().on("chat.postEphemeral", { ok: true }, 2).on("chat.update");
     const record = await relay.create(permission);
@@ -130,6 +153,16 @@ describe("permission requests that need two approvals", () => {
 });
 
 describe("step gates that need two approvals", () => {
+  it("a second y from the same approver in the thread is told it already counted, next to the reply", async () => {
+    relay.api.onPost().on("chat.postEphemeral", { ok: true }, 2).on("chat.update");
+    const record = await relay.create(stepGate);
+    await reply("y", ALICE, "1700000050.000301");
+    await reply("yes", ALICE, "1700000051.000302");
+    expect(ephemerals(relay)[1]).toEqual({ channel: CHANNEL, user: ALICE.id, text: "You already approved this request (1 of 2).", thread_ts: MESSAGE_TS });
+    expect((await relay.service.get(record.id))?.approvals).toHaveLength(1);
+    relay.api.done();
+  });
+
   it("Yes from one approver is counted and Yes from a second answers the agent y", async () => {
     const answered = await twoAnswers(stepGate, clicks(Action.stepYes, BOB), clicks(Action.stepYes, CAROL));
     expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: BOB.id, text: COUNTED }]);

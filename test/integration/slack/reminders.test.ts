@@ -13,7 +13,7 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
-import { ALICE, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 import { LEADS, ONCALL } from "../../fixtures/policies.js";
 
 const ESCALATION_CHANNEL = "C0SRELEADS";
@@ -22,6 +22,10 @@ const MINUTE = 60_000;
 
 const { routes } = parseConfigFile(`
 routes:
+  - match: { labels: { policy: two-approvals } }
+    approvers: { users: [${ALICE.id}, ${BOB.id}, ${CAROL.id}] }
+    quorum: 2
+    reminders: [300]
   - match: { token: ci-bot }
     approvers: { users: [${ALICE.id}], usergroups: [${ONCALL}] }
     timeoutSeconds: 1800
@@ -56,9 +60,9 @@ async function sweepAfter(ms: number): Promise<number> {
   return relay.service.sweepReminders();
 }
 
-async function createPosted() {
+async function createPosted(body: unknown = stepGate) {
   relay.api.onPost();
-  const record = await relay.create(stepGate);
+  const record = await relay.create(body);
   expect(record.slack).toEqual({ channel: CHANNEL, ts: MESSAGE_TS });
   return record;
 }
@@ -80,6 +84,28 @@ describe("reminders", () => {
     expect(text).toMatch(new RegExp(`^⏰ <@${ALICE.id}>, <!subteam\\^${ONCALL}>: this request is still waiting for an answer\\. 25 minutes left: `));
     expect(text).toContain(`<!date^${Math.floor(record.expiresAt / 1000)}^`);
     expect(await relay.service.sweepReminders()).toBe(0);
+    relay.api.done();
+  });
+
+  it("counts from when the message was posted: a post Slack held back 40 s reminds 40 s later", async () => {
+    relay.api.on("chat.postMessage", { status: 429, headers: { "retry-after": "40" } });
+    await createPosted();
+    expect(relay.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThan(39_000);
+    expect(await sweepAfter(5 * MINUTE - 1_000)).toBe(0);
+    relay.api.onPost("1700000340.000200");
+    expect(await sweepAfter(1_000)).toBe(1);
+    relay.api.done();
+  });
+
+  it("after one of two approvals, the reminder mentions only those who have not approved and says 1 of 2 so far", async () => {
+    const record = await createPosted({ ...stepGate, labels: { policy: "two-approvals" } });
+    relay.api.on("chat.postEphemeral").on("chat.update");
+    await click(record.id, ALICE);
+    relay.api.onPost("1700000300.000200");
+    expect(await sweepAfter(5 * MINUTE)).toBe(1);
+    expect(posts()[0]?.text).toMatch(
+      new RegExp(`^⏰ <@${BOB.id}>, <@${CAROL.id}>: this request is still waiting for an answer\\. 1 of 2 approvals so far\\. 5 minutes left: `),
+    );
     relay.api.done();
   });
 
@@ -128,6 +154,24 @@ describe("escalation", () => {
     expect(elsewhere?.thread_ts).toBeUndefined();
     expect(JSON.stringify(elsewhere?.blocks)).toContain(`<${PERMALINK}|Open the request>`);
     expect(elsewhere?.text).toBe("🔺 Waiting for an answer: Proposed action: Bash");
+    relay.api.done();
+  });
+
+  it("an escalation whose channel post Slack rate-limits is sent again, whole, after the Retry-After", async () => {
+    await createPosted();
+    relay.api
+      .on("chat.postMessage", { ok: true, channel: CHANNEL, ts: "1700000600.000200" }, 2)
+      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
+      .on("chat.postMessage", { status: 429, headers: { "retry-after": "20" } });
+    expect(await sweepAfter(10 * MINUTE)).toBe(1);
+    expect(posts().map((post) => post.channel)).toEqual([CHANNEL, CHANNEL, ESCALATION_CHANNEL]);
+    expect(await sweepAfter(10_000)).toBe(0);
+    relay.api
+      .onPost("1700000620.000200")
+      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
+      .onPost("1700000620.000300", ESCALATION_CHANNEL);
+    expect(await sweepAfter(11_000)).toBe(1);
+    expect(posts().map((post) => post.channel)).toEqual([CHANNEL, CHANNEL, ESCALATION_CHANNEL, CHANNEL, ESCALATION_CHANNEL]);
     relay.api.done();
   });
 
