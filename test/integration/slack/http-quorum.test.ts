@@ -6,7 +6,6 @@
  * makes the quorum answers the agent; any deny answers it at once.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfigFile } from "../../../src/config-file.js";
 import { toView } from "../../../src/requests/model.js";
 import { Action, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
@@ -15,13 +14,7 @@ import { clickAs, ephemerals, watchAgent } from "../../helpers/slack-approvers.j
 import { CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
 import { buttons } from "../../helpers/blocks.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
-
-const { routes } = parseConfigFile(`
-routes:
-  - match: { token: ci-bot }
-    approvers: { users: [${ALICE.id}, ${BOB.id}, ${CAROL.id}] }
-    quorum: 2
-`);
+import { quorumRoutes } from "../../fixtures/routes.js";
 
 const input = { command: "helm upgrade api ./chart" };
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "helm upgrade api ./chart" }], behavior: "allow", destination: "session" }];
@@ -31,7 +24,7 @@ const COUNTED = "Your approval counted: 1 of 2. Waiting for 1 more.";
 const QUORUM_BUTTONS = ["Approve", "Deny", "Deny with reason…", "Deny & stop"];
 
 let relay: SlackRelay;
-useSlackRelay((started) => (relay = started), { routes });
+useSlackRelay((started) => (relay = started), { routes: quorumRoutes });
 
 const click = (actionId: string, id: string, user: Person) => clickAs(relay, actionId, id, user);
 const clicks = (actionId: string, user: Person) => (id: string) => click(actionId, id, user);

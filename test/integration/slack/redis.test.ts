@@ -14,15 +14,15 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { createRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
-import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { hasNoButtons, startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 
-/** Alice and Bob must both approve; the thread reminds them after five minutes. */
+/** Two of Alice, Bob and Carol must approve; the thread reminds them after five minutes. */
 const { routes: policyRoutes } = parseConfigFile(`
 routes:
   - match: { token: ci-bot }
-    approvers: { users: [${ALICE.id}, ${BOB.id}] }
+    approvers: { users: [${ALICE.id}, ${BOB.id}, ${CAROL.id}] }
     quorum: 2
     reminders: [300]
 `);
@@ -130,6 +130,29 @@ describe("on Redis", () => {
     expect(JSON.stringify(second.api.callsTo("chat.update")[0]?.args.blocks)).toContain(`Approvals 2 of 2: <@${ALICE.id}>, <@${BOB.id}>`);
     first.api.done();
     second.api.done();
+  });
+
+  it("when three approvers click at once on two instances, the request is answered once with two approvals and its message ends without buttons", async () => {
+    const [first, second] = [await relayOnRedis(policyRoutes), await relayOnRedis(policyRoutes)];
+    // nock answers for both instances: every call is recorded on first.api.
+    first.api.onPost().on("chat.postEphemeral", { ok: true }, 2).on("chat.update", { ok: true }, 4);
+    const record = await first.create(permission);
+    const waiting = first.service.wait(record.id, 5000);
+    const approve = (relay: SlackRelay, user: typeof ALICE) => relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }), user }));
+    await Promise.all([approve(first, ALICE), approve(second, BOB), approve(second, CAROL)]);
+    expect((await waiting)?.decision).toStrictEqual({ behavior: "allow", updatedInput: permission.input });
+    await Promise.all([first.settle(), second.settle()]);
+    const answered = await first.service.get(record.id);
+    expect(answered?.approvals).toHaveLength(2);
+    const notices = first.api.callsTo("chat.postEphemeral").map((call) => call.args.text as string);
+    expect(notices).toHaveLength(2);
+    expect(notices).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Your approval counted: 1 of 2/),
+        expect.stringMatching(/^This request was already answered: ✅ Allowed by <@U0/),
+      ]),
+    );
+    expect(hasNoButtons(first.api.callsTo("chat.update").at(-1)?.args.blocks)).toBe(true);
   });
 
   it("when two instances sweep at once, a due reminder is sent in the thread once", async () => {
