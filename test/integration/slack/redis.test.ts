@@ -2,29 +2,41 @@
  * The Slack side on the Redis store (a real Redis server): clicks, thread
  * replies (found by channel + ts in Redis) and double clicks, and two relay
  * instances sharing one Redis, where the agent waits on one and Slack
- * delivers the click to the other.
+ * delivers the click to the other, approvals towards a quorum land on
+ * either, and both sweep the same due reminder.
  */
 import type { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseConfigFile } from "../../../src/config-file.js";
+import type { Route } from "../../../src/config.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { createRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
-import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { hasNoButtons, startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+
+/** Two of Alice, Bob and Carol must approve; the thread reminds them after five minutes. */
+const { routes: policyRoutes } = parseConfigFile(`
+routes:
+  - match: { token: ci-bot }
+    approvers: { users: [${ALICE.id}, ${BOB.id}, ${CAROL.id}] }
+    quorum: 2
+    reminders: [300]
+`);
 
 let redis: Redis;
 let prefix: string;
 const stores: RequestStore[] = [];
 const relays: SlackRelay[] = [];
 
-async function relayOnRedis(): Promise<SlackRelay> {
+async function relayOnRedis(routes?: Route[]): Promise<SlackRelay> {
   const store = createRedisStore({ redis, prefix });
   await store.ready();
   stores.push(store);
-  const relay = await startSlackRelay({ store });
+  const relay = await startSlackRelay(routes ? { store, routes } : { store });
   relays.push(relay);
   return relay;
 }
@@ -101,5 +113,58 @@ describe("on Redis", () => {
     await clickedSide.settle();
     clickedSide.api.done();
     waitingSide.api.done();
+  });
+
+  it("with a quorum of two, Alice's approval on one instance and Bob's on the other answer the agent waiting on the first", async () => {
+    const [first, second] = [await relayOnRedis(policyRoutes), await relayOnRedis(policyRoutes)];
+    first.api.onPost().on("chat.postEphemeral").on("chat.update");
+    second.api.on("chat.update");
+    const record = await first.create(permission);
+    const waiting = first.service.wait(record.id, 5000);
+    const approve = (relay: SlackRelay, user: typeof ALICE) =>
+      relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }), user })).then(() => relay.settle());
+    await approve(first, ALICE);
+    expect((await second.service.get(record.id))?.approvals?.map(({ person }) => person)).toEqual([ALICE]);
+    await approve(second, BOB);
+    expect((await waiting)?.decision).toStrictEqual({ behavior: "allow", updatedInput: permission.input });
+    expect(JSON.stringify(second.api.callsTo("chat.update")[0]?.args.blocks)).toContain(`Approvals 2 of 2: <@${ALICE.id}>, <@${BOB.id}>`);
+    first.api.done();
+    second.api.done();
+  });
+
+  it("when three approvers click at once on two instances, the request is answered once with two approvals and its message ends without buttons", async () => {
+    const [first, second] = [await relayOnRedis(policyRoutes), await relayOnRedis(policyRoutes)];
+    // nock answers for both instances: every call is recorded on first.api.
+    first.api.onPost().on("chat.postEphemeral", { ok: true }, 2).on("chat.update", { ok: true }, 4);
+    const record = await first.create(permission);
+    const waiting = first.service.wait(record.id, 5000);
+    const approve = (relay: SlackRelay, user: typeof ALICE) => relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }), user }));
+    await Promise.all([approve(first, ALICE), approve(second, BOB), approve(second, CAROL)]);
+    expect((await waiting)?.decision).toStrictEqual({ behavior: "allow", updatedInput: permission.input });
+    await Promise.all([first.settle(), second.settle()]);
+    const answered = await first.service.get(record.id);
+    expect(answered?.approvals).toHaveLength(2);
+    const notices = first.api.callsTo("chat.postEphemeral").map((call) => call.args.text as string);
+    expect(notices).toHaveLength(2);
+    expect(notices).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Your approval counted: 1 of 2/),
+        expect.stringMatching(/^This request was already answered: ✅ Allowed by <@U0/),
+      ]),
+    );
+    expect(hasNoButtons(first.api.callsTo("chat.update").at(-1)?.args.blocks)).toBe(true);
+  });
+
+  it("when two instances sweep at once, a due reminder is sent in the thread once", async () => {
+    const [a, b] = [await relayOnRedis(policyRoutes), await relayOnRedis(policyRoutes)];
+    a.api.onPost();
+    await a.create(permission);
+    // nock answers for both instances: a second thread reply would be a call nobody expected.
+    a.api.onPost("1700000300.000200");
+    for (const relay of [a, b]) relay.advance(5 * 60_000);
+    const sent = await Promise.all([a.service.sweepReminders(), b.service.sweepReminders()]);
+    expect(sent.sort()).toEqual([0, 1]);
+    expect(a.api.callsTo("chat.postMessage")[1]?.args).toMatchObject({ channel: CHANNEL, thread_ts: MESSAGE_TS });
+    a.api.done();
   });
 });
