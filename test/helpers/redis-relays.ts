@@ -17,6 +17,7 @@ import type { RequestStore } from "../../src/requests/store.js";
 import { connectRedisStore } from "../../src/store/redis-store.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "./redis.js";
 import { startSlackRelay, type SlackRelay, type SlackRelayOptions } from "./slack-relay.js";
+import type { FakeSlackApi } from "./slack.js";
 
 export interface RelaysOnRedis {
   /** Starts one more instance on the test's prefix. */
@@ -63,4 +64,17 @@ export function useRelaysOnRedis(): RelaysOnRedis {
     },
     stop,
   };
+}
+
+/** Answers the next `times` chat.postMessage calls (requests, thread replies, channel posts), each with a ts of its own. */
+export function onPosts(api: FakeSlackApi, times: number): FakeSlackApi {
+  let made = 0;
+  return api.on(
+    "chat.postMessage",
+    (args) => {
+      const ts = `1700000000.${String((made += 1)).padStart(6, "0")}`;
+      return { ok: true, channel: args.channel, ts, message: { ts } };
+    },
+    times,
+  );
 }

@@ -13,7 +13,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE, CAROL } from "../../fixtures/people.js";
-import { useRelaysOnRedis } from "../../helpers/redis-relays.js";
+import { onPosts, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import { hasNoButtons, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction } from "../../helpers/slack.js";
 
@@ -27,16 +27,7 @@ const relays = useRelaysOnRedis();
 async function twoInstances(): Promise<[SlackRelay, SlackRelay]> {
   const a = await relays.start({ routes });
   const b = await relays.start({ routes });
-  let posts = 0;
-  a.api
-    .on(
-      "chat.postMessage",
-      (args) => {
-        const ts = `1700000000.${String((posts += 1)).padStart(6, "0")}`;
-        return { ok: true, channel: args.channel, ts, message: { ts } };
-      },
-      RACES,
-    )
+  onPosts(a.api, RACES)
     .on("chat.update", { ok: true }, RACES * 4)
     .on("chat.postEphemeral", { ok: true }, RACES * 4);
   return [a, b];

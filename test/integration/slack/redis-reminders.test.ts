@@ -13,7 +13,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE } from "../../fixtures/people.js";
 import { LEADS, ONCALL } from "../../fixtures/policies.js";
-import { useRelaysOnRedis } from "../../helpers/redis-relays.js";
+import { onPosts, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import type { SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, type FakeSlackApi } from "../../helpers/slack.js";
 
@@ -33,17 +33,11 @@ const relays = useRelaysOnRedis();
 
 /** Answers every chat.postMessage (requests, thread replies, escalation posts) with a ts of its own, and the permalink an escalation links to. */
 function stubSlack(api: FakeSlackApi, posts: number): void {
-  let made = 0;
-  api
-    .on(
-      "chat.postMessage",
-      (args) => {
-        const ts = `1700000000.${String((made += 1)).padStart(6, "0")}`;
-        return { ok: true, channel: args.channel, ts, message: { ts } };
-      },
-      posts,
-    )
-    .on("chat.getPermalink", (args) => ({ ok: true, channel: args.channel, permalink: `https://acme.slack.com/archives/${String(args.channel)}/p1` }), posts);
+  onPosts(api, posts).on(
+    "chat.getPermalink",
+    (args) => ({ ok: true, channel: args.channel, permalink: `https://acme.slack.com/archives/${String(args.channel)}/p1` }),
+    posts,
+  );
 }
 
 const create = (relay: SlackRelay) => relay.create({ kind: "permission", toolName: "Bash", input: { command: "make deploy" } });

@@ -4,50 +4,14 @@
  * instances sharing one Redis, where the agent waits on one and Slack
  * delivers the click to the other.
  */
-import type { Redis } from "ioredis";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { createRedisStore } from "../../../src/store/redis-store.js";
-import type { RequestStore } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
-import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
-let redis: Redis;
-let prefix: string;
-const stores: RequestStore[] = [];
-const relays: SlackRelay[] = [];
-
-async function relayOnRedis(): Promise<SlackRelay> {
-  const store = createRedisStore({ redis, prefix });
-  await store.ready();
-  stores.push(store);
-  const relay = await startSlackRelay({ store });
-  relays.push(relay);
-  return relay;
-}
-
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(() => {
-  redis = connectTestRedis();
-  prefix = uniquePrefix();
-});
-afterEach(async () => {
-  for (const relay of relays.splice(0)) {
-    await relay.close();
-    expect(relay.unexpected).toEqual([]);
-  }
-  for (const store of stores.splice(0)) await store.close();
-  await deleteKeysUnder(redis, prefix);
-  await redis.quit();
-  nock.cleanAll();
-});
+const relays = useRelaysOnRedis();
+const relayOnRedis = () => relays.start();
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 
