@@ -74,15 +74,24 @@ describe("a quorum of two across two instances on one Redis", () => {
   it("when the same approver clicks Allow on both instances at once, one click counts, the other is a duplicate, and the request waits on", async () => {
     const [a, b] = await twoInstances();
     const records = await requests(a);
-    const waits = records.map((record, i) => [a, b][i % 2]!.service.wait(record.id, 1_000));
+    const agentsLeave = new AbortController();
+    let woken = 0;
+    const waits = records.map((record, i) =>
+      [a, b][i % 2]!.service.wait(record.id, 30_000, agentsLeave.signal).finally(() => {
+        woken += 1;
+      }),
+    );
     await Promise.all(records.map((record) => Promise.all([allow(a, record, ALICE), allow(b, record, ALICE)])));
+    await a.settle();
+    await b.settle();
 
+    // No agent was answered: each long-poll holds until its agent leaves, then returns the request still pending.
+    expect(woken).toBe(0);
+    agentsLeave.abort();
     for (const waited of await Promise.all(waits)) {
       expect(waited).toMatchObject({ status: "pending", approvals: [{ person: { id: ALICE.id } }] });
       expect(waited!.approvals).toHaveLength(1);
     }
-    await a.settle();
-    await b.settle();
     const told = ephemerals(a);
     expect(told.filter((text) => text === "Your approval counted: 1 of 2. Waiting for 1 more.")).toHaveLength(RACES);
     expect(told.filter((text) => text === "You already approved this request (1 of 2).")).toHaveLength(RACES);
