@@ -56,8 +56,13 @@ export async function answerPending(deps: AnswerDeps, record: RequestRecord, dec
     return deps.end(record.id, { status: "answered", decision, answeredBy: person, at });
   }
   const final: AnsweredTransition = { status: "answered", decision: plainApproval(record, decision), answeredBy: person, at };
-  const result = await deps.end(record.id, final, () => deps.store.approve(record.id, { person, at }, quorum, final));
-  if (result.outcome === "counted" || result.outcome === "applied") deps.audit.record(approvalEntry(result.record, person, at));
+  // Audited in the step, so the approval that makes the quorum comes before the answer end() audits.
+  const approve = async () => {
+    const result = await deps.store.approve(record.id, { person, at }, quorum, final);
+    if (result.outcome === "counted" || result.outcome === "applied") deps.audit.record(approvalEntry(result.record, person, at));
+    return result;
+  };
+  const result = await deps.end(record.id, final, approve);
   if (result.outcome === "counted") deps.showProgress(result.record);
   return result;
 }

@@ -41,6 +41,10 @@ export interface SlackWebApiStandIn {
   hideFromHistory(times: number): void;
   /** Messages posted so far, as conversations.history returns them (oldest first here). */
   messages: PostedMessage[];
+  /** User group id → member ids, as usergroups.users.list answers (an unknown group: no_such_subteam). */
+  usergroups: Map<string, string[]>;
+  /** Email → user id, as users.lookupByEmail answers (an unknown email: users_not_found). */
+  emails: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -66,6 +70,8 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const drops = new Map<string, number>();
   let hidden = 0;
   const messages: PostedMessage[] = [];
+  const usergroups = new Map<string, string[]>();
+  const emails = new Map<string, string>();
   /** A ts as Slack makes them: the time in seconds, and a sequence number to keep them unique. */
   const newTs = () => `${Math.floor(Date.now() / 1000)}.${String(++posts).padStart(6, "0")}`;
 
@@ -93,6 +99,14 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
           .map(({ metadata, ...m }) => ({ type: "message", ...m, ...(args.include_all_metadata === "true" && metadata ? { metadata } : {}) }))
           .reverse();
         return { ok: true, messages: found.slice(0, Number(args.limit ?? 100)), has_more: false };
+      }
+      case "usergroups.users.list": {
+        const users = usergroups.get(String(args.usergroup));
+        return users ? { ok: true, users } : { ok: false, error: "no_such_subteam" };
+      }
+      case "users.lookupByEmail": {
+        const id = emails.get(String(args.email));
+        return id ? { ok: true, user: { id } } : { ok: false, error: "users_not_found" };
       }
       case "views.open":
         return { ok: true, view: { id: `V0MODAL${calls.length}` } };
@@ -148,6 +162,8 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
       hidden = times;
     },
     messages,
+    usergroups,
+    emails,
     waitFor: (method, match = () => true, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
