@@ -117,8 +117,8 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
     await ack();
     const target = { channel: record.slack!.channel, user: click.body.user.id };
     if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
-    const refusal = await deps.service.refusalFor(record, answererOf(click.body.user));
-    if (refusal) return tellPerson(deps, target, refusalNotice(record, refusal));
+    const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), left());
+    if (!refusal.ok || refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.ok ? refusal.value! : { reason: "unverified" }));
     return openModal(deps, click, record, outcome.modal);
   }
   if (outcome.type !== "decision") {

@@ -24,6 +24,8 @@ const ThreadReply = z.looseObject({
   user: z.string().min(1),
   /** The person's own workspace (Slack Connect guests), when Slack says. */
   user_team: z.string().optional(),
+  /** The workspace the message was sent from: the person's own, where `user_team` is missing. */
+  team: z.string().optional(),
   channel: z.string().min(1),
   ts: z.string().min(1),
   thread_ts: z.string().min(1),
@@ -75,7 +77,8 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
   const left = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answerer = message.user_team === undefined ? { id: message.user } : { id: message.user, teamId: message.user_team };
+  const teamId = message.user_team ?? message.team;
+  const answerer = teamId === undefined ? { id: message.user } : { id: message.user, teamId };
   const answered = await withinBudget(deps.service.answer(record.id, decision, answerer, record), left);
   if (!answered.ok) return notRecorded(deps, message, answered, record.id);
   deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");
