@@ -5,8 +5,7 @@
  * them) plus `routes` (first match wins) and `default`. Kept apart from
  * config.ts, which reads the environment, so that each stays small.
  *
- * The file is operator policy, so it fails closed: an unknown key, a key a
- * later version implements (allowRules, onTimeout, ruleMinutes), a bad value
+ * The file is operator policy, so it fails closed: an unknown key, a bad value
  * or a policy no request could meet (a quorum larger than its approvers)
  * stops the start with one line naming the key path. Messages never echo the
  * file's values: a file may hold the bot token.
@@ -17,14 +16,11 @@ import { z } from "zod";
 import { checkPolicySettings, policySettings, quorumProblem, type PlacedRoute } from "./config-policy.js";
 import { Labels, MAX_TIMEOUT_SECONDS, RequestKind, SlackChannelId } from "./protocol/request-body.js";
 
-export { AfterSeconds, Escalation, SelfApproval } from "./config-policy.js";
+export { AfterSeconds, Escalation, OnTimeout, SelfApproval } from "./config-policy.js";
 
 /** What "Always allow" may pass back: `tool` plain rules for the asked tool only, `all` every suggestion (always shown). */
 export const AlwaysAllowScope = z.enum(["tool", "all"]);
 export type AlwaysAllowScope = z.infer<typeof AlwaysAllowScope>;
-
-/** Route keys of DESIGN §7 that this version does not enforce yet: refused, never accepted and ignored. */
-export const UNSUPPORTED_ROUTE_KEYS = ["allowRules", "onTimeout", "ruleMinutes"] as const;
 
 /** Longest `match.tool` pattern (characters). */
 const MAX_TOOL_PATTERN = 1000;
@@ -125,7 +121,6 @@ export function parseConfigFile(text: string): ConfigFile {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ConfigFileError("must be a mapping of keys to values (routes, default, environment-variable names)");
   }
-  refuseUnsupportedKeys(parsed as Record<string, unknown>);
   const result = ConfigFileShape.safeParse(parsed);
   if (!result.success) throw new ConfigFileError(describeIssue(result.error.issues[0]!));
   const { routes, default: defaultRoute, ...rest } = result.data;
@@ -139,19 +134,6 @@ export function parseConfigFile(text: string): ConfigFile {
 /** Every route of the file with its key path, `default` first. */
 export function placesOf(file: Pick<ConfigFile, "routes" | "default">): PlacedRoute[] {
   return [["default", file.default], ...file.routes.map((route, index): PlacedRoute => [`routes.${index}`, route])];
-}
-
-/** A later version's key is refused before anything else, so the message says so rather than "unknown key". */
-function refuseUnsupportedKeys(file: Record<string, unknown>): void {
-  const routes = Array.isArray(file.routes) ? file.routes : [];
-  const places: Array<[string, unknown]> = [...routes.map((route, index): [string, unknown] => [`routes.${index}`, route]), ["default", file.default]];
-  for (const [path, route] of places) {
-    if (typeof route !== "object" || route === null) continue;
-    for (const key of UNSUPPORTED_ROUTE_KEYS) {
-      if (!(key in route)) continue;
-      throw new ConfigFileError(`${path}.${key}: is not supported by this version yet (remove it; requests would otherwise not get the policy it asks for)`);
-    }
-  }
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -31,6 +31,20 @@ export const Escalation = z.strictObject({
 });
 export type Escalation = z.infer<typeof Escalation>;
 
+/**
+ * What an unanswered request carries when it expires: `deny` (the default:
+ * it was not answered) or `halt`, which also stops the agent: an expired
+ * step_gate carries decision {reply: "q"}, a permission a deny with
+ * interrupt. Never allow.
+ */
+export const OnTimeout = z.enum(["deny", "halt"]);
+export type OnTimeout = z.infer<typeof OnTimeout>;
+
+/** Longest "Allow for a while" rule a route may set (minutes): a working day. */
+export const MAX_RULE_MINUTES = 12 * 60;
+/** Minutes an "Allow for a while" rule lasts where the route sets no `ruleMinutes`. */
+export const DEFAULT_RULE_MINUTES = 15;
+
 /** Most reminders and escalations one route may list. */
 export const SCHEDULE_LIMITS = { reminders: 20, escalate: 10 } as const;
 
@@ -51,6 +65,12 @@ export const policySettings = {
   /** Seconds after posting at which the thread reminds the approvers. */
   reminders: z.array(AfterSeconds).max(SCHEDULE_LIMITS.reminders).optional(),
   escalate: z.array(Escalation).max(SCHEDULE_LIMITS.escalate).optional(),
+  /** false: no "Allow for 15 min" on this route's messages (default: offered where one approval decides). */
+  allowRules: z.boolean().optional(),
+  /** Minutes an "Allow for a while" rule created on this route lasts (default 15). */
+  ruleMinutes: z.number().int().min(1).max(MAX_RULE_MINUTES).optional(),
+  /** What an unanswered request carries when it expires (default deny). */
+  onTimeout: OnTimeout.optional(),
 };
 
 /**
@@ -64,6 +84,11 @@ export interface PolicySettings {
   /** Seconds after posting. */
   reminders?: number[];
   escalate?: Escalation[];
+  /** Only `false` is kept: rules are allowed by default. */
+  allowRules?: false;
+  ruleMinutes?: number;
+  /** Only `halt` is kept: deny is the default. */
+  onTimeout?: "halt";
 }
 
 /** A route as these checks read it. */
@@ -92,14 +117,33 @@ export function checkPolicySettings(route: RoutePolicyKeys, ctx: z.RefinementCtx
   });
 }
 
+/** The policy keys as a route writes them, all of them optional. */
+export interface RouteSettings extends RoutePolicyKeys {
+  selfApproval?: SelfApproval;
+  allowRules?: boolean;
+  ruleMinutes?: number;
+  onTimeout?: OnTimeout;
+}
+
 /** The default route's policy keys, as requests take them (`approvers: any` → absent). */
-export function defaultPolicy({ approvers, quorum, selfApproval, reminders, escalate }: RoutePolicyKeys & { selfApproval?: SelfApproval }): PolicySettings {
+export function defaultPolicy(route: RouteSettings): PolicySettings {
+  return settingsOf(route);
+}
+
+/**
+ * A route's policy keys in the form the record keeps them: `approvers: any`,
+ * `allowRules: true` and `onTimeout: deny` are the defaults and are left out.
+ */
+export function settingsOf({ approvers, quorum, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout }: RouteSettings): PolicySettings {
   return {
     ...(approvers === undefined || approvers === "any" ? {} : { approvers }),
     ...(quorum === undefined ? {} : { quorum }),
     ...(selfApproval === undefined ? {} : { selfApproval }),
     ...(reminders === undefined ? {} : { reminders }),
     ...(escalate === undefined ? {} : { escalate }),
+    ...(allowRules === false ? { allowRules: false as const } : {}),
+    ...(ruleMinutes === undefined ? {} : { ruleMinutes }),
+    ...(onTimeout === "halt" ? { onTimeout: "halt" as const } : {}),
   };
 }
 

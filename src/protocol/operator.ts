@@ -26,6 +26,14 @@ export const AuditEventType = z.enum([
   "expired",
   "cancelled",
   "failed",
+  /** An "Allow for a while" rule created by a person's click (reason: its scope and how long). */
+  "rule_created",
+  /** A request answered at once by a live rule, without a post (person: whose rule). */
+  "rule_used",
+  /** A rule revoked before it ran out (person: who revoked it, or the token). */
+  "rule_revoked",
+  /** A pending request given more time (reason: the new deadline). */
+  "extended",
 ]);
 export type AuditEventType = z.infer<typeof AuditEventType>;
 

@@ -126,6 +126,12 @@ const common = {
   approvers: ApproverList.optional(),
   /** Narrows the route's quorum: at least the route's (a smaller one is a 400). */
   quorum: Quorum.optional(),
+  /**
+   * false: the caller gives up at this request's deadline (a Claude Code
+   * hook's own timeout), so nobody may give it more time (no "+30 min").
+   * Default true.
+   */
+  extendable: z.boolean().optional(),
 };
 
 /** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */

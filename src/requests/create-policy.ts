@@ -21,6 +21,7 @@ import type { RequestPolicy } from "./model.js";
 import { takesQuorum } from "./policy.js";
 import type { MatchedRoute } from "./routes.js";
 import type { Route } from "../config.js";
+import type { OnTimeout } from "../config-policy.js";
 
 export interface CreatePolicyInput {
   body: CreateRequestBody;
@@ -31,8 +32,8 @@ export interface CreatePolicyInput {
   directory?: PeopleDirectory;
 }
 
-/** What the matched route asks, with the default route's keys where it sets none. */
-type RoutePolicy = Omit<RequestPolicy, "requestedBy">;
+/** What the matched route asks, with the default route's keys where it sets none (a route may say `allowRules: true`, `onTimeout: deny`). */
+type RoutePolicy = Omit<RequestPolicy, "requestedBy" | "allowRules" | "onTimeout"> & { allowRules?: boolean; onTimeout?: OnTimeout };
 
 /**
  * The record's policy: the route's, narrowed by the body; quorum only where
@@ -45,7 +46,7 @@ export async function createPolicy({ body, matched, defaults, directory }: Creat
   const quorum = narrowQuorum(body, route.quorum ?? 1, approvers);
   const requestedBy = body.requestedBy === undefined ? undefined : await resolveRequester(body.requestedBy, directory);
   await checkMembers(unlisted, route.approvers?.usergroups ?? [], directory);
-  const { alwaysAllow, selfApproval, reminders, escalate } = route;
+  const { alwaysAllow, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout } = route;
   return {
     alwaysAllow,
     route: matched.name,
@@ -55,6 +56,9 @@ export async function createPolicy({ body, matched, defaults, directory }: Creat
     ...(requestedBy ? { requestedBy } : {}),
     ...(reminders?.length ? { reminders } : {}),
     ...(escalate?.length ? { escalate } : {}),
+    ...(allowRules === false ? { allowRules } : {}),
+    ...(ruleMinutes === undefined ? {} : { ruleMinutes }),
+    ...(onTimeout === "halt" ? { onTimeout } : {}),
   };
 }
 
@@ -68,7 +72,7 @@ function routePolicy({ name, route }: MatchedRoute, defaults: RequestPolicy): Ro
 /** The policy keys a route sets itself (`approvers: any` stands for "anyone", see routePolicy). */
 function ownKeys(route: Route | undefined): Partial<RoutePolicy> {
   if (route === undefined) return {};
-  const { alwaysAllow, approvers, quorum, selfApproval, reminders, escalate } = route;
+  const { alwaysAllow, approvers, quorum, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout } = route;
   return {
     ...(alwaysAllow === undefined ? {} : { alwaysAllow }),
     ...(approvers === undefined || approvers === "any" ? {} : { approvers }),
@@ -76,6 +80,10 @@ function ownKeys(route: Route | undefined): Partial<RoutePolicy> {
     ...(selfApproval === undefined ? {} : { selfApproval }),
     ...(reminders === undefined ? {} : { reminders }),
     ...(escalate === undefined ? {} : { escalate }),
+    // A route's own `allowRules: true` / `onTimeout: deny` override a stricter default: their absence on the record means the default.
+    ...(allowRules === undefined ? {} : { allowRules }),
+    ...(ruleMinutes === undefined ? {} : { ruleMinutes }),
+    ...(onTimeout === undefined ? {} : { onTimeout }),
   };
 }
 

@@ -7,6 +7,7 @@ import { Decision } from "../protocol/decisions.js";
 import { ApproverList, Quorum, SlackUserId, StoredRequestBody } from "../protocol/request-body.js";
 import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
 import { AfterSeconds, AlwaysAllowScope, Escalation, SelfApproval } from "../config-file.js";
+import { MAX_RULE_MINUTES } from "../config-policy.js";
 
 /**
  * The rules a request was created under, fixed at create so that every
@@ -28,6 +29,12 @@ export const RequestPolicy = z.object({
   reminders: z.array(AfterSeconds).optional(),
   /** Escalations, in the route's order (see ./policy.ts for the schedule). */
   escalate: z.array(Escalation).optional(),
+  /** `false`: the message offers no "Allow for a while" rule; absent → offered where one approval decides. */
+  allowRules: z.literal(false).optional(),
+  /** Minutes an "Allow for a while" rule created on this request lasts; absent → DEFAULT_RULE_MINUTES. */
+  ruleMinutes: z.number().int().min(1).max(MAX_RULE_MINUTES).optional(),
+  /** `halt`: expiring also stops the agent (step_gate q, permission deny with interrupt); absent → deny. */
+  onTimeout: z.literal("halt").optional(),
 });
 export type RequestPolicy = z.infer<typeof RequestPolicy>;
 

@@ -9,7 +9,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { configFiles } from "../helpers/config-files.js";
-import { UNSUPPORTED_ROUTE_KEYS } from "../../src/config-file.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
@@ -113,15 +112,15 @@ describe("a config file with routes", () => {
 });
 
 describe("a bad config file stops the start with one line naming the key path", () => {
-  it.each(UNSUPPORTED_ROUTE_KEYS.map((key) => [key]))("refuses %s on a route: not supported by this version yet", (key) => {
-    const message = errorFor(`routes:\n  - match: { token: deploy-bot }\n  - match: { kind: permission }\n    ${key}: 2\n`);
-    expect(message).toBe(
-      `RELAY_CONFIG_FILE is invalid: routes.1.${key}: is not supported by this version yet (remove it; requests would otherwise not get the policy it asks for)`,
+  it.each([
+    ["allowRules", "allowRules: yes please", "routes.0.allowRules"],
+    ["ruleMinutes", "ruleMinutes: 0", "routes.0.ruleMinutes"],
+    ["ruleMinutes past a working day", "ruleMinutes: 721", "routes.0.ruleMinutes"],
+    ["onTimeout", "onTimeout: allow", "routes.0.onTimeout"],
+  ])("refuses a bad %s", (_what, line, path) => {
+    expect(errorFor(`routes:\n  - match: { token: deploy-bot }\n    ${line}\n`)).toMatch(
+      new RegExp(`^RELAY_CONFIG_FILE is invalid: ${path.replace(/\./g, "\\.")}: `),
     );
-  });
-
-  it("refuses a later version's key on the default route too", () => {
-    expect(errorFor("default: { onTimeout: deny }\n")).toMatch(/^RELAY_CONFIG_FILE is invalid: default\.onTimeout: is not supported by this version yet/);
   });
 
   it.each([
