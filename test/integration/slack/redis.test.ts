@@ -5,16 +5,12 @@
  * delivers the click to the other, approvals towards a quorum land on
  * either, and both sweep the same due reminder.
  */
-import type { Redis } from "ioredis";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseConfigFile } from "../../../src/config-file.js";
 import type { Route } from "../../../src/config.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { createRedisStore } from "../../../src/store/redis-store.js";
-import type { RequestStore } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
-import { hasNoButtons, startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
+import { useRelaysOnRedis } from "../../helpers/redis-relays.js";
+import { hasNoButtons, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 
@@ -27,39 +23,8 @@ routes:
     reminders: [300]
 `);
 
-let redis: Redis;
-let prefix: string;
-const stores: RequestStore[] = [];
-const relays: SlackRelay[] = [];
-
-async function relayOnRedis(routes?: Route[]): Promise<SlackRelay> {
-  const store = createRedisStore({ redis, prefix });
-  await store.ready();
-  stores.push(store);
-  const relay = await startSlackRelay(routes ? { store, routes } : { store });
-  relays.push(relay);
-  return relay;
-}
-
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(() => {
-  redis = connectTestRedis();
-  prefix = uniquePrefix();
-});
-afterEach(async () => {
-  for (const relay of relays.splice(0)) {
-    await relay.close();
-    expect(relay.unexpected).toEqual([]);
-  }
-  for (const store of stores.splice(0)) await store.close();
-  await deleteKeysUnder(redis, prefix);
-  await redis.quit();
-  nock.cleanAll();
-});
+const relays = useRelaysOnRedis();
+const relayOnRedis = (routes?: Route[]) => relays.start(routes ? { routes } : {});
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 
