@@ -28,6 +28,7 @@ import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
 import type { ApproveResult } from "./store.js";
+import { NO_METRICS, type RequestMetrics } from "./metrics.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -61,6 +62,8 @@ export interface RequestServiceDeps {
   directory?: PeopleDirectory;
   /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
   audit?: AuditRecorder;
+  /** Counts requests created and ended (GET /metrics); none → not counted. */
+  metrics?: RequestMetrics;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -104,6 +107,7 @@ export class RequestService {
   private readonly reminders: Reminders;
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
+  private readonly metrics: RequestMetrics;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeResync: () => void;
   private closed = false;
@@ -117,6 +121,7 @@ export class RequestService {
     this.waiters = new Waiters();
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
     this.delivery = new Delivery({
       store: deps.store,
@@ -440,14 +445,19 @@ export class RequestService {
     if (result.outcome === "applied") {
       if (result.record.slack) this.updates.show(result.record);
       this.audit.record(endedEntry(result.record));
+      this.metrics.ended(result.record);
       this.logger.info({ id, status: change.status }, "request ended");
     }
     return result;
   }
 
-  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded. */
+  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded (and counted). */
   private auditCreated(record: RequestRecord): void {
     this.audit.record(createdEntry(record));
-    if (record.status !== "pending") this.audit.record(endedEntry(record));
+    this.metrics.created(record);
+    if (record.status !== "pending") {
+      this.audit.record(endedEntry(record));
+      this.metrics.ended(record);
+    }
   }
 }
