@@ -59,28 +59,15 @@ export class RelayMetrics {
   constructor({ logger = silentLogger }: RelayMetricsOptions = {}) {
     this.logger = logger;
     const registers = [this.registry];
-    const created = new Counter({ name: "relay_requests_created_total", help: "Requests created, by kind.", labelNames: ["kind"], registers });
-    const ended = new Counter({
-      name: "relay_requests_ended_total",
-      help: "Requests that left pending on this instance, by kind and final status.",
-      labelNames: ["kind", "status"],
-      registers,
-    });
+    const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers });
+    const created = counter("relay_requests_created_total", "Requests created, by kind.", ["kind"]);
+    const ended = counter("relay_requests_ended_total", "Requests that left pending on this instance, by kind and final status.", ["kind", "status"]);
+    const slackCalls = counter("relay_slack_calls_total", "Slack Web API calls made, by method and outcome (ok, ratelimited, error).", ["method", "outcome"]);
+    const storeErrors = counter("relay_store_errors_total", "Store calls that failed because the store (Redis) was unavailable.");
     const decisions = new Histogram({
       name: "relay_decision_seconds",
       help: "Seconds from a request's message reaching Slack to its answer, for answered requests.",
       buckets: DECISION_BUCKETS,
-      registers,
-    });
-    const slackCalls = new Counter({
-      name: "relay_slack_calls_total",
-      help: "Slack Web API calls made, by method and outcome (ok, ratelimited, error).",
-      labelNames: ["method", "outcome"],
-      registers,
-    });
-    const storeErrors = new Counter({
-      name: "relay_store_errors_total",
-      help: "Store calls that failed because the store (Redis) was unavailable.",
       registers,
     });
     for (const kind of RequestKind.options) {

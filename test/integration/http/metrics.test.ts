@@ -7,8 +7,7 @@
  * store outage, which relay_store_errors_total counts.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { RelayMetrics } from "../../../src/http/metrics.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
@@ -18,7 +17,7 @@ import { ALICE } from "../../fixtures/people.js";
 import { permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 import { bodies, TOKENS, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { familyTypes, sample } from "../../helpers/metrics.js";
-import { connectTestRedis, deleteKeysUnder, uniquePrefix, until } from "../../helpers/redis.js";
+import { uniquePrefix, until, useTestRedis } from "../../helpers/redis.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 
 const start = useApiRelay();
@@ -164,21 +163,10 @@ describe("what the counters and gauges show", () => {
 });
 
 describe("on Redis", () => {
-  let redis: Redis;
-  const prefixes: string[] = [];
-  beforeAll(() => {
-    redis = connectTestRedis();
-  });
-  afterEach(async () => {
-    await Promise.all(prefixes.splice(0).map((prefix) => deleteKeysUnder(redis, prefix)));
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
+  const testRedis = useTestRedis();
 
   it("relay_requests_pending is this relay's view of the shared store: another instance's requests count", async () => {
-    const prefix = uniquePrefix();
-    prefixes.push(prefix);
+    const [redis, prefix] = [testRedis.redis(), testRedis.prefix()];
     const other: RequestStore = createRedisStore({ redis, prefix });
     const relay = await start({ store: createRedisStore({ redis, prefix }), metrics: new RelayMetrics() });
     await relay.call("/v1/requests", { json: bodies.stepGate() });
