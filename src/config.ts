@@ -64,6 +64,8 @@ export interface Config {
   defaultChannels?: string[];
   /** The default route's approvers, quorum, selfApproval, reminders and escalations; a matched route's own keys replace them. {} without a file. */
   defaultPolicy: PolicySettings;
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; undefined → /metrics is open. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +115,8 @@ const hint = {
   RELAY_HOOK_KEEPALIVE: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
   LOG_LEVEL: "use debug, info, warn or error",
   RELAY_ALWAYS_ALLOW: "use tool (Always allow passes back only rules for the asked tool) or all (every suggestion, always shown)",
+  METRICS_TOKEN:
+    "set a secret of 16 to 512 characters without spaces, e.g. $(openssl rand -hex 24), and give Prometheus the same as its bearer token; or unset it to leave /metrics open",
   RELAY_CONFIG_FILE: "point it at a readable YAML or JSON file with routes, default and these variable names as keys",
 } as const;
 type VariableName = keyof typeof hint;
@@ -170,6 +174,10 @@ const fields = {
   RELAY_HOOK_KEEPALIVE: intBetween(1, MAX_HOOK_KEEPALIVE_SECONDS).default(15),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   RELAY_ALWAYS_ALLOW: AlwaysAllowScope.default("tool"),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{16,512}$/)
+    .optional(),
 } satisfies Partial<Record<VariableName, z.ZodType>>;
 
 function parseTokens(value: string): AgentToken[] {
@@ -230,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     routes: file.routes,
     ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
     defaultPolicy: defaultPolicy(file.default),
+    metricsToken: read("METRICS_TOKEN"),
   };
   // Needs the merged timeout: RELAY_DEFAULT_TIMEOUT in the environment wins over the file's.
   const late = scheduleProblem(placesOf(file), config.defaultTimeoutSeconds);

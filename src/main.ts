@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
+import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { AuditLog } from "./requests/audit.js";
@@ -14,10 +15,12 @@ import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
 import { RequestListing } from "./requests/listing.js";
 import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
+import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
+import type { OutageListener } from "./store/redis-connection.js";
 import type { RequestStore } from "./requests/store.js";
 
 export interface StartOptions {
@@ -52,9 +55,10 @@ const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inacti
 export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const { store, auditLog } = await openStorage(config, logger);
+  const metrics = new RelayMetrics({ logger });
+  const { store, auditLog } = await openStorage(config, logger, metrics.storeOutage);
   const audit = new AuditTrail({ log: auditLog, logger });
-  const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger });
+  const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
   // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
   const directory = new SlackPeopleDirectory({ client, logger });
@@ -63,7 +67,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   });
   tokenChecked.catch(() => undefined);
   await store.ready();
-  const messenger = createSlackMessenger({ client, logger });
+  const queue = new ChannelQueue();
+  const messenger = createSlackMessenger({ client, logger, queue });
   const service = new RequestService({
     store,
     messenger,
@@ -76,6 +81,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
     directory,
     audit,
+    metrics: metrics.requests,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
@@ -95,6 +101,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logLevel: config.logLevel,
   });
   const hookCalls = new HookCalls({ service, logger });
+  metrics.watch({ service, hookCalls, store, queue });
   const app = createHttpApp({
     service,
     hookCalls,
@@ -105,6 +112,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
+    metrics,
+    ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
     readiness: async () => {
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
@@ -207,14 +216,15 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
 /**
  * The request store and the audit log: both on Redis (a connection each, the
- * same settings) when REDIS_URL is set, else both in memory. The Redis code
- * (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the start.
+ * same settings, their outages counted by `onUnavailable`) when REDIS_URL is
+ * set, else both in memory. The Redis code (ioredis) is loaded only when
+ * REDIS_URL asks for it: it is a tenth of the start.
  */
-async function openStorage(config: Config, logger: Logger): Promise<{ store: RequestStore; auditLog: AuditLog }> {
+async function openStorage(config: Config, logger: Logger, onUnavailable: OutageListener): Promise<{ store: RequestStore; auditLog: AuditLog }> {
   const maxEvents = config.auditMaxEvents;
   if (config.redisUrl) {
     const [{ connectRedisStore }, { connectRedisAuditLog }] = await Promise.all([import("./store/redis-store.js"), import("./store/redis-audit.js")]);
-    const options = { logger, prefix: config.redisPrefix, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
+    const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return { store: connectRedisStore(config.redisUrl, options), auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }) };
   }
   logger.warn(

@@ -86,10 +86,8 @@ export function createAuthenticator({ agents, admins }: ConfiguredTokens): Authe
     ...admins.map((t) => ({ caller: { name: t.name, role: "admin" as const }, digest: digest(t.token) })),
   ];
   return (authorization) => {
-    const match = authorization === undefined ? null : BEARER.exec(authorization);
-    const presented = match?.[1];
-    if (presented === undefined || presented.length > MAX_TOKEN_LENGTH) throw unauthorized();
-    const candidate = digest(presented);
+    const candidate = presentedDigest(authorization);
+    if (candidate === undefined) throw unauthorized();
     let caller: Caller | undefined;
     for (const entry of known) {
       if (timingSafeEqual(entry.digest, candidate) && caller === undefined) caller = entry.caller;
@@ -97,6 +95,25 @@ export function createAuthenticator({ agents, admins }: ConfiguredTokens): Authe
     if (caller === undefined) throw unauthorized();
     return caller;
   };
+}
+
+/**
+ * Whether the header carries `token`, compared as the relay's tokens are (in
+ * constant time, over digests): for a route with a token of its own
+ * (METRICS_TOKEN).
+ */
+export function createTokenCheck(token: string): (authorization: string | undefined) => boolean {
+  const expected = digest(token);
+  return (authorization) => {
+    const candidate = presentedDigest(authorization);
+    return candidate !== undefined && timingSafeEqual(expected, candidate);
+  };
+}
+
+/** The digest of the token a well-formed `Bearer` header presents; undefined for none or one longer than any token. */
+function presentedDigest(authorization: string | undefined): Buffer | undefined {
+  const presented = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  return presented === undefined || presented.length > MAX_TOKEN_LENGTH ? undefined : digest(presented);
 }
 
 function digest(token: string): Buffer {

@@ -27,6 +27,7 @@ import { AuditEventView, AuditReply, RequestList } from "../protocol/operator.js
 import { operatorOperations } from "./openapi-operator.js";
 import { AUDIT_PATH } from "./routes/audit.js";
 import { HealthReply, ReadinessReply } from "./routes/health.js";
+import { METRICS_PATH } from "./routes/metrics.js";
 import type { HttpApp } from "./transport.js";
 
 export const OPENAPI_PATH = "/openapi.json";
@@ -99,6 +100,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             scheme: "bearer",
             description: "An agent token from RELAY_TOKENS, or an admin token from RELAY_ADMIN_TOKENS: read-only, for the audit and every request.",
           },
+          metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, for GET /metrics alone; without it set, /metrics takes no token." },
         },
         schemas: {
           CreateRequestBody,
@@ -256,6 +258,21 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
             summary: "Liveness",
             security: [],
             responses: { "200": { description: "The process serves HTTP.", content: json(HealthReply) } },
+          },
+        },
+        [METRICS_PATH]: {
+          get: {
+            operationId: "metrics",
+            summary: "Prometheus metrics",
+            description:
+              "The relay's metrics in the Prometheus text format: requests created and ended, pending, time to decision, held calls, Slack calls and queue, store errors, " +
+              "callbacks queued, and the process's. With METRICS_TOKEN set it takes that token as a bearer token; without it the route is open (keep it on an internal port).",
+            security: [{ metricsToken: [] }, {}],
+            responses: {
+              "200": { description: "The metrics.", content: { "text/plain; version=0.0.4; charset=utf-8": { schema: z.string() } } },
+              "401": { ...refusals["401"], description: "METRICS_TOKEN is set and the request does not carry it." },
+              "405": refusals["405"],
+            },
           },
         },
         "/readyz": {

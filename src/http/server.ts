@@ -1,6 +1,6 @@
 /**
  * The relay's HTTP front door, on Fastify: the agent API, the Claude Code
- * hook, health, the API document and Slack's events in HTTP mode. Fastify
+ * hook, health, metrics, the API document and Slack's events in HTTP mode. Fastify
  * routes, reads bodies within the limit and logs through the relay's pino
  * logger; this module fixes how: agent routes authenticate before a body is
  * read, an unknown path is 404 and a wrong method 405 with `Allow` (both
@@ -23,11 +23,13 @@ import type { RequestService } from "../requests/service.js";
 import { useBearerAuth } from "./auth.js";
 import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
+import type { RelayMetrics } from "./metrics.js";
 import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
+import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
 import { useJsonBodies, type HttpApp } from "./transport.js";
@@ -57,6 +59,10 @@ export interface HttpDeps {
   hookTimeoutSeconds?: number;
   /** Milliseconds between the keepalive spaces of a held hook call (RELAY_HOOK_KEEPALIVE). */
   hookKeepaliveMs?: number;
+  /** Served at GET /metrics; absent → 404 there. */
+  metrics?: RelayMetrics;
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
+  metricsToken?: string;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -130,6 +136,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const declared = routesByPath(app);
   registerHealthRoutes(app, { readiness: deps.readiness, draining: () => deps.service.isDraining, logger });
   registerOpenApiRoute(app);
+  if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
   registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerClaudeCodeHookRoutes(app, {

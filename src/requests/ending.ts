@@ -3,13 +3,14 @@
  * (a transition, or counting the approval that makes a quorum), then the
  * waiting agents here woken with the ended record (no re-read), then the
  * side work off their path: the message update (UpdateOutbox.show), the
- * audit event, the log line. Other instances wake on the store's "ended"
+ * audit event, the metrics, the log line. Other instances wake on the store's "ended"
  * notification; for the ids this instance is ending right now that
  * notification is left to this step, since Redis may deliver it before the
  * step's own reply.
  */
 import type { Logger } from "../logger.js";
 import { endedEntry, type AuditRecorder } from "./audit-entries.js";
+import type { RequestMetrics } from "./metrics.js";
 import type { ApproveResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import type { UpdateOutbox } from "./update-outbox.js";
 import type { Waiters } from "./waiters.js";
@@ -19,6 +20,7 @@ export interface EndingDeps {
   waiters: Waiters;
   updates: Pick<UpdateOutbox, "show">;
   audit: AuditRecorder;
+  metrics: Pick<RequestMetrics, "ended">;
   logger: Logger;
 }
 
@@ -58,6 +60,7 @@ export class Ending {
     if (result.outcome === "applied") {
       if (result.record.slack) updates.show(result.record);
       audit.record(endedEntry(result.record));
+      this.deps.metrics.ended(result.record);
       logger.info({ id, status: change.status }, "request ended");
     }
     return result;

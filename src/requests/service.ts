@@ -29,6 +29,7 @@ import { holdUntilEnded } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
+import { NO_METRICS, type RequestMetrics } from "./metrics.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -62,6 +63,8 @@ export interface RequestServiceDeps {
   directory?: PeopleDirectory;
   /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
   audit?: AuditRecorder;
+  /** Counts requests created and ended (GET /metrics); none → not counted. */
+  metrics?: RequestMetrics;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -99,6 +102,7 @@ export class RequestService {
   private readonly reminders: Reminders;
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
+  private readonly metrics: RequestMetrics;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeResync: () => void;
   private closed = false;
@@ -112,8 +116,16 @@ export class RequestService {
     this.waiters = new Waiters();
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
-    this.ending = new Ending({ store: deps.store, waiters: this.waiters, updates: this.updates, audit: this.audit, logger: this.logger });
+    this.ending = new Ending({
+      store: deps.store,
+      waiters: this.waiters,
+      updates: this.updates,
+      audit: this.audit,
+      metrics: this.metrics,
+      logger: this.logger,
+    });
     this.delivery = new Delivery({
       store: deps.store,
       messenger: deps.messenger,
@@ -375,9 +387,13 @@ export class RequestService {
     return this.ending.end(id, change, step);
   }
 
-  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded. */
+  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded (and counted). */
   private auditCreated(record: RequestRecord): void {
     this.audit.record(createdEntry(record));
-    if (record.status !== "pending") this.audit.record(endedEntry(record));
+    this.metrics.created(record);
+    if (record.status !== "pending") {
+      this.audit.record(endedEntry(record));
+      this.metrics.ended(record);
+    }
   }
 }

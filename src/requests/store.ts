@@ -132,6 +132,14 @@ export interface ListQuery {
   limit: number;
 }
 
+/** How much of the shared store waits, as the relay's metrics show it (GET /metrics). */
+export interface StoreCounts {
+  /** Pending requests, on every instance sharing the store. */
+  pending: number;
+  /** Queued callbacks awaiting delivery (due, leased or waiting for a retry). */
+  callbacks: number;
+}
+
 /** A queued callback handed to one deliverer for the length of a lease. */
 export interface ClaimedCallback {
   /** Id of the request whose final state is to be POSTed. */
@@ -206,6 +214,8 @@ export interface RequestStore {
   listRequests(query: ListQuery): Promise<RequestRecord[]>;
   /** Ids of pending requests whose deadline is at or before `now` (ms). */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
+  /** How many requests are pending and callbacks queued: cheap counts (no record is read), bounded like every call. */
+  counts(): Promise<StoreCounts>;
   /**
    * Hands out up to `limit` queued callbacks due at or before `now` (Unix ms),
    * earliest first, and makes each one due again only at `now + leaseMs`:

@@ -10,6 +10,7 @@ import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type Logger as
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
+import { CountedWebClient, type SlackCallRecorder } from "./counted-client.js";
 import * as actions from "./listeners/actions.js";
 import { MessageLookup } from "./message-lookup.js";
 import * as messages from "./listeners/messages.js";
@@ -23,17 +24,20 @@ export interface SlackClientOptions {
   logger: Logger;
   /** Per-call timeout in milliseconds. */
   timeoutMs?: number;
+  /** Hears how every Web API call ended (the relay's metrics); none → not counted. */
+  onCall?: SlackCallRecorder;
 }
 
 /** The bot-token WebClient: no built-in retries and rate limits surface as errors, so retry.ts decides. */
-export function createSlackClient({ botToken, apiUrl, logger, timeoutMs = 10_000 }: SlackClientOptions): webApi.WebClient {
-  return new webApi.WebClient(botToken, {
+export function createSlackClient({ botToken, apiUrl, logger, timeoutMs = 10_000, onCall }: SlackClientOptions): webApi.WebClient {
+  const options: webApi.WebClientOptions = {
     slackApiUrl: apiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: timeoutMs,
     logger: boltLogger(logger),
-  });
+  };
+  return onCall ? new CountedWebClient(onCall, botToken, options) : new webApi.WebClient(botToken, options);
 }
 
 export interface SlackAppOptions {

@@ -44,6 +44,11 @@ export class LeasedQueue {
     return this.entries.has(key);
   }
 
+  /** Entries queued, due or not. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Up to `limit` entries due at or before `at`, earliest first, each leased until `at + leaseMs`. */
   claim(at: number, leaseMs: number, limit: number): LeasedEntry[] {
     const dueAt = new Map([...this.entries].map(([key, entry]) => [key, entry.dueAt]));

@@ -189,6 +189,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return due;
     },
 
+    counts: async () => ({ pending: pendingIds.size, callbacks: callbacks.size }),
+
     ...queues.methods((id) => {
       prune();
       return records.get(id);

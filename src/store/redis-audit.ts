@@ -27,7 +27,7 @@ import { AuditEntry, AuditEvent, type AuditLog, type AuditQuery } from "../reque
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { readStart } from "./audit-ids.js";
 import { storeKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, redisCall } from "./redis-connection.js";
+import { bounded, commandConnectionOptions, redisCall, type OutageListener } from "./redis-connection.js";
 
 export interface RedisAuditLogOptions {
   /** Connection for commands; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
@@ -39,6 +39,8 @@ export interface RedisAuditLogOptions {
   /** Longest a call may take (ms) before it throws StoreUnavailableError. */
   timeoutMs?: number;
   logger?: Logger;
+  /** Hears of every StoreUnavailableError a call throws (the relay's metrics count them). */
+  onUnavailable?: OutageListener;
 }
 
 export type ConnectRedisAuditLogOptions = Omit<RedisAuditLogOptions, "redis">;
@@ -65,7 +67,7 @@ export function connectRedisAuditLog(url: string, options: ConnectRedisAuditLogO
 }
 
 function buildLog(
-  { redis, prefix = "relay", maxEvents, timeoutMs = DEFAULT_STORE_TIMEOUT_MS, logger = silentLogger }: RedisAuditLogOptions,
+  { redis, prefix = "relay", maxEvents, timeoutMs = DEFAULT_STORE_TIMEOUT_MS, logger = silentLogger, onUnavailable }: RedisAuditLogOptions,
   owned: boolean,
 ): AuditLog {
   if (redis.options.keyPrefix) throw new Error("the Redis audit log builds its own keys: use its `prefix` option, not ioredis keyPrefix");
@@ -117,6 +119,7 @@ function buildLog(
           await connected;
           await redisCall("XADD", redis.xadd(key, "MAXLEN", maxEvents, "*", FIELD, json));
         })(),
+        onUnavailable,
       ),
 
     read: (query) =>
@@ -127,6 +130,7 @@ function buildLog(
           await connected;
           return read(query);
         })(),
+        onUnavailable,
       ),
 
     async close() {

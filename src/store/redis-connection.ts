@@ -94,10 +94,22 @@ export function redisCall<T>(operation: string, task: Promise<T>): Promise<T> {
   });
 }
 
-/** `task` (a whole store method), or StoreUnavailableError once `timeoutMs` pass without its answer. */
-export function bounded<T>(operation: string, timeoutMs: number, task: Promise<T>): Promise<T> {
-  return settleBefore(task, { ms: timeoutMs }, () => {
+/** Hears of every outage a store call ends with (the relay's metrics count them): never throws or waits. */
+export type OutageListener = (error: StoreUnavailableError) => void;
+
+/**
+ * `task` (a whole store method), or StoreUnavailableError once `timeoutMs`
+ * pass without its answer. Every store method goes through here once, so
+ * `onUnavailable` hears of each outage a caller sees, once.
+ */
+export function bounded<T>(operation: string, timeoutMs: number, task: Promise<T>, onUnavailable?: OutageListener): Promise<T> {
+  const settled = settleBefore(task, { ms: timeoutMs }, () => {
     throw new StoreUnavailableError(`Redis did not answer ${operation} within ${timeoutMs} ms`);
+  });
+  if (!onUnavailable) return settled;
+  return settled.catch((error: unknown) => {
+    if (error instanceof StoreUnavailableError) onUnavailable(error);
+    throw error;
   });
 }
 

@@ -25,7 +25,16 @@ import type { ApproveResult, CreateOptions, CreateResult, RequestStore, SlackMes
 import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
 import { toApproveResult, toCreateReply, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, redisCall, shutdown, SUBSCRIBER_OVERRIDES, watchConnection, within } from "./redis-connection.js";
+import {
+  bounded,
+  commandConnectionOptions,
+  redisCall,
+  shutdown,
+  SUBSCRIBER_OVERRIDES,
+  watchConnection,
+  within,
+  type OutageListener,
+} from "./redis-connection.js";
 import { listRequests } from "./redis-listing.js";
 import { queueMethods } from "./redis-queues.js";
 import { approvalField, decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
@@ -48,6 +57,8 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
   /** Most requests the index of recent requests keeps, for listing ended ones (the newest; pending ones are always listed). */
   recentLimit?: number;
+  /** Hears of every StoreUnavailableError a store method throws (the relay's metrics count them). */
+  onUnavailable?: OutageListener;
 }
 
 export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber">;
@@ -98,6 +109,7 @@ interface Settings {
   logger: Logger;
   timeoutMs: number;
   recentLimit: number;
+  onUnavailable?: OutageListener;
 }
 
 /** Checks the options before any connection is made. */
@@ -108,15 +120,16 @@ function settle({
   logger = silentLogger,
   timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
   recentLimit = DEFAULT_RECENT_LIMIT,
+  onUnavailable,
 }: ConnectRedisStoreOptions): Settings {
   for (const [name, value] of Object.entries({ retentionMs, timeoutMs, recentLimit })) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
   }
-  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs, recentLimit };
+  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs, recentLimit, ...(onUnavailable ? { onUnavailable } : {}) };
 }
 
 function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
-  const { keys, retentionMs, now, logger, timeoutMs, recentLimit } = settings;
+  const { keys, retentionMs, now, logger, timeoutMs, recentLimit, onUnavailable } = settings;
   const scripts = boundScripts(registerScripts(redis, settings.sources));
   let closed = false;
 
@@ -127,7 +140,7 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
   const connected = owned.redis && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
 
   /** One store method: bounded, its outages turned into StoreUnavailableError. */
-  const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run());
+  const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run(), onUnavailable);
 
   /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
   const endingKeys = (id: string) => [keys.data(id), keys.deadlines, keys.callbacks, keys.posting, keys.updates, keys.reminders, keys.reminderAttempts];
@@ -204,6 +217,12 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
     dueForExpiry: (at: number, limit: number) =>
       call("dueForExpiry", async () => (limit <= 0 ? [] : redisCall("ZRANGEBYSCORE", redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit)))),
+
+    counts: () =>
+      call("counts", async () => {
+        const [pending, callbacks] = await Promise.all([redisCall("ZCARD", redis.zcard(keys.deadlines)), redisCall("ZCARD", redis.zcard(keys.callbacks))]);
+        return { pending, callbacks };
+      }),
 
     ...queueMethods({ redis, keys, scripts, call }),
 

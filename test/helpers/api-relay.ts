@@ -5,12 +5,14 @@
  * counted, so a test can prove that a refused request changed nothing. Slack
  * is a fake RequestMessenger that records what it was asked to do: the Slack
  * side has its own tests. An admin token (ADMIN_TOKENS) and a memory audit
- * log (or the one injected) serve the operator routes.
+ * log (or the one injected) serve the operator routes; RelayMetrics, when
+ * given, count what it does and serve GET /metrics.
  */
 import type { AddressInfo } from "node:net";
 import { afterEach, expect } from "vitest";
 import type { Server } from "node:http";
 import type { AgentToken, Route } from "../../src/config.js";
+import type { RelayMetrics } from "../../src/http/metrics.js";
 import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
@@ -52,7 +54,9 @@ export interface ApiRelayOptions {
   policy?: RequestPolicy;
   /** Slack's people, for requestedBy emails and approvers narrowed to group members; none → such requests get 503. */
   directory?: PeopleDirectory;
-  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls">>;
+  /** Counts what the relay does and serves GET /metrics (METRICS_TOKEN: `http.metricsToken`); none → no /metrics. */
+  metrics?: RelayMetrics;
+  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls" | "metrics">>;
 }
 
 export interface ApiRelay {
@@ -113,16 +117,20 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
+    ...(options.metrics ? { metrics: options.metrics.requests } : {}),
   });
+  const hookCalls = new HookCalls({ service, logger });
+  options.metrics?.watch({ service, hookCalls, store });
   const app = createHttpApp({
     service,
-    hookCalls: new HookCalls({ service, logger }),
+    hookCalls,
     tokens,
     adminTokens,
     listing: new RequestListing(store),
     audit,
     logger,
     readiness: async () => ({ store: await store.ping(), slack: true }),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...options.http,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });

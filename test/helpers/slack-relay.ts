@@ -14,6 +14,7 @@ import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
+import type { SlackCallRecorder } from "../../src/slack/counted-client.js";
 import { createSlackMessenger } from "../../src/slack/messenger.js";
 import { SlackPeopleDirectory } from "../../src/slack/directory.js";
 import type { Route } from "../../src/config.js";
@@ -25,6 +26,8 @@ export interface SlackRelayOptions {
   store?: RequestStore;
   /** The operator's approver routes (first match wins), as RELAY_CONFIG_FILE gives them. */
   routes?: Route[];
+  /** Hears how every Web API call of the relay's client ended (the metrics' recorder). */
+  onSlackCall?: SlackCallRecorder;
 }
 
 export interface SlackRelay {
@@ -47,7 +50,7 @@ export interface SlackRelay {
   close(): Promise<void>;
 }
 
-export async function startSlackRelay({ store = createMemoryStore(), routes }: SlackRelayOptions = {}): Promise<SlackRelay> {
+export async function startSlackRelay({ store = createMemoryStore(), routes, onSlackCall }: SlackRelayOptions = {}): Promise<SlackRelay> {
   let offset = 0;
   const sleeps: number[] = [];
   const now = () => Date.now() + offset;
@@ -59,7 +62,7 @@ export async function startSlackRelay({ store = createMemoryStore(), routes }: S
   };
   nock.emitter.on("no match", onNoMatch);
 
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
+  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger, ...(onSlackCall ? { onCall: onSlackCall } : {}) });
   const messenger = createSlackMessenger({
     client,
     logger: silentLogger,

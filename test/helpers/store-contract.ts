@@ -2,8 +2,8 @@
  * The RequestStore contract, run against every implementation (memory and
  * Redis) so they stay interchangeable: round trips, idempotency, every
  * transition, first answer wins, expiry, Slack message index, notifications,
- * the callback queue, the posting set and retention; approvals, reminders
- * and listing are in store-contract-policy.ts, run from here.
+ * the callback queue, the posting set, the counts and retention; approvals,
+ * reminders and listing are in store-contract-policy.ts, run from here.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -694,6 +694,41 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.renewPostLease(request.id, clock.t)).toBe(false);
         expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
         expect(await store.get(request.id)).toStrictEqual(request);
+      });
+    });
+
+    describe("counts", () => {
+      const withCallback = {
+        body: { kind: "step_gate", toolName: "Bash", input: { command: "ls" }, callbackUrl: "https://hooks.example.com/relay" },
+      } as Partial<RequestRecord>;
+
+      it("an empty store counts nothing", async () => {
+        const { store } = await open();
+        expect(await store.counts()).toStrictEqual({ pending: 0, callbacks: 0 });
+      });
+
+      it("counts every pending request and every queued callback, leased or not, until it is completed", async () => {
+        const { store, record, created, clock } = await open();
+        const [first, second] = [await created(withCallback), await created(withCallback)];
+        await created();
+        await store.create(record({ ...withCallback, status: "answered", decision: { reply: "y" }, answeredBy: { id: "relay" }, endedAt: clock.t }));
+        expect(await store.counts()).toStrictEqual({ pending: 3, callbacks: 1 });
+        await store.transition(first.id, answer(clock.t));
+        await store.transition(second.id, { status: "cancelled", at: clock.t });
+        expect(await store.counts()).toStrictEqual({ pending: 1, callbacks: 3 });
+        expect(await store.claimCallbacks(clock.t, 30_000, 1)).toHaveLength(1);
+        expect((await store.counts()).callbacks).toBe(3);
+        await store.completeCallback(first.id);
+        expect(await store.counts()).toStrictEqual({ pending: 1, callbacks: 2 });
+      });
+
+      it("a request past its deadline is pending until it is expired", async () => {
+        const { store, created, clock, advance } = await open();
+        const due = await created({ expiresAt: clock.t + 10 });
+        await advance(20);
+        expect((await store.counts()).pending).toBe(1);
+        await store.transition(due.id, { status: "expired", at: clock.t });
+        expect((await store.counts()).pending).toBe(0);
       });
     });
 

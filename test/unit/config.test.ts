@@ -76,6 +76,7 @@ describe("loadConfig defaults", () => {
       RELAY_ALWAYS_ALLOW: "all",
       RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN}`,
       RELAY_AUDIT_MAX_EVENTS: "200000",
+      METRICS_TOKEN: "metrics-scraper-0123456789abcdef",
     });
     expect(config).toEqual({
       slack: {
@@ -101,6 +102,7 @@ describe("loadConfig defaults", () => {
       alwaysAllow: "all",
       routes: [],
       defaultPolicy: {},
+      metricsToken: "metrics-scraper-0123456789abcdef",
     });
   });
 
@@ -139,6 +141,7 @@ describe("loadConfig defaults", () => {
       RELAY_HOOK_KEEPALIVE: "",
       LOG_LEVEL: "",
       RELAY_CONFIG_FILE: "",
+      METRICS_TOKEN: "",
     });
     expect(config.slack.appToken).toBeUndefined();
     expect(config.slack.apiUrl).toBe("https://slack.com/api/");
@@ -153,6 +156,7 @@ describe("loadConfig defaults", () => {
     expect(config.shutdownGraceSeconds).toBe(25);
     expect(config.hookKeepaliveSeconds).toBe(15);
     expect(config.logLevel).toBe("info");
+    expect(config.metricsToken).toBeUndefined();
   });
 
   it("reports an empty SLACK_BOT_TOKEN as missing, not as malformed", () => {
@@ -241,6 +245,9 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_HOOK_KEEPALIVE", "15s", "idle timeout"],
   ["LOG_LEVEL", "verbose", "debug, info, warn or error"],
   ["RELAY_ALWAYS_ALLOW", "everything", "use tool (Always allow passes back only rules for the asked tool) or all"],
+  ["METRICS_TOKEN", "tooShortMetrics", "16 to 512 characters"],
+  ["METRICS_TOKEN", "metrics scraper 0123456789", "without spaces"],
+  ["METRICS_TOKEN", "m".repeat(513), "16 to 512 characters"],
 ];
 
 describe("malformed variables", () => {
@@ -259,6 +266,7 @@ describe("malformed variables", () => {
     ["RELAY_TOKENS", "0123456789abcdefNoName"],
     ["RELAY_ADMIN_TOKENS", "ops:tooShortTok"],
     ["RELAY_ADMIN_TOKENS", "op0123456789abcdefNoName"],
+    ["METRICS_TOKEN", "tooShortMetrics"],
   ])("a malformed %s never appears in the message", (name, value) => {
     const message = errorFor({ ...http, [name]: value }).message;
     expect(message).toMatch(new RegExp(`^${name} is invalid: `));

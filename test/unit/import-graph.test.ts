@@ -152,6 +152,10 @@ describe("the layers of src/", () => {
     expect(outside).toEqual([]);
   });
 
+  it("only the metrics module imports prom-client: the domain and the adapters are handed narrow recorders", () => {
+    expect(edges.filter((edge) => edge.to === "prom-client").map((edge) => edge.from)).toEqual(["src/http/metrics.ts"]);
+  });
+
   it("only the CLI uses the client library; the server never does", () => {
     expect(edges.filter((edge) => edge.to.startsWith(CLIENT) && !edge.from.startsWith(CLIENT) && !edge.from.startsWith("src/cli/")).map(show)).toEqual([]);
   });

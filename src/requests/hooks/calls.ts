@@ -129,6 +129,13 @@ export class HookCalls {
     return this.inFlight.size;
   }
 
+  /** Of those, the calls waiting for their request's answer now: each is also one of RequestService.waiting. */
+  get waiting(): number {
+    let waiting = 0;
+    for (const count of this.holders.values()) waiting += count;
+    return waiting;
+  }
+
   /** Shutdown: every held call is denied and its request cancelled; resolves once each has its answer. */
   async close(): Promise<void> {
     this.shutdown.abort();

@@ -28,7 +28,7 @@ describe("the OpenAPI document", () => {
     expect(openApiDocument().openapi).toBe("3.1.0");
   });
 
-  it("describes every agent route, the error shape and bearer authentication, with health open to all", () => {
+  it("describes every agent route, the error shape and bearer authentication, with health open to all and metrics behind METRICS_TOKEN when set", () => {
     const document = openApiDocument();
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} ${path}`),
@@ -36,6 +36,7 @@ describe("the OpenAPI document", () => {
     expect(operations.sort()).toEqual([
       "DELETE /v1/requests/{id}",
       "GET /healthz",
+      "GET /metrics",
       "GET /readyz",
       "GET /v1/audit",
       "GET /v1/requests",
@@ -43,9 +44,13 @@ describe("the OpenAPI document", () => {
       "POST /v1/hooks/claude-code",
       "POST /v1/requests",
     ]);
-    expect(document.components?.securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }) });
+    expect(document.components?.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
+      metricsToken: expect.objectContaining({ type: "http", scheme: "bearer" }),
+    });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths?.["/healthz"]?.get?.security).toEqual([]);
+    expect(document.paths?.["/metrics"]?.get?.security).toEqual([{ metricsToken: [] }, {}]);
     expect(document.components?.schemas?.ErrorReply).toMatchObject({
       properties: { error: { properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     });

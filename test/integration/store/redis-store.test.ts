@@ -406,6 +406,22 @@ describe("redis store connections", () => {
     }
   });
 
+  it("tells onUnavailable of each outage a call ends with, once, and of nothing when Redis answers", async () => {
+    const heard: StoreUnavailableError[] = [];
+    const onUnavailable = (error: StoreUnavailableError) => heard.push(error);
+    const working = connectRedisStore(REDIS_TEST_URL, { prefix: uniquePrefix(), onUnavailable });
+    await working.ready();
+    expect(await working.counts()).toStrictEqual({ pending: 0, callbacks: 0 });
+    await working.close();
+    expect(heard).toStrictEqual([]);
+
+    const refused = connectRedisStore(`redis://127.0.0.1:${await closedPort()}`, { prefix: uniquePrefix(), onUnavailable });
+    await expect(refused.counts()).rejects.toThrow(StoreUnavailableError);
+    await expect(refused.get("id")).rejects.toThrow(StoreUnavailableError);
+    await refused.close();
+    expect(heard).toHaveLength(2);
+  });
+
   it("ping() answers false when the subscription connection is down", async () => {
     const subscriber = connectTestRedis();
     const store = createRedisStore({ redis, subscriber, prefix: uniquePrefix() });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAuthenticator } from "../../../src/http/auth.js";
+import { createAuthenticator, createTokenCheck } from "../../../src/http/auth.js";
 import { RelayError } from "../../../src/requests/errors.js";
 
 const authenticate = createAuthenticator({
@@ -48,5 +48,26 @@ describe("bearer authentication", () => {
 
   it("refuses everything when no token is configured", () => {
     expect(() => createAuthenticator({ agents: [], admins: [] })("Bearer tok_ci_0123456789abcdef0123")).toThrow(RelayError);
+  });
+});
+
+describe("a route's own token (METRICS_TOKEN)", () => {
+  const carriesToken = createTokenCheck("metrics-scraper-0123456789abcdef");
+
+  it("takes the token as a bearer token, the scheme in any case", () => {
+    expect(carriesToken("Bearer metrics-scraper-0123456789abcdef")).toBe(true);
+    expect(carriesToken("bearer metrics-scraper-0123456789abcdef")).toBe(true);
+  });
+
+  it.each([
+    ["no header", undefined],
+    ["another token", "Bearer metrics-scraper-0123456789abcdeX"],
+    ["a prefix of it", "Bearer metrics-scraper"],
+    ["it with more after it", "Bearer metrics-scraper-0123456789abcdef0"],
+    ["it without a scheme", "metrics-scraper-0123456789abcdef"],
+    ["it as Basic credentials", "Basic metrics-scraper-0123456789abcdef"],
+    ["a token longer than any may be", `Bearer ${"x".repeat(2000)}`],
+  ])("refuses %s", (_case, header) => {
+    expect(carriesToken(header)).toBe(false);
   });
 });
