@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertAnsweredYes, beforeReply, freshChannel, newMarker, requestBody, YES_ACTION, type RequestView } from "./agent.js";
 import { expectJson } from "./http.js";
+import { inProcessCost, type InProcessCost } from "./policy-micro.js";
 import { answeredCycle, unlessTold, type CycleTimes } from "./latency.js";
 import { BENCH_CLICKER, type Clicker } from "./slack-click.js";
 import { median, medianRound, summarize, type LatencySummary } from "./stats.js";
@@ -70,6 +71,8 @@ export interface PolicyResult {
   answered: { policy: number; plain: number };
   /** usergroups.users.list calls the policy relay made (the rest were served from its cache). */
   groupLookups: number;
+  /** The same work timed in the bench's own process. */
+  inProcess: InProcessCost;
 }
 
 /** Starts both relays (one with the config file), measures, and tears everything down. */
@@ -77,15 +80,21 @@ export async function runPolicy(target: TargetOptions, options: PolicyOptions, p
   const dir = mkdtempSync(join(tmpdir(), "relay-bench-policy-"));
   const file = join(dir, "relay.config.yaml");
   writeFileSync(file, POLICY_CONFIG);
-  const standIn = { ...target.standIn, usergroups: { [APPROVER_GROUP]: ["U0BENCHPEER", BENCH_CLICKER.id] } };
+  const usergroups = { [APPROVER_GROUP]: ["U0BENCHPEER", BENCH_CLICKER.id] };
+  const standIn = { ...target.standIn, usergroups };
   try {
-    return await withTarget({ ...variant(target, "plain"), standIn }, async (plain) => {
+    const inProcess = await inProcessCost(file, usergroups);
+    progress(
+      `in process: route lookup ${inProcess.routeLookup.policy.toFixed(2)} / ${inProcess.routeLookup.plain.toFixed(2)} µs, approver check ${inProcess.approverCheck.policy.toFixed(2)} / ${inProcess.approverCheck.plain.toFixed(2)} µs (with / without)`,
+    );
+    const measured = await withTarget({ ...variant(target, "plain"), standIn }, async (plain) => {
       progress(`without policy: relay pid ${plain.relay.pid}`);
       return withTarget({ ...variant(target, "policy"), standIn, env: { ...target.env, RELAY_CONFIG_FILE: file } }, async (policy) => {
         progress(`with policy: relay pid ${policy.relay.pid}`);
         return measure(plain, policy, options, progress);
       });
     });
+    return { ...measured, inProcess };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -97,7 +106,7 @@ function variant(target: TargetOptions, name: string): TargetOptions {
   return { ...target, redisPrefix: `${target.redisPrefix}:${name}`, nodeFlags };
 }
 
-async function measure(plain: Target, policy: Target, options: PolicyOptions, progress: (line: string) => void): Promise<PolicyResult> {
+async function measure(plain: Target, policy: Target, options: PolicyOptions, progress: (line: string) => void): Promise<Omit<PolicyResult, "inProcess">> {
   await checkPolicyHolds(policy);
   const answered = { policy: 0, plain: 0 };
   const cycle = async (name: "policy" | "plain"): Promise<CycleTimes> => {

@@ -8,7 +8,7 @@ import type { LatencyResult } from "./latency.js";
 import type { MemoryResult } from "./memory.js";
 import type { PolicyResult } from "./policy.js";
 import type { RateLimitResult } from "./ratelimit.js";
-import { policyTable } from "./report-policy.js";
+import { policyTables } from "./report-policy.js";
 import { mark, mb, ms, ratio } from "./stats.js";
 import type { StoreName } from "./target.js";
 import type { ThroughputResult } from "./throughput.js";
@@ -149,7 +149,7 @@ function tables(results: StoreResults[]): Table[] {
     });
   }
   const policy = results.filter((r) => r.policy);
-  if (policy.length > 0) out.push(policyTable(policy));
+  if (policy.length > 0) out.push(...policyTables(policy));
   return out;
 }
 
