@@ -9,7 +9,7 @@ import type { Agent } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Action } from "../src/slack/ids.js";
 import { expectJson, keepAliveAgent, send, type HttpReply } from "./http.js";
-import { signedClick, type SignedClick } from "./slack-click.js";
+import { signedClick, type Clicker, type SignedClick } from "./slack-click.js";
 import type { PostedMessage, SlackStandIn } from "./slack-stand-in.js";
 
 export type BenchKind = "step_gate" | "permission";
@@ -113,9 +113,9 @@ export class BenchAgent {
     throw new Error(`the relay never stored the Slack message of request ${message.id}`);
   }
 
-  /** A signed click on `message`'s button `actionId`, ready to send. */
-  prepareClick(message: PostedMessage, actionId: string): SignedClick {
-    return signedClick(this.options.signingSecret, message, actionId);
+  /** A signed click on `message`'s button `actionId` by `clicker` (default: the bench's person), ready to send. */
+  prepareClick(message: PostedMessage, actionId: string, clicker?: Clicker): SignedClick {
+    return signedClick(this.options.signingSecret, message, actionId, clicker);
   }
 
   /** POST /slack/events as Slack would; the relay acks at once and records the answer after. */

@@ -3,6 +3,8 @@
  * person clicks Yes; the clock runs from just before the signed click is sent
  * to POST /slack/events until the long-poll's whole response has arrived.
  * One request at a time, so the figure is the relay's path, not queueing.
+ * A click the relay did not take (it told the person so, ephemeral) fails the
+ * cycle at once: its latency would mean nothing.
  */
 import {
   assertAnsweredYes,
@@ -15,7 +17,8 @@ import {
   type BenchKind,
   type RequestView,
 } from "./agent.js";
-import { expectJson } from "./http.js";
+import { expectJson, type HttpReply } from "./http.js";
+import type { SlackStandIn } from "./slack-stand-in.js";
 import { medianRound, summarize, type LatencySummary } from "./stats.js";
 
 export interface LatencyOptions {
@@ -36,8 +39,23 @@ export interface LatencyResult {
 
 /** One click-to-agent cycle; resolves with the measured milliseconds. */
 export async function clickToAgent(agent: BenchAgent, kind: BenchKind): Promise<number> {
+  return (await answeredCycle(agent, kind)).clickMs;
+}
+
+/** The two halves of a cycle the agent waits on, in milliseconds. */
+export interface CycleTimes {
+  /** POST /v1/requests until its 201 has arrived. */
+  createMs: number;
+  /** Signed click sent until the long-poll's whole response has arrived. */
+  clickMs: number;
+}
+
+/** One request created, posted, clicked Yes and answered to the waiting agent. */
+export async function answeredCycle(agent: BenchAgent, kind: BenchKind): Promise<CycleTimes> {
   const marker = newMarker();
+  const createStarted = performance.now();
   const id = await agent.create(requestBody(kind, marker, 300, freshChannel()));
+  const createMs = performance.now() - createStarted;
   const poll = agent.longPoll(id, 30);
   poll.catch(() => undefined);
   const message = await beforeReply(agent.messageReady(marker), poll, "GET /v1/requests/:id?wait=30");
@@ -47,12 +65,25 @@ export async function clickToAgent(agent: BenchAgent, kind: BenchKind): Promise<
   const started = performance.now();
   const clicked = agent.click(click);
   clicked.catch(() => undefined);
-  const reply = await poll;
-  const elapsed = performance.now() - started;
+  const reply = await unlessTold(agent.standIn, poll, id);
+  const clickMs = performance.now() - started;
 
   await clicked;
   assertAnsweredYes(kind, expectJson<RequestView>(reply, 200, "GET /v1/requests/:id?wait=30"));
-  return elapsed;
+  return { createMs, clickMs };
+}
+
+/** `poll`'s reply, unless the relay first tells the clicking person their click was not taken: then a failure quoting it. */
+export async function unlessTold(standIn: SlackStandIn, poll: Promise<HttpReply>, id: string): Promise<HttpReply> {
+  const told = standIn.nextNotice();
+  const refused = told.notice.then((notice): never => {
+    throw new Error(`the click on request ${id} was not taken; the relay told ${notice.user}: ${notice.text}`);
+  });
+  try {
+    return await Promise.race([poll, refused]);
+  } finally {
+    told.cancel();
+  }
 }
 
 export async function runLatency(agent: BenchAgent, options: LatencyOptions, progress: (line: string) => void): Promise<LatencyResult> {

@@ -6,8 +6,10 @@
 import type { HookResult } from "./hook.js";
 import type { LatencyResult } from "./latency.js";
 import type { MemoryResult } from "./memory.js";
+import type { PolicyResult } from "./policy.js";
 import type { RateLimitResult } from "./ratelimit.js";
-import { mb, ms, ratio } from "./stats.js";
+import { policyTables } from "./report-policy.js";
+import { mark, mb, ms, ratio } from "./stats.js";
 import type { StoreName } from "./target.js";
 import type { ThroughputResult } from "./throughput.js";
 
@@ -18,6 +20,7 @@ export interface StoreResults {
   memory?: MemoryResult;
   hook?: HookResult;
   ratelimit?: RateLimitResult;
+  policy?: PolicyResult;
   /** Measurements that could not be made, and why. */
   problems: string[];
 }
@@ -36,13 +39,11 @@ export interface Machine {
 /** Click-to-agent p50 per store (issue 6: ≤ 2 ms memory, ≤ 3 ms Redis) and p99 for both, in ms; peak RSS; hook/core ratio. */
 export const TARGETS = { p50: { memory: 2, redis: 3 }, p99: 10, memoryBytes: 300 * 1024 * 1024, hookRatio: 2, postSecondsOver: 5, postCallsOver: 10 } as const;
 
-interface Table {
+export interface Table {
   title: string;
   header: string[];
   rows: string[][];
 }
-
-const mark = (ok: boolean) => (ok ? "✅" : "❌");
 
 function tables(results: StoreResults[]): Table[] {
   const out: Table[] = [];
@@ -147,6 +148,8 @@ function tables(results: StoreResults[]): Table[] {
       ]),
     });
   }
+  const policy = results.filter((r) => r.policy);
+  if (policy.length > 0) out.push(...policyTables(policy));
   return out;
 }
 

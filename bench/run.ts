@@ -2,14 +2,14 @@
  * `npm run bench`: builds the relay, then measures it on loopback against a
  * Slack Web API stand-in — click-to-agent latency, throughput, memory with
  * many held long-polls, the Claude Code hook endpoint, and posting behind
- * Slack's per-channel rate limit (ratelimit) — with the memory
- * store and with Redis. A benchmark, not a test: machines here are shared and
+ * Slack's per-channel rate limit (ratelimit), and what a route's approver
+ * policy adds to a click (policy) — with the memory store and with Redis. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
  * Redis: REDIS_TEST_URL when set (the bench's keys are removed afterwards),
  * otherwise a throwaway redis-server from the PATH for the run; with neither,
  * only the memory store is measured.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit]
+ *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit,policy]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
@@ -27,12 +27,13 @@ import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
 import { runRateLimit } from "./ratelimit.js";
 import { runMemory } from "./memory.js";
+import { runPolicy } from "./policy.js";
 import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
 import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "memory", "hook", "ratelimit"] as const;
+const SCENARIOS = ["latency", "throughput", "memory", "hook", "ratelimit", "policy"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
@@ -42,6 +43,7 @@ const PROFILES = {
     memory: { waiters: 10_000, warmup: 100 },
     hook: { n: 500, warmup: 50, rounds: 3 },
     ratelimit: { n: 60, tightTimeoutSeconds: 30 },
+    policy: { n: 1000, warmup: 200, rounds: 3 },
   },
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2 },
@@ -49,6 +51,7 @@ const PROFILES = {
     memory: { waiters: 1000, warmup: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
     ratelimit: { n: 10, tightTimeoutSeconds: 5 },
+    policy: { n: 100, warmup: 20, rounds: 2 },
   },
 };
 
@@ -175,17 +178,20 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       ...(scenario === "ratelimit" ? { standIn: { postsPerSecond: 1, postBurst: options.slackBurst } } : {}),
     };
     try {
-      await withTarget(target, async ({ agent, relay, standIn }) => {
-        log(`relay pid ${relay.pid} at ${relay.url.origin}`);
-        if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
-        if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
-        if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
-        if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
-        if (scenario === "hook") {
-          const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
-          results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);
-        }
-      });
+      // Two relays side by side (with and without a config file): the scenario starts them itself.
+      if (scenario === "policy") results.policy = await runPolicy(target, settings.policy, log);
+      else
+        await withTarget(target, async ({ agent, relay, standIn }) => {
+          log(`relay pid ${relay.pid} at ${relay.url.origin}`);
+          if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
+          if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
+          if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
+          if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
+          if (scenario === "hook") {
+            const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
+            results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);
+          }
+        });
       log("done");
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -8,15 +8,23 @@
  * the relay, not the signing.
  */
 import { createHmac } from "node:crypto";
-import type { PostedMessage } from "./slack-stand-in.js";
+import { BENCH_TEAM_ID, type PostedMessage } from "./slack-stand-in.js";
 
 export interface SignedClick {
   body: string;
   headers: Record<string, string>;
 }
 
-const user = { id: "U0BENCH", username: "bench", name: "bench", team_id: "T0BENCH" };
-const team = { id: "T0BENCH", domain: "bench" };
+/** Who clicks: a person of the relay's own workspace (the team auth.test names), so the relay takes them as one of its own. */
+export interface Clicker {
+  id: string;
+  name: string;
+}
+
+/** The bench's usual clicking person. */
+export const BENCH_CLICKER: Clicker = { id: "U0BENCH", name: "bench" };
+
+const team = { id: BENCH_TEAM_ID, domain: "bench" };
 
 interface Button {
   block_id: string;
@@ -26,12 +34,12 @@ interface Button {
   style?: string;
 }
 
-export function signedClick(secret: string, message: PostedMessage, actionId: string): SignedClick {
+export function signedClick(secret: string, message: PostedMessage, actionId: string, clicker: Clicker = BENCH_CLICKER): SignedClick {
   const button = findButton(message.blocks, actionId);
   if (!button) throw new Error(`the message of request ${message.id} has no ${actionId} button`);
   const payload = {
     type: "block_actions",
-    user,
+    user: { id: clicker.id, username: clicker.name, name: clicker.name, team_id: team.id },
     api_app_id: "A0BENCH",
     token: "legacy",
     container: { type: "message", message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
@@ -51,7 +59,7 @@ export function signedClick(secret: string, message: PostedMessage, actionId: st
       blocks: message.blocks,
     },
     state: { values: {} },
-    response_url: `https://hooks.slack.invalid/actions/T0BENCH/1234567890/${message.ts.replace(".", "")}`,
+    response_url: `https://hooks.slack.invalid/actions/${team.id}/1234567890/${message.ts.replace(".", "")}`,
     actions: [
       {
         action_id: button.action_id,

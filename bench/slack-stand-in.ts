@@ -1,11 +1,16 @@
 /**
  * A local stand-in for Slack's Web API on loopback, for the benchmark: it
  * answers chat.postMessage (with the channel and a fresh ts), chat.update,
- * chat.postEphemeral, auth.test and views.open with ok: true, fast and
- * without logging. Every posted message is recorded under the bench marker
- * found in its text (each bench request carries a unique one in its tool
- * input), so the bench learns which request id and ts each message has
- * without asking the relay.
+ * chat.postEphemeral, auth.test (the bench's workspace, BENCH_TEAM_ID, the
+ * team its clicks carry), usergroups.users.list (the groups it is given;
+ * any other is Slack's no_such_subteam) and views.open with ok: true, fast
+ * and without logging. Every posted message is recorded under the bench
+ * marker found in its text (each bench request carries a unique one in its
+ * tool input), so the bench learns which request id and ts each message has
+ * without asking the relay. Every ephemeral notice is recorded too: the
+ * relay tells a person that way when their click was not taken (refused,
+ * too late, not recorded), so the bench can fail at once instead of waiting
+ * out a long-poll.
  *
  * With `postsPerSecond` it enforces chat.postMessage's limit per channel as
  * Slack does: a token bucket per channel (that rate, `postBurst` at once)
@@ -27,6 +32,16 @@ export interface PostedMessage {
   blocks: unknown[];
 }
 
+/** The workspace the bench's relay is installed in (auth.test) and its clicking people belong to. */
+export const BENCH_TEAM_ID = "T0BENCH";
+
+/** A chat.postEphemeral call: what the relay told whom. */
+export interface EphemeralNotice {
+  channel: string;
+  user: string;
+  text: string;
+}
+
 export interface SlackStandIn {
   /** Web API base URL ending in "/" (for SLACK_API_URL). */
   apiUrl: string;
@@ -36,6 +51,10 @@ export interface SlackStandIn {
   calls: Map<string, number>;
   /** chat.postMessage calls refused with 429. */
   refused: number;
+  /** Every ephemeral notice posted so far, oldest first. */
+  notices: EphemeralNotice[];
+  /** Resolves with the next ephemeral notice; `cancel` stops waiting (the promise then never settles). */
+  nextNotice(): { notice: Promise<EphemeralNotice>; cancel(): void };
   close(): Promise<void>;
 }
 
@@ -49,9 +68,11 @@ export interface StandInOptions {
   postsPerSecond?: number;
   /** Posts a channel may take at once after a quiet spell (default 1). */
   postBurst?: number;
+  /** User groups usergroups.users.list knows: group id → member user ids. */
+  usergroups?: Record<string, string[]>;
 }
 
-export async function startSlackStandIn({ postsPerSecond, postBurst = 1 }: StandInOptions = {}): Promise<SlackStandIn> {
+export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergroups = {} }: StandInOptions = {}): Promise<SlackStandIn> {
   const buckets = new Map<string, { tokens: number; at: number }>();
   /** true when `channel` may take one more post now (and takes it). */
   const admit = (channel: string): boolean => {
@@ -68,6 +89,7 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1 }: Stand
   const seen = new Map<string, PostedMessage>();
   const waiting = new Map<string, (message: PostedMessage) => void>();
   const calls = new Map<string, number>();
+  const noticeWaiters = new Set<(notice: EphemeralNotice) => void>();
   let sequence = 0;
 
   const server = createServer((req, res) => {
@@ -95,11 +117,23 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1 }: Stand
       reply = { ok: true, channel, ts, message: { ts } };
       record(String(args.blocks ?? ""), String(args.text ?? ""), channel, ts);
     } else if (method === "auth.test") {
-      reply = { ok: true, team: "bench", user: "relay-bench", team_id: "T0BENCH", user_id: "U0BENCH", bot_id: "B0BENCH" };
+      reply = { ok: true, team: "bench", user: "relay-bench", team_id: BENCH_TEAM_ID, user_id: "U0BENCHBOT", bot_id: "B0BENCH" };
+    } else if (method === "usergroups.users.list") {
+      const group = String(argsOf(req, body).usergroup ?? "");
+      reply = Object.hasOwn(usergroups, group) ? { ok: true, users: usergroups[group] } : { ok: false, error: "no_such_subteam" };
+    } else if (method === "chat.postEphemeral") {
+      const args = argsOf(req, body);
+      notice({ channel: String(args.channel ?? ""), user: String(args.user ?? ""), text: String(args.text ?? "") });
     }
     const payload = JSON.stringify(reply);
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
     res.end(payload);
+  }
+
+  function notice(posted: EphemeralNotice): void {
+    standIn.notices.push(posted);
+    for (const waiter of noticeWaiters) waiter(posted);
+    noticeWaiters.clear();
   }
 
   function record(blocksJson: string, text: string, channel: string, ts: string): void {
@@ -126,6 +160,15 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1 }: Stand
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
     refused: 0,
+    notices: [],
+    nextNotice() {
+      let waiter: ((notice: EphemeralNotice) => void) | undefined;
+      const notice = new Promise<EphemeralNotice>((resolve) => {
+        waiter = resolve;
+        noticeWaiters.add(resolve);
+      });
+      return { notice, cancel: () => void noticeWaiters.delete(waiter!) };
+    },
     posted(marker, timeoutMs = 10_000) {
       const message = seen.get(marker);
       if (message) {

@@ -65,3 +65,8 @@ export function mb(bytes: number): string {
 export function ratio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}×` : "–";
 }
+
+/** A target met or missed. */
+export function mark(ok: boolean): string {
+  return ok ? "✅" : "❌";
+}

@@ -22,8 +22,10 @@ export interface TargetOptions {
   logLevel: string;
   /** Extra node flags for the relay (profiling). */
   nodeFlags?: string[];
-  /** How the Slack stand-in behaves (rate limits). */
+  /** How the Slack stand-in behaves (rate limits, user groups). */
   standIn?: StandInOptions;
+  /** More environment for the relay, e.g. RELAY_CONFIG_FILE. */
+  env?: Record<string, string>;
 }
 
 export interface Target {
@@ -53,6 +55,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         RELAY_TOKENS: `bench:${token}`,
         LOG_LEVEL: options.logLevel,
         ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
+        ...options.env,
       },
     });
     agent = new BenchAgent({ base: relay.url, token, signingSecret, standIn });
