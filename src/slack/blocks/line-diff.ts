@@ -5,13 +5,14 @@
  * kept on each side of a change.
  *
  * The diff itself is jsdiff's (`diff` on npm: maintained, no dependencies,
- * its own types), whose Myers diff can give up early (`maxEditLength`,
- * `timeout`). All the diffs of one message go through one DiffText, which
- * bounds the work for any input up to the 1 MB body limit: it compares at
- * most COMPARED_LINES lines within COMPARE_MILLISECONDS (past that, or when
- * two texts differ too much, it writes the old text, then the new), and it
- * builds only the first SHOWN_CHARS characters of the diff, more than a
- * message can show, counting the rest so the cut note stays true.
+ * its own types, about 9 KB of it in the bundle), whose Myers diff can give
+ * up early (`maxEditLength`, `timeout`). All the diffs of one message go
+ * through one DiffText, which bounds the work for any input up to the 1 MB
+ * body limit: it compares at most COMPARED_LINES lines within
+ * COMPARE_MILLISECONDS (past that, or when two texts differ too much, it
+ * writes the old text, then the new), and it builds only the first
+ * SHOWN_CHARS characters of the diff, more than a message can show,
+ * counting the rest so the cut note stays true.
  */
 import { diffLines, type Change } from "diff";
 
