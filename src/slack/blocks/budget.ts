@@ -20,6 +20,8 @@ export interface Leaf {
   cap: number;
   /** Most encoded characters per section; code longer than this spans several sections. */
   perChunk?: number;
+  /** Characters past `raw` that were never built (a huge diff): the leaf is always cut, and its note counts them. */
+  hidden?: number;
 }
 
 function perChunkOf(leaf: Leaf): number {
@@ -32,7 +34,7 @@ export function allocate(leaves: Leaf[], budget: number): Map<string, number> {
   let remaining = Math.max(0, budget);
   let open = leaves.map((leaf) => ({
     leaf,
-    want: encodedSize(leaf.raw, leaf.encoding, perChunkOf(leaf), Math.min(leaf.cap, remaining + 1)),
+    want: leaf.hidden ? Math.min(leaf.cap, remaining + 1) : encodedSize(leaf.raw, leaf.encoding, perChunkOf(leaf), Math.min(leaf.cap, remaining + 1)),
   }));
   while (open.length > 0) {
     const weights = open.reduce((sum, { leaf }) => sum + leaf.weight, 0);
@@ -84,7 +86,7 @@ export class Fitter {
   private parts(key: string): string[] {
     const leaf = this.leaves.get(key);
     if (!leaf || !this.allotments) return [];
-    const fitted: Fitted = fit(leaf.raw, leaf.encoding, this.allotments.get(key) ?? 0, perChunkOf(leaf));
+    const fitted: Fitted = fit(leaf.raw, leaf.encoding, this.allotments.get(key) ?? 0, perChunkOf(leaf), leaf.hidden);
     if (fitted.cut) this.cutAny = true;
     return fitted.parts;
   }

@@ -13,11 +13,11 @@ import { nestsDeeperThan } from "../../protocol/json-depth.js";
 import { MAX_PRETTY_DEPTH } from "./json.js";
 import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
-import { chunkAll, cutShort, firstLine } from "./text.js";
+import { chunkAll, cutShort } from "./text.js";
 import { escapeMrkdwn } from "./escape.js";
 import { alwaysAllowGrant, alwaysAllowScope, offersAlwaysAllow } from "../../requests/always-allow.js";
 import { quorumOf } from "../../requests/policy.js";
-import { toolBlocks, toolLeaves, toolShape } from "./tool-view.js";
+import { toolBlocks, toolLeaves, toolShape, toolSummary } from "./tool-view.js";
 
 function bodyOf(record: RequestRecord): PermissionBody {
   if (record.body.kind !== "permission") throw new Error(`not a permission request: ${record.body.kind}`);
@@ -109,7 +109,7 @@ export const permissionView: KindViewOf = (record) => {
       return [...blocks, ...toolBlocks(shape, toolLabel(body), fit)];
     },
     controls: () => permissionControls(record, body, editable),
-    summary: shape.label === "Input" || shape.code === "" ? body.toolName : `${body.toolName}: ${firstLine(shape.code)}`,
+    summary: toolSummary(body.toolName, shape),
   };
 };
 

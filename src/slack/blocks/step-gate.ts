@@ -1,6 +1,7 @@
 /**
- * A step gate: the proposed tool call with its parameters as JSON, and
- * Yes / No / Stop buttons (a thread reply of y, n or q answers too).
+ * A step gate: the proposed tool call with its parameters as JSON (Edit,
+ * MultiEdit and Write as a diff of the file), and Yes / No / Stop buttons (a
+ * thread reply of y, n or q answers too).
  */
 import type { RequestRecord } from "../../requests/model.js";
 import type { StepGateBody } from "../../protocol/request-body.js";
@@ -8,7 +9,7 @@ import { Action, encodeButton } from "../ids.js";
 import { actions, button, context } from "./elements.js";
 import type { KindViewOf } from "./kind.js";
 import { cutShort } from "./text.js";
-import { toolBlocks, toolLeaves, toolShape } from "./tool-view.js";
+import { toolBlocks, toolLeaves, toolShape, toolSummary } from "./tool-view.js";
 
 function bodyOf(record: RequestRecord): StepGateBody {
   if (record.body.kind !== "step_gate") throw new Error(`not a step gate: ${record.body.kind}`);
@@ -32,6 +33,6 @@ export const stepGateView: KindViewOf = (record) => {
         context("reply_hint", ["Or reply in this thread with *y*, *n* or *q*."]),
       ];
     },
-    summary: body.toolName,
+    summary: toolSummary(body.toolName, shape),
   };
 };

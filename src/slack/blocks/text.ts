@@ -72,16 +72,17 @@ export interface Fitted {
 /**
  * Escapes `raw` (and fences it as code) so that all parts together, with
  * the "… (N more characters)" note when cut, take at most `max` characters;
- * each part at most `perChunk` plus the fence.
+ * each part at most `perChunk` plus the fence. `hidden` characters follow
+ * `raw` unbuilt: then the text is always cut, and the note counts them.
  */
-export function fit(raw: string, encoding: Encoding, max: number, perChunk: number): Fitted {
+export function fit(raw: string, encoding: Encoding, max: number, perChunk: number, hidden = 0): Fitted {
   const whole = split(raw, encoding, perChunk, max);
-  if (whole.end === raw.length) return { parts: render(chunksOf(raw, whole), encoding), cut: false };
-  const reserve = moreNote(raw.length).length + 1;
+  if (whole.end === raw.length && hidden === 0) return { parts: render(chunksOf(raw, whole), encoding), cut: false };
+  const reserve = moreNote(raw.length + hidden).length + 1;
   if (reserve > max) return { parts: max >= 1 ? ["…"] : [], cut: true };
   const cut = split(raw, encoding, perChunk, max - reserve);
   const parts = render(chunksOf(raw, cut), encoding);
-  const note = moreNote(raw.length - cut.end);
+  const note = moreNote(raw.length - cut.end + hidden);
   if (parts.length === 0) return { parts: [note], cut: true };
   const last = parts.length - 1;
   parts[last] = encoding === "code" ? `${parts[last]}\n${note}` : `${parts[last]}${note}`;

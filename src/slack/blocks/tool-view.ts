@@ -1,58 +1,61 @@
 /**
- * A tool call as people read it: Bash shows its command, Write the path and
- * a preview of the content, Edit a diff, anything else pretty JSON. Inputs
- * that carry more than the usual fields show the rest too, so nothing that
- * changes what the tool does (`replace_all`, a sandbox flag) is hidden.
+ * A tool call as people read it: Bash shows its command, Edit, MultiEdit and
+ * Write a diff of the file (file-tools.ts; in step gates too), anything else
+ * pretty JSON. Inputs that carry more than the usual fields show the rest
+ * too, so nothing that changes what the tool does (`replace_all`, a sandbox
+ * flag) is hidden.
  */
 import type { KnownBlock } from "@slack/types";
 import type { JsonObject } from "../../protocol/request-body.js";
 import type { Fitter, Leaf } from "./budget.js";
 import { section } from "./elements.js";
+import { fileShape, omit } from "./file-tools.js";
 import { prettyJson } from "./json.js";
+import { firstLine } from "./text.js";
 
 interface ToolShape {
   /** What the code block after the tool line shows. */
   label: string;
   code: string;
+  /** Characters of the code past `code`, counted but never built (a long diff). */
+  hidden?: number;
   /** Bash's own description of the command. */
   note?: string;
   path?: string;
+  /** Our own words about the change (mrkdwn, no agent text), shown under the file. */
+  notice?: string;
   /** Input fields the rendering above does not show. */
   rest?: JsonObject;
+  /** What the call does in a line (raw), for the notification text: the command, or the file. */
+  summary?: string;
 }
 
-function omit(input: JsonObject, keys: string[]): JsonObject | undefined {
-  const rest = Object.fromEntries(Object.entries(input).filter(([key]) => !keys.includes(key)));
-  return Object.keys(rest).length > 0 ? rest : undefined;
-}
-
-function diff(before: string, after: string): string {
-  const lines = (text: string, sign: string) => (text === "" ? [] : text.split("\n").map((line) => `${sign} ${line}`));
-  return [...lines(before, "-"), ...lines(after, "+")].join("\n");
-}
-
-/** How to show a tool call; `friendly` false always gives the JSON (the step gate shows parameters as they are). */
+/**
+ * How to show a tool call; `friendly` false gives the JSON for every tool but
+ * the file tools (the step gate shows parameters as they are; a diff is
+ * exactly what an edit does).
+ */
 export function toolShape(toolName: string, input: JsonObject, friendly: boolean): ToolShape {
-  const str = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
-  const path = str("file_path");
-  if (friendly && toolName === "Bash" && str("command") !== undefined) {
-    const shape: ToolShape = { label: "Command", code: str("command")!, rest: omit(input, ["command", "description"]) };
-    if (str("description")) shape.note = str("description")!;
+  const file = fileShape(toolName, input);
+  if (file) return { ...file, summary: file.path };
+  const command = input.command;
+  if (friendly && toolName === "Bash" && typeof command === "string") {
+    const shape: ToolShape = { label: "Command", code: command, rest: omit(input, ["command", "description"]), summary: command };
+    if (typeof input.description === "string" && input.description) shape.note = input.description;
     return shape;
-  }
-  if (friendly && toolName === "Write" && path && str("content") !== undefined) {
-    return { label: "Content", code: str("content")!, path, rest: omit(input, ["file_path", "content"]) };
-  }
-  const before = str("old_string");
-  const after = str("new_string");
-  if (friendly && toolName === "Edit" && path && before !== undefined && after !== undefined) {
-    return { label: "Changes", code: diff(before, after), path, rest: omit(input, ["file_path", "old_string", "new_string"]) };
   }
   return { label: friendly ? "Input" : "Parameters", code: prettyJson(input) };
 }
 
+/** The call in one raw line for the notification text: "Bash: npm test", "Edit: /src/a.ts", or the tool's name. */
+export function toolSummary(toolName: string, shape: ToolShape): string {
+  return shape.summary ? `${toolName}: ${firstLine(shape.summary)}` : toolName;
+}
+
 export function toolLeaves(shape: ToolShape): Leaf[] {
-  const leaves: Leaf[] = [{ key: "tool_code", raw: shape.code, encoding: "code", weight: 10, cap: Number.POSITIVE_INFINITY }];
+  const code: Leaf = { key: "tool_code", raw: shape.code, encoding: "code", weight: 10, cap: Number.POSITIVE_INFINITY };
+  if (shape.hidden) code.hidden = shape.hidden;
+  const leaves: Leaf[] = [code];
   if (shape.note) leaves.push({ key: "tool_note", raw: shape.note, encoding: "text", weight: 1, cap: 800 });
   if (shape.path) leaves.push({ key: "tool_path", raw: shape.path, encoding: "text", weight: 1, cap: 600 });
   if (shape.rest) {
@@ -66,6 +69,7 @@ export function toolBlocks(shape: ToolShape, toolLabel: string, fit: Fitter): Kn
   let text = `*Tool:* ${toolLabel}`;
   if (shape.note) text += `\n${fit.text("tool_note")}`;
   if (shape.path) text += `\n*File:* ${fit.text("tool_path")}`;
+  if (shape.notice) text += `\n${shape.notice}`;
   text += `\n*${shape.label}:*`;
   const blocks: KnownBlock[] = [section("tool", text)];
   fit.code("tool_code").forEach((part, index) => blocks.push(section(`tool_code_${index}`, part)));

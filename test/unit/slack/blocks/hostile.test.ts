@@ -87,6 +87,37 @@ records.push(
   ],
 );
 
+/** Edit, MultiEdit and Write at their largest and nastiest, shown as diffs in both kinds. */
+const hugeEdits = Array.from({ length: 100 }, (_, i) => ({
+  old_string: big(4000, `${i}`),
+  new_string: big(4000, `x${i}`),
+  replace_all: i % 2 === 0 ? true : big(50),
+  [NASTY]: big(100),
+}));
+const fileInputs: Array<[string, string, Record<string, unknown>]> = [
+  ["MultiEdit of 100 huge edits", "MultiEdit", { file_path: big(5000), edits: hugeEdits, extra: big(100_000) }],
+  [
+    "MultiEdit of 20,000 small edits",
+    "MultiEdit",
+    { file_path: big(500), edits: Array.from({ length: 20_000 }, (_, i) => ({ old_string: `${NASTY}${i}`, new_string: `\`${i}\`` })) },
+  ],
+  ["Edit of 1 MB of backticks", "Edit", { file_path: "``", old_string: "`".repeat(MB / 2), new_string: "``\n".repeat(MB / 6) }],
+  ["Edit creating a file of half a million emoji", "Edit", { file_path: big(500), old_string: "", new_string: "😀".repeat(MB / 2) }],
+  ["Write of 1 MB of newlines", "Write", { file_path: big(500), content: "\n".repeat(MB) }],
+  ["Write of 1 MB on one line", "Write", { file_path: big(500), content: big(MB).replaceAll("\n", " ") }],
+];
+for (const [name, toolName, input] of fileInputs) {
+  records.push([`permission ${name}`, permissionRecord({ ...permissionExtras, toolName, input })]);
+  records.push([`step gate ${name}`, stepGateRecord({ ...common, toolName, input })]);
+}
+records.push(
+  ["step gate Write of 1 MB", stepGateRecord({ ...common, toolName: "Write", input: { file_path: big(5000), content: big(MB) } })],
+  [
+    "step gate Edit of 800 KB",
+    stepGateRecord({ ...common, toolName: "Edit", input: { file_path: big(5000), old_string: big(400_000), new_string: big(400_000, "x") } }),
+  ],
+);
+
 const askOption = (j: number) => ({ label: big(1000, `${j}`), description: big(5000), preview: big(20_000) });
 const askQuestion = (i: number, multiSelect: boolean) => ({
   question: big(5000, `${i}`),
@@ -216,6 +247,7 @@ const OWN = [...LONG_USERS.map((id) => `<@${id}>`), ...LONG_GROUPS.map((id) => `
 const CROWDED = [
   "permission Bash with a 1 MB command",
   "permission Edit of 800 KB",
+  "permission MultiEdit of 100 huge edits",
   "step gate with a 10,000-key object",
   "4 AskUserQuestion questions × 4 huge options",
   "20 InteractiveQuestions",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { alwaysAllowModal, canEditInput, checkMessageLimits, requestMessage } from "../../../../src/slack/blocks/index.js";
 import { Action, encodeButton, View } from "../../../../src/slack/ids.js";
 import { permissionRecord } from "../../../fixtures/records.js";
-import { actionIds, blocksOf, buttons, decodeCode, sectionText, unescapeMrkdwn } from "../../../helpers/blocks.js";
+import { actionIds, blocksOf, buttons, sectionText, unescapeMrkdwn } from "../../../helpers/blocks.js";
 
 const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "npm test:*" }], behavior: "allow", destination: "session" }];
 const value = encodeButton({ r: "req-0001" });
@@ -118,20 +118,6 @@ describe("permission request message", () => {
   it("never offers Edit… for input nested too deeply to show as pretty JSON", () => {
     const deep = JSON.parse(`{"a":${"[".repeat(100)}${"]".repeat(100)}}`) as Record<string, unknown>;
     expect(canEditInput(permissionRecord({ input: deep }))).toBe(false);
-  });
-
-  it("shows Write as the path and a preview of the content", () => {
-    const message = requestMessage(permissionRecord({ toolName: "Write", input: { file_path: "/src/a.ts", content: "export const a = 1;\n" } }));
-    expect(sectionText(message, "tool")).toBe("*Tool:* Write\n*File:* /src/a.ts\n*Content:*");
-    expect(decodeCode(sectionText(message, "tool_code_0")!)).toBe("export const a = 1;\n");
-  });
-
-  it("shows Edit as a diff of old_string and new_string, and replace_all among the other parameters", () => {
-    const input = { file_path: "/src/a.ts", old_string: "const a = 1;\nconst b = 2;", new_string: "const a = 3;", replace_all: true };
-    const message = requestMessage(permissionRecord({ toolName: "Edit", input }));
-    expect(sectionText(message, "tool")).toBe("*Tool:* Edit\n*File:* /src/a.ts\n*Changes:*");
-    expect(decodeCode(sectionText(message, "tool_code_0")!)).toBe("- const a = 1;\n- const b = 2;\n+ const a = 3;");
-    expect(sectionText(message, "tool_rest")).toBe('*Other parameters:*\n```{\n  "replace_all": true\n}```');
   });
 
   it("shows Bash flags beyond the command, so a sandbox override is not hidden", () => {

@@ -51,6 +51,13 @@ describe("fit", () => {
     expect(note).toBe(`… _(${raw.length - shown.length} more characters)_`);
   });
 
+  it("cuts a text followed by characters never built, and counts them in the note", () => {
+    expect(fit("short", "code", 1000, 1000, 500)).toEqual({ parts: ["```short```\n… _(500 more characters)_"], cut: true });
+    const result = fit("y".repeat(100), "text", 60, 60, 1000);
+    const kept = result.parts[0]!.indexOf("…");
+    expect(result.parts[0]).toBe(`${"y".repeat(kept)}… _(${100 - kept + 1000} more characters)_`);
+  });
+
   it("breaks backtick runs in code so agent text cannot close the code block", () => {
     const [part] = fit("a```b````c`", "code", 1000, 1000).parts;
     expect(part!.slice(3, -3)).not.toContain("``");
