@@ -54,7 +54,7 @@ describe("redis audit log specifics", () => {
     const key = `${prefix}:audit`;
     const bad = [
       await redis.xadd(key, "*", "event", "{not json"),
-      await redis.xadd(key, "*", "event", JSON.stringify(entry({ type: "rule_created" as "created" }))),
+      await redis.xadd(key, "*", "event", JSON.stringify(entry({ type: "written_by_a_newer_relay" as "created" }))),
       await redis.xadd(key, "*", "other", "x"),
       await redis.xadd(key, "*", "event", "[1, 2]"),
     ];
