@@ -120,34 +120,24 @@ describe("a click on +30 min", () => {
     relay.api.done();
   });
 
-  it("forged on a request whose caller gives up at its deadline changes nothing and says why", async () => {
+  it.each([
+    [
+      "whose caller gives up at its deadline",
+      permission({ extendable: false }),
+      "⏱ This request cannot be given more time: the agent stops waiting at its own deadline (a Claude Code hook's timeout). Nothing changed.",
+    ],
+    [
+      "at the longest wait",
+      permission({ timeoutSeconds: MAX_TIMEOUT_SECONDS - 60 }),
+      "⏱ This request cannot wait any longer: no request waits more than 7 days from when it was asked. Nothing changed.",
+    ],
+  ])("forged on a request %s changes nothing and says why", async (_which, body, text) => {
     relay.api.onPost().on("chat.postEphemeral");
-    const record = await relay.create(permission({ extendable: false }));
+    const record = await relay.create(body);
     await click(record.id, ALICE);
     expect((await relay.service.get(record.id))?.expiresAt).toBe(record.expiresAt);
-    expect(ephemerals(relay)).toEqual([
-      {
-        channel: CHANNEL,
-        user: ALICE.id,
-        text: "⏱ This request cannot be given more time: the agent stops waiting at its own deadline (a Claude Code hook's timeout). Nothing changed.",
-      },
-    ]);
+    expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: ALICE.id, text }]);
     expect(relay.api.callsTo("chat.update")).toEqual([]);
-    relay.api.done();
-  });
-
-  it("forged on a request at the longest wait changes nothing and says the request cannot wait any longer", async () => {
-    relay.api.onPost().on("chat.postEphemeral");
-    const record = await relay.create(permission({ timeoutSeconds: MAX_TIMEOUT_SECONDS - 60 }));
-    await click(record.id, ALICE);
-    expect((await relay.service.get(record.id))?.expiresAt).toBe(record.expiresAt);
-    expect(ephemerals(relay)).toEqual([
-      {
-        channel: CHANNEL,
-        user: ALICE.id,
-        text: "⏱ This request cannot wait any longer: no request waits more than 7 days from when it was asked. Nothing changed.",
-      },
-    ]);
     relay.api.done();
   });
 });

@@ -225,17 +225,24 @@ describe("the message-update outbox with approvals counted on several instances"
 describe("the message-update outbox when a request is given more time", () => {
   const deadline = (record: RequestRecord) => `${record.status} until ${record.expiresAt - T0}`;
 
-  it("when B moves the deadline while A shows the approval with the old one, A shows the request again with the new deadline", async () => {
-    const { store, gate, outbox, approve, landed, leftQueued } = await twoInstances(3);
-    const [a, b] = [outbox(), outbox()];
+  /** Instance A's render of a counted approval held in flight, and the request then given 30 more minutes (`moved`). */
+  async function shownThenMoved() {
+    const instances = await twoInstances(3);
+    const a = instances.outbox();
     const held = deferred<void>();
-    gate.hold = held.promise;
-    const counted = await approve(ALICE.id);
+    instances.gate.hold = held.promise;
+    const counted = await instances.approve(ALICE.id);
     a.show(counted, { later: false });
-    const moved = await store.extend(counted.id, counted.expiresAt + 1_800_000);
-    if (moved.outcome !== "applied") throw new Error(`extend was ${moved.outcome}`);
+    const result = await instances.store.extend(counted.id, counted.expiresAt + 1_800_000);
+    if (result.outcome !== "applied") throw new Error(`extend was ${result.outcome}`);
+    return { ...instances, a, held, moved: result.record };
+  }
+
+  it("when B moves the deadline while A shows the approval with the old one, A shows the request again with the new deadline", async () => {
+    const { gate, a, outbox, landed, leftQueued, held, moved } = await shownThenMoved();
+    const b = outbox();
     gate.hold = undefined;
-    b.show(moved.record, { later: false });
+    b.show(moved, { later: false });
     await b.idle();
     held.resolve();
     await a.idle();
@@ -244,15 +251,8 @@ describe("the message-update outbox when a request is given more time", () => {
   });
 
   it("a newer deadline handed to show while this instance renders the old one is shown right after it", async () => {
-    const { store, gate, outbox, approve, landed, leftQueued } = await twoInstances(3);
-    const a = outbox();
-    const held = deferred<void>();
-    gate.hold = held.promise;
-    const counted = await approve(ALICE.id);
-    a.show(counted, { later: false });
-    const moved = await store.extend(counted.id, counted.expiresAt + 1_800_000);
-    if (moved.outcome !== "applied") throw new Error(`extend was ${moved.outcome}`);
-    a.show(moved.record, { later: false });
+    const { gate, a, landed, leftQueued, held, moved } = await shownThenMoved();
+    a.show(moved, { later: false });
     gate.hold = undefined;
     held.resolve();
     await a.idle();
