@@ -16,7 +16,7 @@ import { actions, button } from "./elements.js";
 const MINUTES = EXTENSION_MS / 60_000;
 
 /** The button's text: "+30 min". */
-export const MORE_TIME_LABEL = `+${MINUTES} min`;
+const MORE_TIME_LABEL = `+${MINUTES} min`;
 
 /**
  * A pending message's `controls` (its kind's answer buttons) with the
