@@ -56,6 +56,8 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
           toolName: input.tool_name,
           input: asObject(input.tool_input),
           toolUseId: clip(input.tool_use_id || toolUseID, LIMITS.toolUseId),
+          // The gate denies by itself before the SDK's timeout, whatever the deadline: no "+30 min".
+          extendable: false,
         };
         const view = await relay.ask(body, { signal: AbortSignal.any([signal, deadline.signal]) });
         return gateOutput(view);

@@ -131,7 +131,10 @@ const common = {
    * hook's own timeout), so nobody may give it more time (no "+30 min").
    * Default true.
    */
-  extendable: z.boolean().optional(),
+  extendable: z.boolean().optional().meta({
+    description:
+      '`false`: the caller gives up at this request\'s deadline (as a Claude Code hook call does at its own timeout), so the Slack message offers no "+30 min" and nobody can give it more time. Default `true`: whoever may answer can move the deadline by 30 minutes at a time, up to 7 days after the request was created; `expiresAt` then shows the new deadline.',
+  }),
 };
 
 /** A permission rule update exactly as the Agent SDK passes it; kept verbatim. */

@@ -39,8 +39,11 @@ export const RequestView = z.object({
   status: RequestStatus,
   /** ISO 8601 time. */
   createdAt: z.string(),
-  /** ISO 8601 time after which the request expires. */
-  expiresAt: z.string(),
+  /** ISO 8601 time after which the request expires; later once a person gives it more time ("+30 min"). */
+  expiresAt: z.string().meta({
+    description:
+      'ISO 8601 time after which the request expires. It moves later when a person gives the request more time ("+30 min" in Slack, unless the body said `extendable: false`): a caller that waits should follow the latest one it read.',
+  }),
   decision: Decision.optional(),
   answeredBy: Person.optional(),
   /** ISO 8601 time of the answer. */

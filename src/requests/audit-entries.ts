@@ -60,6 +60,11 @@ export function approvalEntry(record: RequestRecord, person: Person, at: number)
   return { ...about(record, "approval", at), person: who(person), approvals: { count, quorum: quorumOf(record) } };
 }
 
+/** A pending request given more time by `person`; `record` holds the new deadline (the reason names it, ISO 8601). */
+export function extendedEntry(record: RequestRecord, person: Person, at: number): AuditEntry {
+  return { ...about(record, "extended", at), person: who(person), reason: `new deadline ${new Date(record.expiresAt).toISOString()}` };
+}
+
 /** A request that just left pending, as the store returned it. */
 export function endedEntry(record: RequestRecord): AuditEntry {
   const at = record.endedAt ?? record.createdAt;

@@ -33,9 +33,10 @@ export async function holdUntilEnded(deps: LongPollDeps, id: string, waitMs: num
   try {
     let record = await get(id);
     if (record?.status !== "pending") return record;
-    const { expiresAt } = record;
+    // Followed on every read: someone may give the request more time while it is held.
+    let { expiresAt } = record;
     // A few hundred bytes, unlike the record: what the poll answers if the store is still away when the wait ends.
-    const lastKnown = toView(record);
+    let lastKnown = toView(record);
     let outage: StoreUnavailableError | undefined;
     while (now() < deadline && !signal?.aborted && !closed()) {
       const until = Math.min(deadline, outage ? now() + STORE_RETRY_INTERVAL_MS : expiresAt);
@@ -50,6 +51,8 @@ export async function holdUntilEnded(deps: LongPollDeps, id: string, waitMs: num
         continue;
       }
       if (record?.status !== "pending") return record;
+      expiresAt = record.expiresAt;
+      lastKnown = toView(record);
     }
     if (outage) throw new StoreUnavailableError(outage.reason, { cause: outage, lastKnown });
     return record;

@@ -30,9 +30,11 @@ import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
 import { NO_METRICS, type RequestMetrics } from "./metrics.js";
+import { extendPending, type MoreTimeResult } from "./more-time.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
+export type { MoreTimeResult } from "./more-time.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -237,8 +239,7 @@ export class RequestService {
    * atomic step still decides who wins.
    */
   async answer(id: string, decision: Decision, person: Answerer, current?: RequestRecord): Promise<AnswerResult> {
-    const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
-    const record = usable ? current : await this.get(id);
+    const record = await this.readUnlessKnown(id, current);
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
     if (!decisionMatchesKind(record.body.kind, decision)) {
@@ -257,6 +258,26 @@ export class RequestService {
       decision,
       person,
     );
+  }
+
+  /**
+   * Gives the request more time (./more-time.ts): refused, as an answer
+   * would be, when `person` may not answer it; none for a request whose
+   * caller gives up at its deadline, or past the longest wait. `current`
+   * spares a read as in `answer`.
+   */
+  async extend(id: string, person: Answerer, current?: RequestRecord): Promise<MoreTimeResult> {
+    const record = await this.readUnlessKnown(id, current);
+    if (!record) return { outcome: "not_found" };
+    if (record.status !== "pending") return { outcome: "already_ended", record };
+    const deps = {
+      store: this.store,
+      directory: this.directory,
+      audit: this.audit,
+      now: this.now,
+      showProgress: (moved: RequestRecord) => this.updates.show(moved),
+    };
+    return extendPending(deps, record, person);
   }
 
   /** Why `person` may not answer the request now (an answer would be refused), or undefined: e.g. before a modal opens. */
@@ -375,6 +396,12 @@ export class RequestService {
     this.unsubscribeResync();
     this.delivery.close();
     this.waiters.wakeAll();
+  }
+
+  /** `current` when it is this request and cannot be stale (it ended, or is pending and in time), else the request as `get` reads it. */
+  private async readUnlessKnown(id: string, current: RequestRecord | undefined): Promise<RequestRecord | undefined> {
+    const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
+    return usable ? current : this.get(id);
   }
 
   /** The expiry of a request now; the error says why when it never reached Slack. */

@@ -87,6 +87,13 @@ export type TransitionResult =
   | { outcome: "not_due"; record: RequestRecord }
   | { outcome: "not_found" };
 
+export type ExtendResult =
+  /** The deadline moved; `record` holds the request as it now is. */
+  | { outcome: "applied"; record: RequestRecord }
+  /** The request had already ended; `record` holds how. Nothing changed. */
+  | { outcome: "already_ended"; record: RequestRecord }
+  | { outcome: "not_found" };
+
 /** The final step of an approval that completes its request's quorum. */
 export type AnsweredTransition = Extract<Transition, { status: "answered" }>;
 
@@ -195,6 +202,18 @@ export interface RequestStore {
    */
   approve(id: string, approval: Approval, quorum: number, final: AnsweredTransition): Promise<ApproveResult>;
   /**
+   * Gives a pending request more time: its deadline becomes `expiresAt`
+   * (Unix ms), never earlier than it was (a smaller value leaves it as it
+   * is), in one atomic step that also moves it in the expiry sweep
+   * (dueForExpiry), keeps its keys until the new deadline plus the
+   * retention and, when it has a Slack message, queues the update that
+   * shows the new deadline (due UPDATE_GRACE_MS from now, as a counted
+   * approval's). Reminders already queued stay as they are. An ended
+   * request gets `already_ended`, an unknown one `not_found`; neither
+   * changes.
+   */
+  extend(id: string, expiresAt: number): Promise<ExtendResult>;
+  /**
    * Hands out up to `limit` queued reminders and escalations due at or
    * before `now` (Unix ms), earliest first, each leased until `now + leaseMs`
    * as claimCallbacks does. The step that ends a request drops every entry it
@@ -241,15 +260,16 @@ export interface RequestStore {
   completeUpdate(id: string): Promise<boolean>;
   /**
    * Forgets a queued message update after its message was shown pending
-   * with `shownApprovals` approvals, unless the request changed meanwhile
-   * (it ended, or counted another approval): then the update stays queued,
+   * with `shownApprovals` approvals (and, when given, the deadline
+   * `shownExpiresAt`, Unix ms), unless the request changed meanwhile (it
+   * ended, counted another approval, or was given more time): then the update stays queued,
    * or is queued again when another instance completed it, due at
    * `retryAt` (Unix ms), and the answer is false: the message is to be
    * shown again as the request now is. True when it was forgotten (also
    * when the request is gone). So a pending render that lands late never
    * leaves a message showing less than the request is.
    */
-  completePendingUpdate(id: string, shownApprovals: number, retryAt: number): Promise<boolean>;
+  completePendingUpdate(id: string, shownApprovals: number, retryAt: number, shownExpiresAt?: number): Promise<boolean>;
   /**
    * Hands out up to `limit` ids from the posting set whose lease ended at or
    * before `now` (Unix ms), earliest first, and leases each to `now + leaseMs`:

@@ -12,7 +12,8 @@
  * the store no longer has ends it with a warning.
  *
  * A pending request's message is updated too, to show its approvals so far
- * (approve queues that update as it counts one). Instances race there: A
+ * (approve queues that update as it counts one) or its new deadline (extend
+ * queues it as it moves the deadline). Instances race there: A
  * shows "1 of 2" while B ends the request, and A's call may reach Slack
  * last. So a pending render is completed only while the request is still as
  * shown (store.completePendingUpdate, one atomic step); when it changed
@@ -123,8 +124,8 @@ export class UpdateOutbox {
           await store.completeUpdate(id);
           return;
         }
-        if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs)) return;
-        // It ended, or counted another approval, while the message was shown pending: show it again, after that render.
+        if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs, record.expiresAt)) return;
+        // It ended, counted another approval or was given more time while the message was shown pending: show it again, after that render.
         record = await store.get(id);
         attempts = 0;
       }
@@ -163,7 +164,7 @@ export class UpdateOutbox {
   }
 }
 
-/** True when a message rendered from `a` shows what one rendered from `b` would: the same status and count of approvals. */
+/** True when a message rendered from `a` shows what one rendered from `b` would: the same status, count of approvals and deadline. */
 function sameView(a: RequestRecord, b: RequestRecord): boolean {
-  return a.status === b.status && (a.approvals?.length ?? 0) === (b.approvals?.length ?? 0);
+  return a.status === b.status && (a.approvals?.length ?? 0) === (b.approvals?.length ?? 0) && a.expiresAt === b.expiresAt;
 }

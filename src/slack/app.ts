@@ -15,6 +15,7 @@ import * as actions from "./listeners/actions.js";
 import { MessageLookup } from "./message-lookup.js";
 import * as messages from "./listeners/messages.js";
 import * as modalButtons from "./listeners/modal-buttons.js";
+import * as moreTime from "./listeners/more-time.js";
 import * as views from "./listeners/views.js";
 
 export interface SlackClientOptions {
@@ -112,6 +113,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const deps = { service, client, logger, messages: new MessageLookup(client) };
   actions.register(app, deps);
   modalButtons.register(app, deps);
+  moreTime.register(app, deps);
   views.register(app, deps);
   messages.register(app, deps);
 

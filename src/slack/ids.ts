@@ -29,6 +29,8 @@ export const Action = {
   viewInput: "relay_view_input",
   /** Page buttons inside the full-input modal. */
   viewPage: "relay_view_page",
+  /** "+30 min": moves a pending request's deadline (answers nothing). */
+  moreTime: "relay_more_time",
 } as const;
 
 /** Modal callback_ids. */

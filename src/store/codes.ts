@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
-import type { ApproveResult, ClaimedCallback, ClaimedReminder, TransitionResult } from "../requests/store.js";
+import type { ApproveResult, ClaimedCallback, ClaimedReminder, ExtendResult, TransitionResult } from "../requests/store.js";
 import { reminderOfKey } from "./leased-queue.js";
 import { decodeRecord, pairsToHash } from "./redis-record.js";
 
@@ -74,6 +74,15 @@ export function toApproveResult(key: string, raw: unknown): ApproveResult {
   if (code === ScriptCode.Duplicate) return { outcome: "duplicate", record: record(key, rest) };
   if (code === ScriptCode.NotDue) throw new ScriptReplyError("approve", raw);
   return toTransitionResult("approve", key, raw);
+}
+
+/** extend reply. */
+export function toExtendResult(key: string, raw: unknown): ExtendResult {
+  const { code, rest } = parse("extend", raw);
+  if (code === ScriptCode.Applied) return { outcome: "applied", record: record(key, rest) };
+  if (code === ScriptCode.AlreadyEnded) return { outcome: "already_ended", record: record(key, rest) };
+  if (code === ScriptCode.NotFound) return { outcome: "not_found" };
+  throw new ScriptReplyError("extend", raw);
 }
 
 export function toCreateReply(key: string, raw: unknown): CreateReply {

@@ -43,9 +43,10 @@ export class MemoryQueues {
       claimUpdates: async (at, leaseMs, limit) => asIds(updates.claim(at, leaseMs, limit)),
       retryUpdate: async (id, nextAt, attempts) => updates.retry(id, nextAt, attempts),
       completeUpdate: async (id) => updates.complete(id),
-      async completePendingUpdate(id, shownApprovals, retryAt) {
+      async completePendingUpdate(id, shownApprovals, retryAt, shownExpiresAt) {
         const record = read(id);
-        if (record && (record.status !== "pending" || (record.approvals?.length ?? 0) !== shownApprovals)) {
+        const moved = shownExpiresAt !== undefined && record?.expiresAt !== shownExpiresAt;
+        if (record && (record.status !== "pending" || (record.approvals?.length ?? 0) !== shownApprovals || moved)) {
           updates.add(id, retryAt);
           return false;
         }

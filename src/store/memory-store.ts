@@ -10,6 +10,7 @@ import {
   type ApproveResult,
   type CreateOptions,
   type CreateResult,
+  type ExtendResult,
   type RequestStore,
   type Transition,
   type TransitionResult,
@@ -167,6 +168,16 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
         if (result.record.slack) updates.add(id, approval.at + UPDATE_GRACE_MS);
       }
       return { outcome: result.outcome, record: clone(result.record) };
+    },
+
+    async extend(id, expiresAt): Promise<ExtendResult> {
+      prune();
+      const record = records.get(id);
+      if (!record) return { outcome: "not_found" };
+      if (record.status !== "pending") return { outcome: "already_ended", record: clone(record) };
+      record.expiresAt = Math.max(record.expiresAt, expiresAt);
+      if (record.slack) updates.add(id, now() + UPDATE_GRACE_MS);
+      return { outcome: "applied", record: clone(record) };
     },
 
     async listRequests({ status, tokenName, limit }) {

@@ -40,10 +40,11 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
     claimUpdates: (at, leaseMs, limit) => call("claimUpdates", async () => (limit <= 0 ? [] : toClaimedCallbacks(await claim(updates, at, leaseMs, limit)))),
     retryUpdate: (id, nextAt, attempts) => call("retryUpdate", () => retry("retry-update", updates, id, nextAt, attempts)),
     completeUpdate: (id) => call("completeUpdate", () => complete("complete-update", updates, id)),
-    completePendingUpdate: (id, shownApprovals, retryAt) =>
-      call("completePendingUpdate", async () =>
-        toPendingUpdateResult(await scripts.completePendingUpdate([keys.data(id), ...updates], [id, shownApprovals, retryAt])),
-      ),
+    completePendingUpdate: (id, shownApprovals, retryAt, shownExpiresAt) =>
+      call("completePendingUpdate", async () => {
+        const args = [id, shownApprovals, retryAt, ...(shownExpiresAt === undefined ? [] : [shownExpiresAt])];
+        return toPendingUpdateResult(await scripts.completePendingUpdate([keys.data(id), ...updates], args));
+      }),
 
     claimReminders: (at, leaseMs, limit) =>
       call("claimReminders", async () => (limit <= 0 ? [] : toClaimedReminders(await claim(reminders, at, leaseMs, limit)))),

@@ -23,7 +23,7 @@ import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
 import type { ApproveResult, CreateOptions, CreateResult, RequestStore, SlackMessageOptions, Transition, TransitionResult } from "../requests/store.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
-import { toApproveResult, toCreateReply, toSlackResult, toTransitionResult } from "./codes.js";
+import { toApproveResult, toCreateReply, toExtendResult, toSlackResult, toTransitionResult } from "./codes.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
 import {
   bounded,
@@ -211,6 +211,13 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const args = [id, keys.ended, at, retentionMs, at + UPDATE_GRACE_MS, JSON.stringify(decision), JSON.stringify(answeredBy)];
         args.push(approvalField(approval.person.id), JSON.stringify(approval), quorum, approval.at + UPDATE_GRACE_MS);
         return toApproveResult(keys.data(id), await scripts.approve(endingKeys(id), args));
+      }),
+
+    extend: (id, expiresAt) =>
+      call("extend", async () => {
+        const at = now();
+        const args = [id, expiresAt, at, retentionMs, at + UPDATE_GRACE_MS];
+        return toExtendResult(keys.data(id), await scripts.extend([keys.data(id), keys.deadlines, keys.updates], args));
       }),
 
     listRequests: (query) => call("listRequests", () => listRequests({ redis, keys, read }, query)),

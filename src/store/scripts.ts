@@ -18,6 +18,7 @@ const FILES = {
   cancel: "cancel-7.lua",
   fail: "fail-7.lua",
   approve: "approve-7.lua",
+  extend: "extend-3.lua",
   setSlack: "set-slack-5.lua",
   addOtherMessage: "add-other-message-3.lua",
   claimCallbacks: "claim-callbacks-2.lua",

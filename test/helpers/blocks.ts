@@ -4,6 +4,7 @@
  */
 import type { KnownBlock, View } from "@slack/types";
 import type { SlackMessage } from "../../src/slack/blocks/index.js";
+import { Action, encodeButton } from "../../src/slack/ids.js";
 
 type Json = Record<string, unknown>;
 
@@ -64,6 +65,11 @@ export function buttons(surface: SlackMessage | View): FoundButton[] {
     }
   }
   return found;
+}
+
+/** The "+30 min" button of request `id`'s pending message, as `buttons` lists it. */
+export function moreTimeButton(id: string): FoundButton {
+  return { blockId: "more_time", action_id: Action.moreTime, text: "+30 min", value: encodeButton({ r: id }) };
 }
 
 export function actionIds(surface: SlackMessage | View): string[] {

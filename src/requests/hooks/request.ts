@@ -27,6 +27,8 @@ export function hookRequestBody(input: ClaudeCodeHookInput, options: HookRequest
     input: input.tool_input,
     agent,
     timeoutSeconds: options.timeoutSeconds,
+    // Claude Code gives up at the hook's own timeout, whatever the deadline: no "+30 min".
+    extendable: false,
     ...(input.tool_use_id === undefined ? {} : { toolUseId: input.tool_use_id }),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),

@@ -18,3 +18,4 @@ export { approvalsText } from "./approvers.js";
 export { approvalCountedNotice, duplicateApprovalNotice, refusalNotice } from "./notices.js";
 export { escalationPost, escalationText, reminderText, timeLeft } from "./reminders.js";
 export { isOneTap } from "./one-tap.js";
+export { extendedNotice, noMoreTimeNotice } from "./more-time.js";

@@ -19,6 +19,7 @@ import { button, section } from "./elements.js";
 import { interactiveView } from "./interactive.js";
 import type { KindView, KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
+import { withMoreTime } from "./more-time.js";
 import { textObjectsLength } from "./limits-blocks.js";
 import type { SlackMessage } from "./limits.js";
 import { OUTCOME_MAX, outcomeHeadline, outcomeText } from "./outcome.js";
@@ -59,7 +60,7 @@ function compose(record: RequestRecord, view: KindView, fit: Fitter, mode: Mode,
   const blocks: KnownBlock[] = [...topBlocks(record, fit, mode), ...view.content(fit, mode)];
   if (withNotice || fit.cut) blocks.push(fullInputNotice(record));
   blocks.push(...approvalsBlocks(record));
-  if (mode === "pending") blocks.push(...view.controls());
+  if (mode === "pending") blocks.push(...withMoreTime(record, view.controls()));
   else blocks.push(section("outcome", outcomeText(record)));
   return { text: fallbackText(record, view, mode), blocks };
 }

@@ -1,7 +1,8 @@
 --[[
   The message-update outbox (see claim-callbacks-2.lua) after a message was
   shown while its request was pending: forgets the queued update unless the
-  request changed meanwhile (it ended, or counted another approval). Then
+  request changed meanwhile (it ended, counted another approval, or was
+  given more time: its deadline is not the one shown). Then
   the update stays queued, or is queued again when another instance already
   completed it, due at ARGV[3]: the message is to be shown again as the
   request now is, and a pending render that landed late never has the last
@@ -13,6 +14,7 @@
   ARGV[1] request id
   ARGV[2] approvals the message showed
   ARGV[3] when the update is due again if the request changed (Unix ms)
+  ARGV[4] optional: the deadline the message showed (Unix ms, as stored)
 
   Returns
     {APPLIED}  forgotten (also when the request is gone)
@@ -23,7 +25,8 @@
 local status = redis.call("HGET", KEYS[1], "status")
 if status then
   local approvals = tonumber(redis.call("HGET", KEYS[1], "approvalCount") or "0")
-  if status ~= "pending" or approvals ~= tonumber(ARGV[2]) then
+  local moved = ARGV[4] ~= nil and tonumber(redis.call("HGET", KEYS[1], "expiresAt")) ~= tonumber(ARGV[4])
+  if status ~= "pending" or approvals ~= tonumber(ARGV[2]) or moved then
     redis.call("ZADD", KEYS[2], ARGV[3], ARGV[1])
     return {CHANGED}
   end

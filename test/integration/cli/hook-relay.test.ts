@@ -33,7 +33,7 @@ async function hookAnswered(stdin: string, decision: Decision) {
 }
 
 describe("approval-relay hook with the real relay", () => {
-  it("when the person answers q to a PreToolUse step gate, Claude Code gets the deny that stops the turn", async () => {
+  it("when the person answers q to a PreToolUse step gate, Claude Code gets the deny that stops the turn; nobody could give it more time", async () => {
     const result = await hookAnswered(preToolUse, { reply: "q" });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -41,7 +41,7 @@ describe("approval-relay hook with the real relay", () => {
       stopReason: "Execution stopped manually by the user.",
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Execution stopped manually by the user." },
     });
-    expect(relay.stored[0]!.body).toMatchObject({ kind: "step_gate", toolName: "Bash" });
+    expect(relay.stored[0]!.body).toMatchObject({ kind: "step_gate", toolName: "Bash", extendable: false });
   });
 
   it("when the person edits the input of a PermissionRequest, Claude Code gets allow with the edited input", async () => {

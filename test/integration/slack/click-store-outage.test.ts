@@ -1,5 +1,5 @@
 /**
- * A click or a modal answer while the store is down is never acked and lost:
+ * A click (an answer, or +30 min) or a modal answer while the store is down is never acked and lost:
  * the relay acks within Slack's 3 s and tells the person it was not recorded
  * (an ephemeral for a click, an error in the modal for a submission), the
  * message and its buttons stay, and once Redis is back a click counts. A
@@ -13,6 +13,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { NOT_RECORDED, NOT_RECORDED_FIELD } from "../../../src/slack/listeners/context.js";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
+import { NOT_EXTENDED } from "../../../src/slack/listeners/more-time.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
@@ -51,15 +52,19 @@ it("while Redis is down a click gets 'not recorded' and the buttons stay; once i
   store = connectRedisStore(server.url, { prefix: "outage" });
   await store.ready();
   relay = await startSlackRelay({ store });
-  relay.api.onPost().on("chat.postEphemeral");
+  relay.api.onPost().on("chat.postEphemeral", { ok: true }, 2);
   const record = await relay.create(permission);
   const allow = blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }) });
+  const moreTime = blockAction({ actionId: Action.moreTime, value: encodeButton({ r: record.id }) });
 
   await server.stop();
   const started = Date.now();
   const click = await relay.post(allow);
   expect(click.status).toBe(200);
   expect(Date.now() - started).toBeLessThan(3000);
+  const clicked = Date.now();
+  expect((await relay.post(moreTime)).status).toBe(200);
+  expect(Date.now() - clicked).toBeLessThan(3000);
 
   const submitted = Date.now();
   const modal = await relay.post(
@@ -74,7 +79,10 @@ it("while Redis is down a click gets 'not recorded' and the buttons stay; once i
   expect(modal.json()).toEqual({ response_action: "errors", errors: { [Field.denyReason.block]: NOT_RECORDED_FIELD } });
 
   await relay.settle();
-  expect(relay.api.callsTo("chat.postEphemeral").map((call) => call.args)).toEqual([{ channel: CHANNEL, user: ALICE.id, text: NOT_RECORDED }]);
+  expect(relay.api.callsTo("chat.postEphemeral").map((call) => call.args)).toEqual([
+    { channel: CHANNEL, user: ALICE.id, text: NOT_RECORDED },
+    { channel: CHANNEL, user: ALICE.id, text: NOT_EXTENDED },
+  ]);
   expect(relay.api.callsTo("chat.update")).toEqual([]);
 
   server = await startRedisServer(undefined, { port, dataDir });
@@ -84,6 +92,7 @@ it("while Redis is down a click gets 'not recorded' and the buttons stay; once i
   expect((await relay.post(allow)).status).toBe(200);
   expect(await waiting).toMatchObject({ status: "answered", decision: { behavior: "allow", updatedInput: permission.input }, answeredBy: { id: ALICE.id } });
   await relay.settle();
-  expect(relay.api.callsTo("chat.postEphemeral")).toHaveLength(1);
+  expect(relay.api.callsTo("chat.postEphemeral")).toHaveLength(2);
+  expect((await relay.service.get(record.id))?.expiresAt).toBe(record.expiresAt);
   relay.api.done();
 });

@@ -21,7 +21,7 @@ const suggestions = [{ type: "addRules", rules: [{ toolName: "Bash", ruleContent
 const permission = { kind: "permission", toolName: "Bash", input, suggestions };
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } };
 const COUNTED = "Your approval counted: 1 of 2. Waiting for 1 more.";
-const QUORUM_BUTTONS = ["Approve", "Deny", "Deny with reason…", "Deny & stop"];
+const QUORUM_BUTTONS = ["Approve", "Deny", "Deny with reason…", "Deny & stop", "+30 min"];
 
 let relay: SlackRelay;
 useSlackRelay((started) => (relay = started), { routes: quorumRoutes });

@@ -3,7 +3,8 @@
  * connections, all use the same prefix. A waiter on one instance must wake
  * when a request ends on another, racing sweeps expire each request once,
  * racing claims hand each unposted request and each reminder to one
- * instance, and racing approvals count each person once and answer once.
+ * instance, racing approvals count each person once and answer once, and
+ * more time given on one instance holds on every other.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -60,6 +61,37 @@ describe("relay instances sharing one Redis", () => {
     expect(result.outcome).toBe("applied");
     await until(() => woken.includes(request.id), 2000, "instance A to hear of the answer");
     expect((await a.get(request.id))?.status).toBe("answered");
+  });
+
+  it("when instance A gives a request more time, instance B's sweep finds it due only at the new deadline and cannot expire it before", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const request = pending(T0 + 1000);
+    await a.create(request);
+    const later = request.expiresAt + 1_800_000;
+    expect(await a.extend(request.id, later)).toMatchObject({ outcome: "applied", record: { expiresAt: later } });
+    expect(await b.dueForExpiry(request.expiresAt, 10)).toStrictEqual([]);
+    expect((await b.transition(request.id, { status: "expired", at: request.expiresAt })).outcome).toBe("not_due");
+    expect(await b.dueForExpiry(later, 10)).toStrictEqual([request.id]);
+    expect((await b.get(request.id))?.expiresAt).toBe(later);
+  });
+
+  it("when more time and an answer race on two instances, the request ends answered and is never left pending or moved after it ended", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const requests = Array.from({ length: 20 }, () => pending());
+    await Promise.all(requests.map((request) => a.create(request)));
+    const answer: AnsweredTransition = { status: "answered", decision: { behavior: "deny", message: "no" }, answeredBy: { id: "U1" }, at: T0 };
+    const raced = await Promise.all(
+      requests.map(async (request) => {
+        const [moved] = await Promise.all([a.extend(request.id, request.expiresAt + 1_800_000), b.transition(request.id, answer)]);
+        return { moved, stored: (await a.get(request.id))! };
+      }),
+    );
+    for (const { moved, stored } of raced) {
+      expect(stored.status).toBe("answered");
+      expect(["applied", "already_ended"]).toContain(moved.outcome);
+      expect(stored.expiresAt).toBe(moved.outcome === "applied" ? T0 + 60_000 + 1_800_000 : T0 + 60_000);
+    }
+    expect(await a.dueForExpiry(T0 + 10 * 3_600_000, 100)).toStrictEqual([]);
   });
 
   it("when two instances sweep the same due requests, each request is expired exactly once", async () => {

@@ -113,6 +113,20 @@ describe("redis store specifics", () => {
     }
   });
 
+  it("more time keeps a pending request's keys until its new deadline plus the retention, and moves its deadline score", async () => {
+    const { store, prefix } = open();
+    const request = pending();
+    await store.create(request, { idempotencyKey: "ci:key-4" });
+    await store.setSlackMessage(request.id, slack);
+    await store.extend(request.id, request.expiresAt + 1_800_000);
+    expect(await redis.zscore(`${prefix}:deadlines`, request.id)).toBe(String(request.expiresAt + 1_800_000));
+    for (const key of [`${prefix}:{${request.id}}:data`, `${prefix}:idem:ci:key-4`, `${prefix}:msg:${slack.channel}:${slack.ts}`]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(1_870_000 - 1000);
+      expect(ttl, key).toBeLessThanOrEqual(1_870_000);
+    }
+  });
+
   it("keeps the callback URL in the hash and queues the callback in the callbacks zset, scored by the end time", async () => {
     const { store, prefix } = open();
     const request = pending();
@@ -391,6 +405,7 @@ describe("redis store connections", () => {
       ["retryReminder", () => store.retryReminder("id", 0, 0, 1)],
       ["completeReminder", () => store.completeReminder("id", 0)],
       ["completePendingUpdate", () => store.completePendingUpdate("id", 1, 0)],
+      ["extend", () => store.extend("id", 0)],
       ["listRequests", () => store.listRequests({ limit: 10 })],
       ["listRequests pending", () => store.listRequests({ status: "pending", limit: 10 })],
     ];

@@ -161,6 +161,27 @@ describe("RelayClient.wait", () => {
     expect(relay.calls).toHaveLength(1);
   });
 
+  it("when a person gave the request more time, the wait follows the moved deadline: an outage past the one it was given does not end it", async () => {
+    const { id, expiresAt } = await client().request(confirm);
+    const stored = relay.requests.get(id)!;
+    stored.expiresAt = Date.parse(expiresAt) + 30 * 60_000;
+    const failures = 8;
+    let polls = 0;
+    relay.fault = (call) => {
+      if (!isGet(call)) return undefined;
+      polls += 1;
+      if (polls === 1) return { status: 200, json: view(stored) };
+      if (polls <= 1 + failures) return { status: 503, json: { error: { code: "relay_store_unavailable", message: "store down" } } };
+      relay.answer(id, { answers: { go: true } });
+      return undefined;
+    };
+    // The deadline the caller was given has passed well beyond the grace: only the moved one keeps the wait going.
+    const given = new Date(Date.now() - 60_000).toISOString();
+    const result = await client({ unreachableGraceMs: 100 }).wait(id, { expiresAt: given });
+    expect(result).toMatchObject({ status: "answered", decision: { answers: { go: true } } });
+    expect(polls).toBe(failures + 2);
+  });
+
   it("when the relay stays unreachable long past the request's deadline, the wait gives up with relay_unreachable", async () => {
     await relay.stop();
     const failure = await client({ unreachableGraceMs: 100 })

@@ -62,7 +62,7 @@ describe("createStepGate", () => {
     });
   });
 
-  it("when a tool call is gated, the step_gate request names the tool, its input, the session, the labels and who it is for, and expires before the hook's timeout", async () => {
+  it("when a tool call is gated, the step_gate request names the tool, its input, the session, the labels and who it is for, and expires before the hook's timeout, given no more time", async () => {
     const gate = createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" }, requestedBy: { slackUserId: "U0ALICE01" } });
     const { request } = await reply(gate, "y");
     expect(request.body).toMatchObject({
@@ -74,6 +74,7 @@ describe("createStepGate", () => {
       labels: { env: "prod" },
       requestedBy: { slackUserId: "U0ALICE01" },
       agent: { sessionId: "session-1", cwd: "/srv/app" },
+      extendable: false,
     });
     expect(request.body.timeoutSeconds).toBeLessThan(600 - 4);
   });

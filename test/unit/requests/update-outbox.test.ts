@@ -128,7 +128,7 @@ async function twoInstances(quorum: number) {
   const shown = () => landed.map((record) => `${record.status} ${record.approvals?.length ?? 0}`);
   /** The updates any sweep would still find, long after everything settled. */
   const leftQueued = () => store.claimUpdates((clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
-  return { clock, store, gate, outbox, approve, shown, leftQueued };
+  return { clock, store, gate, outbox, approve, shown, landed, leftQueued };
 }
 
 describe("the message-update outbox with approvals counted on several instances", () => {
@@ -219,5 +219,44 @@ describe("the message-update outbox with approvals counted on several instances"
     clock.t += UPDATE_GRACE_MS;
     expect(await a.runOnce()).toBe(1);
     expect(shown()).toStrictEqual(["answered 2"]);
+  });
+});
+
+describe("the message-update outbox when a request is given more time", () => {
+  const deadline = (record: RequestRecord) => `${record.status} until ${record.expiresAt - T0}`;
+
+  /** Instance A's render of a counted approval held in flight, and the request then given 30 more minutes (`moved`). */
+  async function shownThenMoved() {
+    const instances = await twoInstances(3);
+    const a = instances.outbox();
+    const held = deferred<void>();
+    instances.gate.hold = held.promise;
+    const counted = await instances.approve(ALICE.id);
+    a.show(counted, { later: false });
+    const result = await instances.store.extend(counted.id, counted.expiresAt + 1_800_000);
+    if (result.outcome !== "applied") throw new Error(`extend was ${result.outcome}`);
+    return { ...instances, a, held, moved: result.record };
+  }
+
+  it("when B moves the deadline while A shows the approval with the old one, A shows the request again with the new deadline", async () => {
+    const { gate, a, outbox, landed, leftQueued, held, moved } = await shownThenMoved();
+    const b = outbox();
+    gate.hold = undefined;
+    b.show(moved, { later: false });
+    await b.idle();
+    held.resolve();
+    await a.idle();
+    expect(landed.map(deadline)).toStrictEqual(["pending until 2400000", "pending until 600000", "pending until 2400000"]);
+    expect(await leftQueued()).toStrictEqual([]);
+  });
+
+  it("a newer deadline handed to show while this instance renders the old one is shown right after it", async () => {
+    const { gate, a, landed, leftQueued, held, moved } = await shownThenMoved();
+    a.show(moved, { later: false });
+    gate.hold = undefined;
+    held.resolve();
+    await a.idle();
+    expect(landed.map(deadline)).toStrictEqual(["pending until 600000", "pending until 2400000"]);
+    expect(await leftQueued()).toStrictEqual([]);
   });
 });

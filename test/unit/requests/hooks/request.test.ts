@@ -8,7 +8,7 @@ const preToolUse = (over: Record<string, unknown> = {}) => parseHookInput({ ...h
 const permissionRequest = (over: Record<string, unknown> = {}) => parseHookInput({ ...hookFixture("permission-request"), ...over });
 
 describe("hookRequestBody", () => {
-  it("a PermissionRequest becomes a permission request with the suggestions, the session and the reply deadline as timeout", () => {
+  it("a PermissionRequest becomes a permission request with the suggestions, the session and the reply deadline as timeout, given no more time", () => {
     const fixture = hookFixture("permission-request");
     const body = hookRequestBody(permissionRequest(), { timeoutSeconds: 595 });
     expect(body).toEqual({
@@ -18,6 +18,7 @@ describe("hookRequestBody", () => {
       suggestions: fixture.permission_suggestions,
       agent: { name: "Claude Code", sessionId: "00eab317-352c-497b-8392-08d449b6ae9e", cwd: "/home/dev/web" },
       timeoutSeconds: 595,
+      extendable: false,
     });
     expect(parseCreateBody(body)).toEqual(body);
   });
@@ -31,6 +32,7 @@ describe("hookRequestBody", () => {
       toolUseId: "toolu_01D7FLrfh4GYq7yT1ULFeyMV",
       agent: { name: "Claude Code", sessionId: "00eab317-352c-497b-8392-08d449b6ae9e", cwd: "/home/dev/web" },
       timeoutSeconds: 27,
+      extendable: false,
       channel: "C0DEPLOYS99",
     });
     expect(parseCreateBody(body)).toEqual(body);
@@ -45,6 +47,7 @@ describe("hookRequestBody", () => {
       input: bare.tool_input,
       agent: { name: "Claude Code", sessionId: bare.session_id },
       timeoutSeconds: 8,
+      extendable: false,
     });
   });
 });

@@ -126,17 +126,17 @@ describe("a request that needs several approvals", () => {
 
   it("keeps a step gate's Yes / No / Stop and its thread-reply hint", () => {
     const message = requestMessage(stepGateRecord({}, { policy, approvals: [approval(ALICE)] }));
-    expect(actionIds(message)).toEqual([Action.stepYes, Action.stepNo, Action.stepStop]);
+    expect(actionIds(message)).toEqual([Action.stepYes, Action.stepNo, Action.stepStop, Action.moreTime]);
     expect(
       blocksOf(message)
         .map((b) => b.block_id)
-        .slice(-3),
-    ).toEqual(["approvals", "actions", "reply_hint"]);
+        .slice(-4),
+    ).toEqual(["approvals", "actions", "reply_hint", "more_time"]);
   });
 
   it("keeps the yes/no gate's one-tap Yes / No and counts its approvals", () => {
     const record = interactiveRecord({}, { policy });
-    expect(actionIds(requestMessage(record))).toEqual([Action.confirmYes, Action.confirmNo]);
+    expect(actionIds(requestMessage(record))).toEqual([Action.confirmYes, Action.confirmNo, Action.moreTime]);
     expect(contextTexts(record, false, "approvals")).toEqual(["Approvals 0 of 2"]);
   });
 

@@ -79,12 +79,24 @@ describe("permission request message", () => {
         block_id: "always_allow",
         elements: [{ type: "mrkdwn", verbatim: true, text: "_Always allow_ also saves: allow Bash(npm test:*) (session)" }],
       },
+      {
+        type: "actions",
+        block_id: "more_time",
+        elements: [{ type: "button", action_id: Action.moreTime, text: { type: "plain_text", text: "+30 min" }, value }],
+      },
     ]);
     expect(checkMessageLimits(message)).toEqual([]);
   });
 
   it("offers Always allow only when there are suggestions", () => {
-    expect(actionIds(requestMessage(permissionRecord()))).toEqual([Action.allow, Action.edit, Action.deny, Action.denyWithReason, Action.denyAndStop]);
+    expect(actionIds(requestMessage(permissionRecord()))).toEqual([
+      Action.allow,
+      Action.edit,
+      Action.deny,
+      Action.denyWithReason,
+      Action.denyAndStop,
+      Action.moreTime,
+    ]);
     expect(actionIds(requestMessage(permissionRecord({ suggestions: [] })))).not.toContain(Action.alwaysAllow);
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkMessageLimits, isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
 import { Action, encodeButton } from "../../../../src/slack/ids.js";
 import { askRecord, interactiveRecord } from "../../../fixtures/records.js";
-import { actionIds, block, buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
+import { actionIds, block, buttons, decodeCode, moreTimeButton, sectionText } from "../../../helpers/blocks.js";
 
 const option = (label: string, description = "") => ({ label, description });
 
@@ -27,6 +27,7 @@ describe("AskUserQuestion message", () => {
       [Action.option, "PostgreSQL", encodeButton({ r: record.id, q: 0, o: 0 })],
       [Action.option, "SQLite", encodeButton({ r: record.id, q: 0, o: 1 })],
       [Action.other, "Other…", encodeButton({ r: record.id, q: 0 })],
+      [Action.moreTime, "+30 min", encodeButton({ r: record.id })],
     ]);
     expect(isOneTap(record)).toBe(true);
     expect(checkMessageLimits(message)).toEqual([]);
@@ -46,6 +47,7 @@ describe("AskUserQuestion message", () => {
     const message = requestMessage(record);
     expect(buttons(message)).toEqual([
       { blockId: "actions", action_id: Action.answer, text: "Answer…", value: encodeButton({ r: record.id }), style: "primary" },
+      moreTimeButton(record.id),
     ]);
     expect(sectionText(message, "q0")).toBe("*Checks*\nWhich checks?\n_Choose one or more._");
     expect(isOneTap(record)).toBe(false);
@@ -59,7 +61,7 @@ describe("AskUserQuestion message", () => {
     const record = askRecord({ questions });
     const message = requestMessage(record);
     expect(message.blocks[0]).toMatchObject({ type: "header", text: { text: "Questions from the agent" } });
-    expect(actionIds(message)).toEqual([Action.answer]);
+    expect(actionIds(message)).toEqual([Action.answer, Action.moreTime]);
     expect(sectionText(message, "q1")).toBe("*Two*\nSecond?");
     expect(sectionText(message, "q1_o1")).toBe("*d*");
     expect(isOneTap(record)).toBe(false);
@@ -88,6 +90,7 @@ describe("InteractiveQuestion message", () => {
     expect(buttons(message)).toEqual([
       { blockId: "actions", action_id: Action.confirmYes, text: "Yes", value, style: "primary" },
       { blockId: "actions", action_id: Action.confirmNo, text: "No", value },
+      moreTimeButton(record.id),
     ]);
     expect(isOneTap(record)).toBe(true);
   });
@@ -98,6 +101,7 @@ describe("InteractiveQuestion message", () => {
     expect(buttons(message)).toEqual([
       { blockId: "q0_o0", action_id: Action.option, text: "staging", value: encodeButton({ r: record.id, q: 0, o: 0 }) },
       { blockId: "q0_o1", action_id: Action.option, text: "production", value: encodeButton({ r: record.id, q: 0, o: 1 }) },
+      moreTimeButton(record.id),
     ]);
     expect(sectionText(message, "q0")).toBe("*Which environment?*\n_Choose one_");
     expect(checkMessageLimits(message)).toEqual([]);
@@ -107,7 +111,7 @@ describe("InteractiveQuestion message", () => {
     const options = Array.from({ length: 21 }, (_, i) => `opt${i}`);
     const record = interactiveRecord({ questions: [{ id: "pick", question: "Pick one", type: "choice", options }] });
     const message = requestMessage(record);
-    expect(actionIds(message)).toEqual([Action.answer]);
+    expect(actionIds(message)).toEqual([Action.answer, Action.moreTime]);
     expect(sectionText(message, "q0")).toContain("• opt0\n• opt1");
     expect(isOneTap(record)).toBe(false);
   });
@@ -122,7 +126,7 @@ describe("InteractiveQuestion message", () => {
       ],
     });
     for (const record of [text, multi, two]) {
-      expect(actionIds(requestMessage(record))).toEqual([Action.answer]);
+      expect(actionIds(requestMessage(record))).toEqual([Action.answer, Action.moreTime]);
       expect(isOneTap(record)).toBe(false);
     }
   });
@@ -154,7 +158,11 @@ describe("InteractiveQuestion message", () => {
     expect(sectionText(message, "q0")).toBeUndefined();
     expect(sectionText(message, "q1")).toBeUndefined();
     expect(sectionText(message, "q2")).toBe("*Needed?*\n_Yes or no_");
-    expect(buttons(message).map((b) => b.value)).toEqual([encodeButton({ r: record.id, q: 2 }), encodeButton({ r: record.id, q: 2 })]);
+    expect(buttons(message).map((b) => b.value)).toEqual([
+      encodeButton({ r: record.id, q: 2 }),
+      encodeButton({ r: record.id, q: 2 }),
+      encodeButton({ r: record.id }),
+    ]);
     expect(message.text).toBe("Questions: Needed?");
     expect(isOneTap(record)).toBe(true);
   });
@@ -163,7 +171,7 @@ describe("InteractiveQuestion message", () => {
     const record = interactiveRecord({ questions: [{ id: "q", question: "Why? ".repeat(1000), type: "text" }] });
     const message = requestMessage(record);
     expect(sectionText(message, "q0")).toMatch(/… _\(\d+ more characters\)_\*\n_Type an answer_$/);
-    expect(actionIds(message)).toEqual([Action.viewInput, Action.answer]);
+    expect(actionIds(message)).toEqual([Action.viewInput, Action.answer, Action.moreTime]);
     expect(checkMessageLimits(message)).toEqual([]);
   });
 

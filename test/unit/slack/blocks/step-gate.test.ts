@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkMessageLimits, isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
 import { Action, encodeButton } from "../../../../src/slack/ids.js";
 import { stepGateRecord } from "../../../fixtures/records.js";
-import { buttons, decodeCode, sectionText } from "../../../helpers/blocks.js";
+import { block, buttons, decodeCode, moreTimeButton, sectionText } from "../../../helpers/blocks.js";
 
 describe("step gate message", () => {
   it("shows the proposed tool and its parameters as pretty JSON, with Yes, No and Stop", () => {
@@ -17,8 +17,9 @@ describe("step gate message", () => {
       { blockId: "actions", action_id: Action.stepYes, text: "Yes", value, style: "primary" },
       { blockId: "actions", action_id: Action.stepNo, text: "No", value, style: "danger" },
       { blockId: "actions", action_id: Action.stepStop, text: "Stop", value },
+      moreTimeButton(record.id),
     ]);
-    expect(message.blocks.at(-1)).toEqual({
+    expect(block(message, "reply_hint")).toEqual({
       type: "context",
       block_id: "reply_hint",
       elements: [{ type: "mrkdwn", verbatim: true, text: "Or reply in this thread with *y*, *n* or *q*." }],

@@ -1,0 +1,71 @@
+/**
+ * The "+30 min" button (issue 9), a family of one: the click is checked and
+ * recorded before the ack, within STORE_BUDGET, as an answer click is
+ * (actions.ts), so an acked click has moved the deadline. The person is then
+ * told what became of it, ephemerally: the new deadline (the message shows
+ * it too, through the service's message update), that they may not answer
+ * this request, that it has ended, or that it takes no more time. A click
+ * the store could not take in time is acked and the person told nothing
+ * changed.
+ */
+import type { App, BlockAction } from "@slack/bolt";
+import type { MoreTimeResult } from "../../requests/service.js";
+import { extendedNotice, noMoreTimeNotice } from "../blocks/index.js";
+import { Action } from "../ids.js";
+import { parseClick } from "./actions.js";
+import { acking, answererOf, isRequestMessage, requestOnMessage, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
+
+/** What a person whose click could not be recorded is told. */
+export const NOT_EXTENDED = "⚠️ No time was added: the relay could not save your click just now. Nothing changed; try again in a moment.";
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.action<BlockAction>(
+    { type: "block_actions", action_id: Action.moreTime },
+    acking<void>(deps, "more time click", (body, ack) => moreTimeClick(deps, body, ack)),
+  );
+}
+
+async function moreTimeClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
+  const started = performance.now();
+  const click = parseClick(deps, raw);
+  if (!click) return;
+  const target = click.where.channel === undefined ? undefined : { channel: click.where.channel, user: click.body.user.id };
+  const notRecorded = async (reason: string, error?: unknown) => {
+    await ack();
+    deps.logger.warn({ id: click.value.r, reason, error }, "slack more time click not recorded");
+    if (target) await tellPerson(deps, target, NOT_EXTENDED);
+  };
+  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
+  if (!read.ok) return notRecorded(read.reason, read.error);
+  const left = () => STORE_BUDGET.totalMs - (performance.now() - started);
+  let record = read.value && isRequestMessage(read.value, click.where) ? read.value : undefined;
+  if (read.value && !record) {
+    const copy = await withinBudget(requestOnMessage(deps, read.value, click.where), left());
+    if (!copy.ok) return notRecorded(copy.reason, copy.error);
+    record = copy.value;
+  }
+  if (!record) return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
+  const moved = await withinBudget(deps.service.extend(record.id, answererOf(click.body.user), record), left());
+  if (!moved.ok) return notRecorded(moved.reason, moved.error);
+  await ack();
+  const text = noticeFor(moved.value);
+  if (text === undefined) return;
+  if (moved.value.outcome === "no_more_time") deps.logger.info({ id: record.id, reason: moved.value.reason }, "slack more time click: no more time");
+  await tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, text);
+}
+
+function noticeFor(result: MoreTimeResult): string | undefined {
+  switch (result.outcome) {
+    case "applied":
+      return extendedNotice(result.record);
+    case "refused":
+      return refusalNotice(result.record, result.refusal);
+    case "already_ended":
+      return endedNotice(result.record);
+    case "no_more_time":
+      return noMoreTimeNotice(result.reason);
+    case "not_found":
+      return undefined;
+  }
+}
