@@ -13,12 +13,12 @@ import type { Redis } from "ioredis";
 
 const FILES = {
   create: "create-6.lua",
-  answer: "answer-7.lua",
-  expire: "expire-7.lua",
-  cancel: "cancel-7.lua",
-  fail: "fail-7.lua",
-  approve: "approve-7.lua",
-  setSlack: "set-slack-5.lua",
+  answer: "answer-8.lua",
+  expire: "expire-8.lua",
+  cancel: "cancel-8.lua",
+  fail: "fail-8.lua",
+  approve: "approve-8.lua",
+  setSlack: "set-slack-6.lua",
   addOtherMessage: "add-other-message-3.lua",
   claimCallbacks: "claim-callbacks-2.lua",
   retryCallback: "retry-callback-2.lua",

@@ -3,7 +3,8 @@
  * Redis) so they stay interchangeable: round trips, idempotency, every
  * transition, first answer wins, expiry, Slack message index, notifications,
  * the callback queue, the posting set and retention; approvals, reminders
- * and listing are in store-contract-policy.ts, run from here.
+ * and listing are in store-contract-policy.ts, outcome notices and expiry
+ * decisions in store-contract-outcomes.ts, both run from here.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
 import { until } from "./redis.js";
+import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
 
 export interface ContractStoreOptions {
@@ -728,5 +730,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     });
 
     runPolicyContract(open);
+    runOutcomeContract(open);
   });
 }
