@@ -29,6 +29,7 @@ import { holdUntilEnded } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
+import { expiryOf } from "./timeout.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -184,7 +185,7 @@ export class RequestService {
   async get(id: string): Promise<RequestRecord | undefined> {
     const record = await this.store.get(id);
     if (record?.status === "pending" && record.expiresAt <= this.now()) {
-      const result = await this.end(id, this.expiry(id));
+      const result = await this.end(id, this.expiry(id, record));
       return "record" in result ? result.record : undefined;
     }
     return record;
@@ -264,7 +265,8 @@ export class RequestService {
     const ids = await this.store.dueForExpiry(this.now(), limit);
     let expired = 0;
     for (const id of ids) {
-      const result = await this.end(id, this.expiry(id));
+      // Read first: what the expiry carries depends on the request's kind and route (./timeout.ts).
+      const result = await this.end(id, this.expiry(id, await this.store.get(id)));
       if (result.outcome === "applied") expired += 1;
     }
     return expired;
@@ -365,9 +367,9 @@ export class RequestService {
     this.waiters.wakeAll();
   }
 
-  /** The expiry of a request now; the error says why when it never reached Slack. */
-  private expiry(id: string): Transition {
-    return { status: "expired", at: this.now(), unpostedError: this.delivery.unpostedError(id) };
+  /** The expiry of a request now, with what its route's onTimeout makes it carry; the error says why when it never reached Slack. */
+  private expiry(id: string, record: RequestRecord | undefined): Transition {
+    return expiryOf(record, this.now(), this.delivery.unpostedError(id));
   }
 
   /** Ends the request through this instance's one ending step (./ending.ts). */
