@@ -20,7 +20,7 @@ import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { ScheduleEntry } from "./policy.js";
-import { STORE_RETRY_INTERVAL_MS, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import { STORE_RETRY_INTERVAL_MS, type NoticePart, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -42,6 +42,14 @@ export interface RequestMessenger {
    * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
    */
   remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void>;
+  /**
+   * Sends one part of an ended request's outcome notice (see
+   * ./outcome-notices.ts), as of `now` (Unix ms): the reply in its message's
+   * thread, or the DM to the person it was made for with a link to the
+   * message. One attempt, paced like every call. Throws
+   * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
+   */
+  tellOutcome(record: RequestRecord, part: NoticePart, now: number): Promise<void>;
 }
 
 /** Where a request's message was posted. */

@@ -30,6 +30,7 @@ import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
 import { expiryOf } from "./timeout.js";
+import { OutcomeNotices } from "./outcome-notices.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -98,6 +99,7 @@ export class RequestService {
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
   private readonly reminders: Reminders;
+  private readonly notices: OutcomeNotices;
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
   private readonly unsubscribe: () => void;
@@ -127,6 +129,7 @@ export class RequestService {
       onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
     });
     this.reminders = new Reminders({ store: deps.store, messenger: deps.messenger, audit: this.audit, logger: this.logger, now: this.now });
+    this.notices = new OutcomeNotices({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
     this.unsubscribe = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
@@ -299,7 +302,17 @@ export class RequestService {
   }
 
   /**
-   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates` and `sweepReminders` every `intervalMs`
+   * Sends the outcome notices that are due (the thread reply and the
+   * requester's DM of ended requests, ./outcome-notices.ts), on any
+   * instance; safe to run on every instance (each part is claimed by one).
+   * Returns how many parts it sent.
+   */
+  sweepNotices(): Promise<number> {
+    return this.notices.runOnce();
+  }
+
+  /**
+   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates`, `sweepReminders` and `sweepNotices` every `intervalMs`
    * (see ./sweeper.ts); returns a function that stops it.
    */
   startSweeper(intervalMs: number): () => void {
@@ -308,6 +321,7 @@ export class RequestService {
       { name: "posting recovery", run: () => this.recoverUnposted() },
       { name: "message update sweep", run: () => this.sweepUpdates() },
       { name: "reminder sweep", run: () => this.sweepReminders() },
+      { name: "outcome notice sweep", run: () => this.sweepNotices() },
     ];
     return startSweeper(steps, intervalMs, this.logger);
   }
