@@ -17,8 +17,7 @@
  * A DM is left out when the person it would go to decided themselves.
  */
 import type { Logger } from "../logger.js";
-import { retryDelayMs } from "../protocol/timing.js";
-import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "./delivery.js";
+import { afterFailure, type RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
 import { NOTICE_PARTS, type ClaimedNotice, type RequestStore } from "./store.js";
 
@@ -79,15 +78,14 @@ export class OutcomeNotices {
     try {
       await messenger.tellOutcome(record, part, now());
     } catch (error) {
-      if (error instanceof TransientDeliveryError) {
-        const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(attempts + 1, BACKOFF.baseMs, BACKOFF.maxMs, this.random));
-        logger.warn({ id, part, reason: error.reason, attempts: attempts + 1, delayMs: delay }, "outcome notice not sent; retrying later");
-        await store.retryNotice(id, part, now() + delay, attempts + 1);
-        return false;
+      const next = afterFailure(error, attempts, BACKOFF, this.random);
+      if ("retryInMs" in next) {
+        logger.warn({ id, part, reason: next.reason, attempts: attempts + 1, delayMs: next.retryInMs }, "outcome notice not sent; retrying later");
+        await store.retryNotice(id, part, now() + next.retryInMs, attempts + 1);
+      } else {
+        logger.warn({ id, part, reason: next.giveUp }, "outcome notice refused by Slack; giving it up");
+        await store.completeNotice(id, part);
       }
-      const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
-      logger.warn({ id, part, reason }, "outcome notice refused by Slack; giving it up");
-      await store.completeNotice(id, part);
       return false;
     }
     await store.completeNotice(id, part);

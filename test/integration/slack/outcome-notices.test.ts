@@ -11,7 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { blockAction, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
+import { blockAction, CHANNEL, MESSAGE_TS, type ApiReply } from "../../helpers/slack.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
 const PERMALINK = `https://acme.slack.com/archives/${CHANNEL}/p1700000000000100`;
@@ -32,16 +32,21 @@ async function allowedByAlice() {
   return record;
 }
 
+const LINK: ApiReply = { ok: true, channel: CHANNEL, permalink: PERMALINK };
+const DM_POSTED: ApiReply = { ok: true, channel: "D0BOBDM001", ts: "1700000100.000300" };
+
+/** Slack takes the thread reply, gives the permalink (`link`) and answers the DM with `dm`. */
+function stubNotices(dm = DM_POSTED, link = LINK): void {
+  relay.api.onPost("1700000100.000200").on("chat.getPermalink", link).on("chat.postMessage", dm);
+}
+
 const threadReplies = () => relay.api.callsTo("chat.postMessage").filter((call) => call.args.thread_ts !== undefined);
 const directMessages = () => relay.api.callsTo("chat.postMessage").filter((call) => call.args.channel === BOB.id);
 
 describe("outcome notices", () => {
   it("after Alice allows, the thread gets the outcome with who and when, then Bob a DM with the outcome and a link to the message", async () => {
     await allowedByAlice();
-    relay.api
-      .onPost("1700000100.000200")
-      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
-      .onPost("1700000100.000300", "D0BOBDM001");
+    stubNotices();
     expect(await relay.service.sweepNotices()).toBe(2);
 
     expect(threadReplies().map((call) => call.args)).toEqual([
@@ -70,10 +75,7 @@ describe("outcome notices", () => {
     relay.advance(600_000);
     expect(await relay.service.expireDue()).toBe(1);
     await relay.settle();
-    relay.api
-      .onPost("1700000600.000200")
-      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
-      .onPost("1700000600.000300", "D0BOBDM001");
+    stubNotices();
     expect(await relay.service.sweepNotices()).toBe(2);
     expect(threadReplies()[0]?.args.text).toMatch(new RegExp(`^⏱ Expired: no one answered within 10 minutes · ${DATE}$`));
     expect(directMessages()[0]?.args.text).toBe("⏱ Expired · Permission request: Bash: make deploy");
@@ -83,14 +85,11 @@ describe("outcome notices", () => {
 
   it("a DM Slack rate-limits is sent again after its Retry-After, and the thread reply is not repeated", async () => {
     await allowedByAlice();
-    relay.api
-      .onPost("1700000100.000200")
-      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
-      .on("chat.postMessage", { status: 429, headers: { "retry-after": "30" } });
+    stubNotices({ status: 429, headers: { "retry-after": "30" } });
     expect(await relay.service.sweepNotices()).toBe(1);
     relay.advance(20_000);
     expect(await relay.service.sweepNotices()).toBe(0);
-    relay.api.on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK }).onPost("1700000140.000300", "D0BOBDM001");
+    relay.api.on("chat.getPermalink", LINK).on("chat.postMessage", DM_POSTED);
     relay.advance(11_000);
     expect(await relay.service.sweepNotices()).toBe(1);
     expect(threadReplies()).toHaveLength(1);
@@ -101,10 +100,7 @@ describe("outcome notices", () => {
 
   it("a DM Slack refuses for good (channel_not_found) is given up: no retry, the thread reply stands", async () => {
     await allowedByAlice();
-    relay.api
-      .onPost("1700000100.000200")
-      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
-      .on("chat.postMessage", { ok: false, error: "channel_not_found" });
+    stubNotices({ ok: false, error: "channel_not_found" });
     expect(await relay.service.sweepNotices()).toBe(1);
     relay.advance(3_600_000);
     expect(await relay.service.sweepNotices()).toBe(0);
@@ -115,7 +111,7 @@ describe("outcome notices", () => {
 
   it("without a link from Slack (chat.getPermalink refused), the DM names the channel instead", async () => {
     await allowedByAlice();
-    relay.api.onPost("1700000100.000200").on("chat.getPermalink", { ok: false, error: "message_not_found" }).onPost("1700000100.000300", "D0BOBDM001");
+    stubNotices(DM_POSTED, { ok: false, error: "message_not_found" });
     expect(await relay.service.sweepNotices()).toBe(2);
     const blocks = JSON.stringify(directMessages()[0]?.args.blocks);
     expect(blocks).toContain(`In <#${CHANNEL}>`);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
-import { onPosts, useRelaysOnRedis } from "../../helpers/redis-relays.js";
+import { onPosts, sweepTogether as sweepAll, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import type { SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, type FakeSlackApi } from "../../helpers/slack.js";
 
@@ -31,15 +31,8 @@ async function allow(relay: SlackRelay, ts: string, id: string): Promise<void> {
   expect(response.status).toBe(200);
 }
 
-/** Runs the notice sweep on every instance at once, `rounds` times over; returns how many parts were sent in all. */
-async function sweepTogether(instances: SlackRelay[], rounds = 3): Promise<number> {
-  let sent = 0;
-  for (let round = 0; round < rounds; round += 1) {
-    const counts = await Promise.all(instances.map((relay) => relay.service.sweepNotices()));
-    sent += counts.reduce((sum, n) => sum + n, 0);
-  }
-  return sent;
-}
+/** Runs the notice sweep on every instance at once, `rounds` times over; returns how many were sent in all. */
+const sweepTogether = (instances: SlackRelay[], rounds = 3) => sweepAll(instances, (relay) => relay.service.sweepNotices(), rounds);
 
 /** Who was told what: `thread <ts>` for a thread reply, `dm <user>` for a DM. */
 function told(api: FakeSlackApi): string[] {
