@@ -4,7 +4,8 @@
  * PermissionResult; `AskUserQuestion` becomes an `ask_user_question` request
  * whose answers go back in `updatedInput`. It fails closed: anything but a
  * person's allow (expiry, cancel, an unreachable relay, a bug) is a deny that
- * says why, and no exception ever escapes.
+ * says why, and no exception ever escapes. A request that expired under its
+ * route's `onTimeout: halt` carries a deny with `interrupt`: the agent stops.
  */
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import { AskUserQuestionDecision, PermissionDecision } from "../protocol/decisions.js";
@@ -59,8 +60,10 @@ function permissionBody(toolName: string, input: Record<string, unknown>, contex
 }
 
 function permissionResult(view: RequestView): PermissionResult {
-  if (view.status !== "answered") return { behavior: "deny", message: endedReason(view) };
   const decision = PermissionDecision.safeParse(view.decision);
+  // An expired request's decision (onTimeout: halt) is honoured when it denies, never when it would allow.
+  const halted = view.status === "expired" && decision.data?.behavior === "deny";
+  if (view.status !== "answered" && !halted) return { behavior: "deny", message: endedReason(view) };
   if (!decision.success) return { behavior: "deny", message: "The approval relay's answer is not a permission decision, so nothing was approved." };
   const result = decision.data;
   if (result.behavior === "deny")

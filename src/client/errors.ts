@@ -4,7 +4,7 @@
  * when a request ends without an answer.
  */
 import type { EndedStatus, RequestView } from "../protocol/request-view.js";
-import { notAnsweredText } from "../protocol/texts.js";
+import { haltedOnTimeoutText, notAnsweredText } from "../protocol/texts.js";
 
 /**
  * The relay refused a call (a 4xx: code and status from its error reply), or
@@ -56,6 +56,11 @@ export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "ex
     default:
       return `The request ended with status "${view.status}".`;
   }
+}
+
+/** Why a step gate that expired under its route's `onTimeout: halt` stopped the agent. */
+export function haltedReason(view: Pick<RequestView, "createdAt" | "expiresAt">): string {
+  return haltedOnTimeoutText((Date.parse(view.expiresAt) - Date.parse(view.createdAt)) / 1000);
 }
 
 /** Why a call to the relay failed, for a deny message. */

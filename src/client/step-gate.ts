@@ -6,12 +6,12 @@
  * `onFailure: 'block'` and that same timeout.
  */
 import type { HookCallback, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
-import { denyOutput, stepGateOutput } from "../protocol/claude-code-hook.js";
+import { denyOutput, stepGateOutput, stopOutput } from "../protocol/claude-code-hook.js";
 import { StepGateDecision, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../protocol/decisions.js";
 import { LIMITS } from "../protocol/request-body.js";
 import type { RequestView } from "../protocol/request-view.js";
 import { notAnsweredText } from "../protocol/texts.js";
-import { endedReason, failureReason, isAbortError } from "./errors.js";
+import { endedReason, failureReason, haltedReason, isAbortError } from "./errors.js";
 import { clip, commonFields, report, type AdapterOptions } from "./fields.js";
 import type { Asker } from "./types.js";
 
@@ -80,6 +80,8 @@ export function createStepGate(relay: Asker, options: StepGateOptions = {}): Hoo
 const STEP_NOT_RUN = "so the step was not run";
 
 function gateOutput(view: RequestView): HookJSONOutput {
+  // Expired under the route's onTimeout: halt: the agent stops, as after a person's q.
+  if (view.status === "expired" && StepGateDecision.safeParse(view.decision).data?.reply === "q") return stopOutput(haltedReason(view));
   if (view.status !== "answered") return deny(endedReason(view));
   const decision = StepGateDecision.safeParse(view.decision);
   if (!decision.success) return deny("The approval relay's answer is not y, n or q, so the step was not run.");

@@ -108,7 +108,12 @@ export const HookOutputOf = { PreToolUse: PreToolUseOutput, PermissionRequest: P
 export function stepGateOutput(reply: StepReply): PreToolUseOutput {
   if (reply === "y") return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
   if (reply === "n") return denyOutput("PreToolUse", STEP_GATE_REJECTED);
-  return { continue: false, stopReason: STEP_GATE_STOPPED, ...denyOutput("PreToolUse", STEP_GATE_STOPPED) };
+  return stopOutput(STEP_GATE_STOPPED);
+}
+
+/** A deny that also stops the turn (`continue: false`), `reason` saying why: a person's q, or no answer under `onTimeout: halt`. */
+export function stopOutput(reason: string): PreToolUseOutput {
+  return { continue: false, stopReason: reason, ...denyOutput("PreToolUse", reason) };
 }
 
 /** A deny in the event's shape, `message` saying why. */

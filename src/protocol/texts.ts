@@ -31,6 +31,19 @@ function notAnsweredClause(why: NotAnswered): string {
   }
 }
 
+/** What happened instead of an answer when a request expired under a route's `onTimeout: halt`. */
+const HALTED = "so the tool call was denied and the agent was stopped";
+
+/**
+ * The sentence an agent reads when its request expired under a route's
+ * `onTimeout: halt`: the deny message of a permission request, and the deny
+ * and stop reason of a step gate, e.g. "No one answered in Slack within 10
+ * minutes, so the tool call was denied and the agent was stopped."
+ */
+export function haltedOnTimeoutText(seconds: number): string {
+  return notAnsweredText({ status: "expired", seconds }, HALTED);
+}
+
 /** "1 second", "45 seconds", "9 minutes 55 seconds", "1 hour 30 minutes"; "the time allowed" when unknown. */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "the time allowed";

@@ -6,6 +6,7 @@
  */
 import { describeDecision } from "./decisions.js";
 import type { AuditEntry, AuditEventType } from "./audit.js";
+import type { Decision } from "../protocol/decisions.js";
 import type { Person } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import type { Refusal } from "./policy.js";
@@ -73,21 +74,30 @@ export function endedEntry(record: RequestRecord): AuditEntry {
   switch (record.status) {
     case "answered":
       if (record.answeredBy) entry.person = who(record.answeredBy);
-      if (record.decision) {
-        const { verb } = describeDecision(record.decision);
-        entry.reason = "reply" in record.decision ? `${verb} (${record.decision.reply})` : verb;
-      }
+      if (record.decision) entry.reason = decisionReason(record.decision);
       if (record.approvals) entry.approvals = { count: record.approvals.length, quorum: quorumOf(record) };
       break;
     case "cancelled":
       entry.reason = [record.cancelledBy, record.error].filter(Boolean).join(": ") || "cancelled";
       break;
     case "failed":
-    case "expired":
       if (record.error) entry.reason = record.error;
       break;
+    case "expired": {
+      // A decision here is the route's onTimeout: halt (./timeout.ts).
+      const halted = record.decision && `onTimeout halt: ${decisionReason(record.decision)}`;
+      const reason = [record.error, halted].filter(Boolean).join("; ");
+      if (reason) entry.reason = reason;
+      break;
+    }
   }
   return entry;
+}
+
+/** "Approved (y)", "Denied and stopped": how a decision reads in the trail. */
+function decisionReason(decision: Decision): string {
+  const { verb } = describeDecision(decision);
+  return "reply" in decision ? `${verb} (${decision.reply})` : verb;
 }
 
 /** A reminder or an escalation sent; `mentioned` lists who was mentioned in it. */

@@ -16,11 +16,12 @@
  * time left (a click on a message the store does not know cannot count).
  */
 import type { Logger } from "../logger.js";
+import { retryDelayMs } from "../protocol/timing.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { ScheduleEntry } from "./policy.js";
-import { STORE_RETRY_INTERVAL_MS, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import { STORE_RETRY_INTERVAL_MS, type NoticePart, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -42,6 +43,14 @@ export interface RequestMessenger {
    * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
    */
   remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void>;
+  /**
+   * Sends one part of an ended request's outcome notice (see
+   * ./outcome-notices.ts), as of `now` (Unix ms): the reply in its message's
+   * thread, or the DM to the person it was made for with a link to the
+   * message. One attempt, paced like every call. Throws
+   * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
+   */
+  tellOutcome(record: RequestRecord, part: NoticePart, now: number): Promise<void>;
 }
 
 /** Where a request's message was posted. */
@@ -83,6 +92,23 @@ export class TransientDeliveryError extends Error {
     super(`Slack did not take the call: ${reason}`);
     this.name = "TransientDeliveryError";
   }
+}
+
+/** What a failed one-attempt Slack call comes to: try again in `retryInMs`, or give it up. */
+export type AfterFailure = { retryInMs: number; reason: string } | { giveUp: string };
+
+/**
+ * After a failed call that a queue retries (a reminder, an outcome notice),
+ * `attempts` made so far: a transient failure is tried again after Slack's
+ * Retry-After or the backoff (`baseMs` doubled per attempt up to `maxMs`,
+ * with jitter from `random`), whichever is longer; a refusal for good, or an
+ * error that is not Slack's, is given up.
+ */
+export function afterFailure(error: unknown, attempts: number, backoff: { baseMs: number; maxMs: number }, random: () => number): AfterFailure {
+  if (error instanceof TransientDeliveryError) {
+    return { retryInMs: Math.max(error.retryAfterMs ?? 0, retryDelayMs(attempts + 1, backoff.baseMs, backoff.maxMs, random)), reason: error.reason };
+  }
+  return { giveUp: error instanceof PermanentDeliveryError ? error.reason : String(error) };
 }
 
 export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;

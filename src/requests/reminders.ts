@@ -13,9 +13,8 @@
  * Redis, a restart loses none). A request that ended is never reminded.
  */
 import type { Logger } from "../logger.js";
-import { retryDelayMs } from "../protocol/timing.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
-import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "./delivery.js";
+import { afterFailure, type RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
 import { reminderSchedule } from "./policy.js";
 import type { ClaimedReminder, ReminderEntry, RequestStore } from "./store.js";
@@ -79,15 +78,14 @@ export class Reminders {
     try {
       await messenger.remind(record, entry, now());
     } catch (error) {
-      if (error instanceof TransientDeliveryError) {
-        const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(attempts + 1, BACKOFF.baseMs, BACKOFF.maxMs, this.random));
-        logger.warn({ id, index, reason: error.reason, attempts: attempts + 1 }, "reminder not sent; retrying later");
-        await store.retryReminder(id, index, now() + delay, attempts + 1);
-        return false;
+      const next = afterFailure(error, attempts, BACKOFF, this.random);
+      if ("retryInMs" in next) {
+        logger.warn({ id, index, reason: next.reason, attempts: attempts + 1 }, "reminder not sent; retrying later");
+        await store.retryReminder(id, index, now() + next.retryInMs, attempts + 1);
+      } else {
+        logger.warn({ id, index, reason: next.giveUp }, "reminder refused by Slack; giving it up");
+        await store.completeReminder(id, index);
       }
-      const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
-      logger.warn({ id, index, reason }, "reminder refused by Slack; giving it up");
-      await store.completeReminder(id, index);
       return false;
     }
     await store.completeReminder(id, index);

@@ -31,6 +31,8 @@ import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders, remindersToQueue } from "./reminders.js";
 import { NO_METRICS, type RequestMetrics } from "./metrics.js";
 import { extendPending, type MoreTimeResult } from "./more-time.js";
+import { expiryOf } from "./timeout.js";
+import { OutcomeNotices } from "./outcome-notices.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -102,6 +104,7 @@ export class RequestService {
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
   private readonly reminders: Reminders;
+  private readonly notices: OutcomeNotices;
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
   private readonly metrics: RequestMetrics;
@@ -140,6 +143,7 @@ export class RequestService {
       onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
     });
     this.reminders = new Reminders({ store: deps.store, messenger: deps.messenger, audit: this.audit, logger: this.logger, now: this.now });
+    this.notices = new OutcomeNotices({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
     this.unsubscribe = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
@@ -198,7 +202,7 @@ export class RequestService {
   async get(id: string): Promise<RequestRecord | undefined> {
     const record = await this.store.get(id);
     if (record?.status === "pending" && record.expiresAt <= this.now()) {
-      const result = await this.end(id, this.expiry(id));
+      const result = await this.end(id, this.expiry(id, record));
       return "record" in result ? result.record : undefined;
     }
     return record;
@@ -297,7 +301,8 @@ export class RequestService {
     const ids = await this.store.dueForExpiry(this.now(), limit);
     let expired = 0;
     for (const id of ids) {
-      const result = await this.end(id, this.expiry(id));
+      // Read first: what the expiry carries depends on the request's kind and route (./timeout.ts).
+      const result = await this.end(id, this.expiry(id, await this.store.get(id)));
       if (result.outcome === "applied") expired += 1;
     }
     return expired;
@@ -330,7 +335,17 @@ export class RequestService {
   }
 
   /**
-   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates` and `sweepReminders` every `intervalMs`
+   * Sends the outcome notices that are due (the thread reply and the
+   * requester's DM of ended requests, ./outcome-notices.ts), on any
+   * instance; safe to run on every instance (each part is claimed by one).
+   * Returns how many parts it sent.
+   */
+  sweepNotices(): Promise<number> {
+    return this.notices.runOnce();
+  }
+
+  /**
+   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates`, `sweepReminders` and `sweepNotices` every `intervalMs`
    * (see ./sweeper.ts); returns a function that stops it.
    */
   startSweeper(intervalMs: number): () => void {
@@ -339,6 +354,7 @@ export class RequestService {
       { name: "posting recovery", run: () => this.recoverUnposted() },
       { name: "message update sweep", run: () => this.sweepUpdates() },
       { name: "reminder sweep", run: () => this.sweepReminders() },
+      { name: "outcome notice sweep", run: () => this.sweepNotices() },
     ];
     return startSweeper(steps, intervalMs, this.logger);
   }
@@ -404,9 +420,9 @@ export class RequestService {
     return usable ? current : this.get(id);
   }
 
-  /** The expiry of a request now; the error says why when it never reached Slack. */
-  private expiry(id: string): Transition {
-    return { status: "expired", at: this.now(), unpostedError: this.delivery.unpostedError(id) };
+  /** The expiry of a request now, with what its route's onTimeout makes it carry; the error says why when it never reached Slack. */
+  private expiry(id: string, record: RequestRecord | undefined): Transition {
+    return expiryOf(record, this.now(), this.delivery.unpostedError(id));
   }
 
   /** Ends the request through this instance's one ending step (./ending.ts). */

@@ -15,6 +15,13 @@
  * unposted: once the poster's lease runs out, any instance claims it and
  * posts it (src/requests/delivery.ts).
  *
+ * So too the outcome notices of a request with a Slack message (a reply in
+ * its thread and, when it has a requestedBy, a DM to that person): queued by
+ * the step that ends it, or by the step that records the message of a
+ * request that had already ended, one entry per part, never before it ended;
+ * any instance claims, retries and completes each part
+ * (src/requests/outcome-notices.ts).
+ *
  * A store backed by a service that can be down (Redis) answers every call,
  * or throws StoreUnavailableError, within its bound (DEFAULT_STORE_TIMEOUT_MS):
  * an outage never holds a caller. A call that failed this way may or may not
@@ -74,8 +81,13 @@ export interface ClaimedUpdate {
 /** What a transition out of `pending` carries. */
 export type Transition =
   | { status: "answered"; decision: Decision; answeredBy: Person; at: number }
-  /** `unpostedError`: the error recorded when the request was never posted to Slack. */
-  | { status: "expired"; at: number; unpostedError?: string }
+  /**
+   * `unpostedError`: the error recorded when the request was never posted to
+   * Slack. `decision`: what the request ends with all the same, stored with
+   * it in the same step (a route's `onTimeout: halt`, see
+   * requests/timeout.ts); absent → no decision.
+   */
+  | { status: "expired"; at: number; unpostedError?: string; decision?: Decision }
   | { status: "cancelled"; at: number; by?: string; reason?: string }
   | { status: "failed"; at: number; error: string };
 
@@ -119,6 +131,25 @@ export interface ClaimedReminder {
   id: string;
   /** Index into the request's schedule. */
   index: number;
+  /** Attempts made before this one (0 for the first). */
+  attempts: number;
+}
+
+/**
+ * A part of a request's outcome notice: the reply in its message's thread
+ * (every ended request with a message), or the DM to the person it was made
+ * for (a request with a requestedBy). Each part is queued, claimed, retried
+ * and completed on its own, so a retry of one never repeats the other.
+ */
+export type NoticePart = "thread" | "dm";
+
+/** The parts in the order they are sent. */
+export const NOTICE_PARTS: readonly NoticePart[] = ["thread", "dm"];
+
+/** A queued notice part handed to one instance for the length of a lease. */
+export interface ClaimedNotice {
+  id: string;
+  part: NoticePart;
   /** Attempts made before this one (0 for the first). */
   attempts: number;
 }
@@ -171,7 +202,9 @@ export interface RequestStore {
    * While the request is pending, the same step records `postedAt` and queues
    * `options.reminders` (see claimReminders), the first time only: a repeated
    * call keeps the first `postedAt` and queues nothing again (a reminder
-   * already sent never comes back).
+   * already sent never comes back). When the request has already ended and
+   * its outcome notices were never queued (it ended before its message was
+   * recorded), they are queued now, due at once (see claimNotices).
    */
   setSlackMessage(id: string, slack: SlackRef, options?: SlackMessageOptions): Promise<RequestRecord | undefined>;
   /**
@@ -187,7 +220,9 @@ export interface RequestStore {
   /**
    * Moves a pending request to a final status (and out of the posting set);
    * atomic, first one wins. When the request has a Slack message, the same
-   * step queues its update, due UPDATE_GRACE_MS after `change.at`.
+   * step queues its update, due UPDATE_GRACE_MS after `change.at`, and its
+   * outcome notices, due at `change.at`: the thread part, and the dm part
+   * when its policy has a requestedBy.
    */
   transition(id: string, change: Transition): Promise<TransitionResult>;
   /**
@@ -224,6 +259,17 @@ export interface RequestStore {
   retryReminder(id: string, index: number, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued reminder (sent, or given up); false when it was not queued. */
   completeReminder(id: string, index: number): Promise<boolean>;
+  /**
+   * Hands out up to `limit` queued outcome notice parts due at or before
+   * `now` (Unix ms), earliest first, each leased until `now + leaseMs` as
+   * claimCallbacks does. A part stays queued until `completeNotice`, even
+   * after its request is forgotten.
+   */
+  claimNotices(now: number, leaseMs: number, limit: number): Promise<ClaimedNotice[]>;
+  /** Makes a queued notice part due again at `nextAt`, `attempts` made so far; false when it is not queued. */
+  retryNotice(id: string, part: NoticePart, nextAt: number, attempts: number): Promise<boolean>;
+  /** Forgets a queued notice part (sent, or given up); false when it was not queued. */
+  completeNotice(id: string, part: NoticePart): Promise<boolean>;
   /**
    * Requests still kept (pending, or ended within the retention), newest
    * first (by createdAt). Every pending request is listed; of the ended

@@ -2,11 +2,13 @@
  * The RequestMessenger the service uses to reach Slack: posts a request's
  * message (poster.ts, paced by the ChannelQueue), rewrites it as approvals
  * come in and once the request ends, and sends its reminders and
- * escalations (reminder-poster.ts). A post retries transient failures itself until the
- * request's deadline; a message update is one attempt (the service's
- * outbox retries it). A permanent refusal surfaces as PermanentDeliveryError
- * (a post's request is marked `failed`). The service's `keepTrying` is asked before every attempt of a
- * post and may stop it.
+ * escalations (reminder-poster.ts) and its outcome notices
+ * (outcome-poster.ts). A post retries transient failures itself until the
+ * request's deadline; a message update, a reminder and a notice are one
+ * attempt each (the service's queues retry them). A permanent refusal
+ * surfaces as PermanentDeliveryError (a post's request is marked `failed`).
+ * The service's `keepTrying` is asked before every attempt of a post and
+ * may stop it.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
@@ -16,6 +18,7 @@ import { endedMessage } from "./blocks/index.js";
 import { ChannelQueue, queueKey } from "./channel-queue.js";
 import { MessageLookup, requestMetadata } from "./message-lookup.js";
 import { postRequest } from "./poster.js";
+import { sendOutcome } from "./outcome-poster.js";
 import { sendReminder } from "./reminder-poster.js";
 import { classifySlackError, defaultSleep } from "./retry.js";
 
@@ -51,6 +54,8 @@ export function createSlackMessenger({
     post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
 
     remind: (record, entry, at) => sendReminder({ client, queue, logger }, record, entry, at),
+
+    tellOutcome: (record, part, at) => sendOutcome({ client, queue, logger }, record, part, at),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;

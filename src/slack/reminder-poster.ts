@@ -44,8 +44,8 @@ export async function sendReminder(deps: ReminderPosterDeps, record: RequestReco
   deps.logger.debug({ id: record.id, channel }, "escalation posted in its channel");
 }
 
-/** One Web API call in its line (per channel for posts), with Slack's errors turned into delivery errors. */
-async function paced<T>(deps: ReminderPosterDeps, channel: string | undefined, now: number, call: () => Promise<T>): Promise<T> {
+/** One Web API call in its line (per channel for posts), with Slack's errors turned into delivery errors; outcome-poster.ts calls through it too. */
+export async function paced<T>(deps: ReminderPosterDeps, channel: string | undefined, now: number, call: () => Promise<T>): Promise<T> {
   const key = channel === undefined ? queueKey("chat.getPermalink") : queueKey("chat.postMessage", channel);
   const turn = await deps.queue.turn(key, now + TURN_WAIT_MS);
   if (!turn) throw new TransientDeliveryError("Slack was rate limiting", deps.queue.pausedFor(key));

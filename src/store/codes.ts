@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
-import type { ApproveResult, ClaimedCallback, ClaimedReminder, ExtendResult, TransitionResult } from "../requests/store.js";
-import { reminderOfKey } from "./leased-queue.js";
+import type { ApproveResult, ClaimedCallback, ClaimedNotice, ClaimedReminder, ExtendResult, TransitionResult } from "../requests/store.js";
+import { noticeOfKey, reminderOfKey } from "./leased-queue.js";
 import { decodeRecord, pairsToHash } from "./redis-record.js";
 
 export const ScriptCode = {
@@ -120,6 +120,15 @@ export function toClaimedReminders(raw: unknown): ClaimedReminder[] {
     const reminder = reminderOfKey(member);
     if (!reminder) throw new ScriptReplyError("claim-reminders", raw);
     return { ...reminder, attempts };
+  });
+}
+
+/** claim-callbacks reply on the notice queue: members `<id>:<part>` with the attempts made so far. */
+export function toClaimedNotices(raw: unknown): ClaimedNotice[] {
+  return toClaimedCallbacks(raw).map(({ id: member, attempts }) => {
+    const notice = noticeOfKey(member);
+    if (!notice) throw new ScriptReplyError("claim-notices", raw);
+    return { ...notice, attempts };
   });
 }
 

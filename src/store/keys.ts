@@ -36,6 +36,10 @@ export interface StoreKeys {
   readonly reminders: string;
   /** HASH: reminder member (`<id>:<index>`) → attempts made so far. */
   readonly reminderAttempts: string;
+  /** ZSET of queued outcome notice parts, members `<id>:thread` and `<id>:dm`, scored by when each is due (Unix ms). */
+  readonly notices: string;
+  /** HASH: notice member (`<id>:<part>`) → attempts made so far. */
+  readonly noticeAttempts: string;
   /** ZSET of recently created request ids, scored by createdAt (Unix ms), trimmed to the newest; the listing walks it. */
   readonly recent: string;
   /** STREAM of audit events (src/requests/audit.ts), capped in length. */
@@ -59,6 +63,8 @@ export function storeKeys(prefix: string): StoreKeys {
     updateAttempts: `${prefix}:update-attempts`,
     reminders: `${prefix}:reminders`,
     reminderAttempts: `${prefix}:reminder-attempts`,
+    notices: `${prefix}:notices`,
+    noticeAttempts: `${prefix}:notice-attempts`,
     recent: `${prefix}:recent`,
     audit: `${prefix}:audit`,
   };

@@ -1,12 +1,13 @@
 /**
- * Leased queues (callbacks, message updates, reminders): entries due at a
+ * Leased queues (callbacks, message updates, reminders, outcome notices): entries due at a
  * time (Unix ms), handed out earliest first and made due again only when
  * the claim's lease runs out. LeasedQueue is the memory store's, and treats
  * its entries exactly as the Redis store's claim-callbacks / retry-callback
- * / complete-callback scripts treat their zset and attempts hash; the key
- * of a reminder and the store methods over the queues are both stores'.
+ * / complete-callback scripts treat their zset and attempts hash; the keys
+ * of a reminder and of a notice part, and the store methods over the
+ * queues, are both stores'.
  */
-import type { RequestStore } from "../requests/store.js";
+import { NOTICE_PARTS, type NoticePart, type RequestStore } from "../requests/store.js";
 
 /** The RequestStore methods over the queues and the posting set (memory-queues.ts, redis-queues.ts). */
 export type QueueMethods = Pick<
@@ -21,6 +22,9 @@ export type QueueMethods = Pick<
   | "claimReminders"
   | "retryReminder"
   | "completeReminder"
+  | "claimNotices"
+  | "retryNotice"
+  | "completeNotice"
   | "claimUnposted"
   | "renewPostLease"
   | "forgetUnposted"
@@ -93,4 +97,16 @@ export function reminderKey(id: string, index: number): string {
 export function reminderOfKey(key: string): { id: string; index: number } | undefined {
   const match = /^(.+):(\d{1,9})$/s.exec(key);
   return match ? { id: match[1]!, index: Number(match[2]) } : undefined;
+}
+
+/** The queue key of a request's notice `part`: `<id>:<part>` (the Redis member; lua/includes/common.lua builds it too). */
+export function noticeKey(id: string, part: NoticePart): string {
+  return `${id}:${part}`;
+}
+
+/** The request id and part a notice key names; undefined for a key of another shape. */
+export function noticeOfKey(key: string): { id: string; part: NoticePart } | undefined {
+  const split = key.lastIndexOf(":");
+  const part = NOTICE_PARTS.find((known) => known === key.slice(split + 1));
+  return split > 0 && part !== undefined ? { id: key.slice(0, split), part } : undefined;
 }

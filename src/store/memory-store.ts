@@ -55,6 +55,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       const key = idempotencyKeyOf.get(id);
       if (key !== undefined && idempotency.get(key) === id) idempotency.delete(key);
       idempotencyKeyOf.delete(id);
+      queues.forget(id);
     }
   }
 
@@ -80,6 +81,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     forgetAt(id, at + retentionMs);
     queueCallback(record, at);
     if (record.slack) updates.add(id, at + UPDATE_GRACE_MS);
+    queues.queueNotices(record, at);
     // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
     queueMicrotask(() => listeners.forEach((listener) => listener(id)));
   }
@@ -121,8 +123,10 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       record.slack = { channel: slack.channel, ts: slack.ts };
       messages.set(messageKey(slack), id);
       posting.delete(id);
-      if (record.status !== "pending") updates.add(id, now() + UPDATE_GRACE_MS);
-      else if (record.postedAt === undefined) {
+      if (record.status !== "pending") {
+        updates.add(id, now() + UPDATE_GRACE_MS);
+        queues.queueNotices(record, now());
+      } else if (record.postedAt === undefined) {
         record.postedAt = options.postedAt ?? now();
         queues.queueReminders(id, options.reminders ?? []);
       }

@@ -1,15 +1,15 @@
 /**
- * The Redis store's leased queues — callbacks, message updates, reminders —
- * and its posting set: the RequestStore methods that claim, retry and
- * complete their entries. The steps that fill them (create, set-slack,
- * approve, every transition) are in redis-store.ts; all three queues share
+ * The Redis store's leased queues — callbacks, message updates, reminders,
+ * outcome notices — and its posting set: the RequestStore methods that
+ * claim, retry and complete their entries. The steps that fill them (create,
+ * set-slack, approve, every transition) are in redis-store.ts; all four queues share
  * the claim / retry / complete scripts, each on its own zset and attempts
  * hash (./keys.ts).
  */
 import type { Redis } from "ioredis";
-import { toClaimedCallbacks, toClaimedIds, toClaimedReminders, toPendingUpdateResult, toQueuedResult } from "./codes.js";
+import { toClaimedCallbacks, toClaimedIds, toClaimedNotices, toClaimedReminders, toPendingUpdateResult, toQueuedResult } from "./codes.js";
 import type { StoreKeys } from "./keys.js";
-import { reminderKey, type QueueMethods } from "./leased-queue.js";
+import { noticeKey, reminderKey, type QueueMethods } from "./leased-queue.js";
 import { redisCall } from "./redis-connection.js";
 import type { Scripts } from "./scripts.js";
 
@@ -26,6 +26,7 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
   const callbacks = [keys.callbacks, keys.callbackAttempts];
   const updates = [keys.updates, keys.updateAttempts];
   const reminders = [keys.reminders, keys.reminderAttempts];
+  const notices = [keys.notices, keys.noticeAttempts];
   const claim = (queue: string[], at: number, leaseMs: number, limit: number) => scripts.claimCallbacks(queue, [at, leaseMs, limit]);
   const retry = async (script: string, queue: string[], member: string, nextAt: number, attempts: number) =>
     toQueuedResult(script, await scripts.retryCallback(queue, [member, nextAt, attempts]));
@@ -50,6 +51,10 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
       call("claimReminders", async () => (limit <= 0 ? [] : toClaimedReminders(await claim(reminders, at, leaseMs, limit)))),
     retryReminder: (id, index, nextAt, attempts) => call("retryReminder", () => retry("retry-reminder", reminders, reminderKey(id, index), nextAt, attempts)),
     completeReminder: (id, index) => call("completeReminder", () => complete("complete-reminder", reminders, reminderKey(id, index))),
+
+    claimNotices: (at, leaseMs, limit) => call("claimNotices", async () => (limit <= 0 ? [] : toClaimedNotices(await claim(notices, at, leaseMs, limit)))),
+    retryNotice: (id, part, nextAt, attempts) => call("retryNotice", () => retry("retry-notice", notices, noticeKey(id, part), nextAt, attempts)),
+    completeNotice: (id, part) => call("completeNotice", () => complete("complete-notice", notices, noticeKey(id, part))),
 
     claimUnposted: (at, leaseMs, limit) =>
       call("claimUnposted", async () => (limit <= 0 ? [] : toClaimedIds(await scripts.claimUnposted([keys.posting], [at, leaseMs, limit])))),

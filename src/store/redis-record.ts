@@ -11,10 +11,11 @@ import { RequestRecord } from "../requests/model.js";
 
 /**
  * Hash fields; `idemKey` and `msgKey` (key names), `reminders` (the
- * indexes of the queued reminders) and `approvalCount` are what the scripts
- * keep for themselves. `callbackUrl` repeats the body's field so the transition
- * scripts, which never parse JSON, can see that a callback is due; reading
- * takes the URL from the body.
+ * indexes of the queued reminders), `noticesQueued` and `approvalCount` are
+ * what the scripts keep for themselves. `callbackUrl` repeats the body's
+ * field so the transition scripts, which never parse JSON, can see that a
+ * callback is due, and `requestedBy` the policy's user id so they can see
+ * that a DM is to be sent; reading takes both from the JSON they repeat.
  */
 export const Field = {
   status: "status",
@@ -36,7 +37,9 @@ export const Field = {
   callbackUrl: "callbackUrl",
   /** Unix ms, as a decimal string. */
   postedAt: "postedAt",
-  /** How many `approval:` fields there are (approve-7.lua numbers each new one with it). */
+  /** The policy's requestedBy user id, when it has one. */
+  requestedBy: "requestedBy",
+  /** How many `approval:` fields there are (approve-8.lua numbers each new one with it). */
   approvalCount: "approvalCount",
 } as const;
 
@@ -93,6 +96,7 @@ export function encodeRecord(record: RequestRecord): string[] {
     [Field.slack, json(record.slack)],
     [Field.callbackUrl, record.body.callbackUrl],
     [Field.postedAt, record.postedAt === undefined ? undefined : String(record.postedAt)],
+    [Field.requestedBy, record.policy?.requestedBy?.id],
   ];
   for (const [field, value] of optional) if (value !== undefined) pairs.push(field, value);
   for (const other of record.otherMessages ?? []) pairs.push(otherMessageField(other), JSON.stringify(other));

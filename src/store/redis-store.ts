@@ -2,7 +2,7 @@
  * RequestStore on Redis, shared by every relay instance. Each state change is
  * one Lua script (./lua, loaded by scripts.ts) that also keeps the posting
  * set, the recent index and the leased queues (callbacks, message updates,
- * reminders; their own methods are in redis-queues.ts, the listing in
+ * reminders, outcome notices; their own methods are in redis-queues.ts, the listing in
  * redis-listing.ts), and publishes the id of every request that ends; each
  * store instance holds one subscription to that channel
  * (redis-notifications.ts), so a waiter on one instance wakes when a request
@@ -77,7 +77,7 @@ function changeArgs(change: Transition): string[] {
     case "answered":
       return [JSON.stringify(change.decision), JSON.stringify(change.answeredBy)];
     case "expired":
-      return change.unpostedError === undefined ? [] : [change.unpostedError];
+      return [change.unpostedError ?? "", change.decision === undefined ? "" : JSON.stringify(change.decision)];
     case "cancelled":
       return [...(change.by === undefined ? [] : ["cancelledBy", change.by]), ...(change.reason === undefined ? [] : ["error", change.reason])];
     case "failed":
@@ -143,7 +143,16 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
   const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run(), onUnavailable);
 
   /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
-  const endingKeys = (id: string) => [keys.data(id), keys.deadlines, keys.callbacks, keys.posting, keys.updates, keys.reminders, keys.reminderAttempts];
+  const endingKeys = (id: string) => [
+    keys.data(id),
+    keys.deadlines,
+    keys.callbacks,
+    keys.posting,
+    keys.updates,
+    keys.reminders,
+    keys.reminderAttempts,
+    keys.notices,
+  ];
 
   async function read(id: string): Promise<RequestRecord | undefined> {
     const key = keys.data(id);
@@ -182,8 +191,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const at = now();
         const queued = reminders.flatMap(({ index, dueAt }) => [index, dueAt]);
         const raw = await scripts.setSlack(
-          [key, keys.message(slack), keys.posting, keys.updates, keys.reminders],
-          [id, ref, at + UPDATE_GRACE_MS, postedAt ?? at, ...queued],
+          [key, keys.message(slack), keys.posting, keys.updates, keys.reminders, keys.notices],
+          [id, ref, at + UPDATE_GRACE_MS, postedAt ?? at, at, ...queued],
         );
         return toSlackResult(key, raw);
       }),

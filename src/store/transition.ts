@@ -31,6 +31,7 @@ function ended(record: RequestRecord, change: Transition): RequestRecord {
       break;
     case "expired":
       if (change.unpostedError !== undefined && !record.slack) next.error = change.unpostedError;
+      if (change.decision !== undefined) next.decision = change.decision;
       break;
   }
   return next;

@@ -3,11 +3,13 @@
  * without the Slack side (which has its own tests against Bolt and a Web API
  * stand-in): it records what the service asked for, posts land at
  * 1700000000.000101, …102, … in the record's channel, and a test can refuse
- * every later post or replace `post` / `showEnded` / `remind` outright.
+ * every later post or replace `post` / `showEnded` / `remind` / `tellOutcome`
+ * outright.
  */
 import type { SlackRef } from "../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import type { ScheduleEntry } from "../../src/requests/policy.js";
+import type { NoticePart } from "../../src/requests/store.js";
 import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../../src/requests/service.js";
 
 export class FakeMessenger implements RequestMessenger {
@@ -25,6 +27,9 @@ export class FakeMessenger implements RequestMessenger {
   /** Every reminder and escalation the service sent, in order. */
   readonly reminders: Array<{ record: RequestRecord; entry: ScheduleEntry; now: number }> = [];
   remindWith: (record: RequestRecord, entry: ScheduleEntry) => Promise<void> = async () => {};
+  /** Every outcome notice part sent, in order (a part whose `tellOutcomeWith` threw is not listed). */
+  readonly notices: Array<{ record: RequestRecord; part: NoticePart; now: number }> = [];
+  tellOutcomeWith: (record: RequestRecord, part: NoticePart) => Promise<void> = async () => {};
 
   async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
     this.posts.push(record);
@@ -42,5 +47,10 @@ export class FakeMessenger implements RequestMessenger {
   async remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void> {
     await this.remindWith(record, entry);
     this.reminders.push({ record, entry, now });
+  }
+
+  async tellOutcome(record: RequestRecord, part: NoticePart, now: number): Promise<void> {
+    await this.tellOutcomeWith(record, part);
+    this.notices.push({ record, part, now });
   }
 }

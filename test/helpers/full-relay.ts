@@ -44,7 +44,7 @@ export interface FullRelay {
   logs: string[];
   /** The log lines at level error (a listener or route that failed). */
   errors(): string[];
-  /** The `index`-th message the relay posted (0-based), once it is posted. */
+  /** The `index`-th request message the relay posted (0-based; thread replies and DMs are not counted), once it is posted. */
   message(index: number): Promise<PostedMessage>;
   /** The `index`-th modal the relay opened (0-based), once it is opened. */
   modal(index: number): Promise<OpenedModal>;
@@ -106,7 +106,7 @@ export async function startFullRelay(options: FullRelayOptions = {}): Promise<Fu
     logs,
     errors: () => logs.filter((line) => (JSON.parse(line) as { level?: string }).level === "error"),
     async message(index) {
-      const { args } = await slack.waitFor("chat.postMessage", (_, i) => i === index);
+      const { args } = await slack.requestPost(index);
       return { channel: String(args.channel), ts: String(args.ts), text: String(args.text), blocks: args.blocks as unknown[] };
     },
     async modal(index) {

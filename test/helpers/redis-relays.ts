@@ -78,3 +78,13 @@ export function onPosts(api: FakeSlackApi, times: number): FakeSlackApi {
     times,
   );
 }
+
+/** Runs `sweep` on every instance at once, `rounds` times over; returns how many it sent in all. */
+export async function sweepTogether(instances: SlackRelay[], sweep: (relay: SlackRelay) => Promise<number>, rounds = 3): Promise<number> {
+  let sent = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const counts = await Promise.all(instances.map(sweep));
+    sent += counts.reduce((sum, n) => sum + n, 0);
+  }
+  return sent;
+}

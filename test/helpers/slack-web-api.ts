@@ -22,6 +22,14 @@ export interface SlackWebApiStandIn {
    * waits for it when it has not come yet.
    */
   waitFor(method: string, match?: (args: Record<string, unknown>, index: number) => boolean, timeoutMs?: number): Promise<ApiCall>;
+  /**
+   * The request messages the relay posted so far: the chat.postMessage calls
+   * that carry its request metadata (thread replies, reminders, outcome
+   * notices and DMs carry none).
+   */
+  requestPosts(): ApiCall[];
+  /** Resolves with the `index`-th request message (from 0), waiting for it when it has not come yet. */
+  requestPost(index: number, timeoutMs?: number): Promise<ApiCall>;
   /** Calls made with another token than the bot's, or with a body that is not form-encoded. */
   problems: string[];
   /**
@@ -146,6 +154,24 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 
   const callsTo = (method: string) => calls.filter((call) => call.method === method);
+  const waitFor: SlackWebApiStandIn["waitFor"] = (method, match = () => true, timeoutMs = 15_000) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const call = callsTo(method).find((candidate, index) => match(candidate.args, index));
+        if (!call) return;
+        clearTimeout(timer);
+        arrived.off("call", check);
+        resolve(call);
+      };
+      const timer = setTimeout(() => {
+        arrived.off("call", check);
+        reject(new Error(`Slack stand-in: no matching ${method} within ${timeoutMs} ms; calls: ${calls.map((c) => c.method).join(", ")}`));
+      }, timeoutMs);
+      arrived.on("call", check);
+      check();
+    });
+  const requestPosts = () => callsTo("chat.postMessage").filter((call) => call.args.metadata !== undefined);
+
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
     calls,
@@ -164,22 +190,9 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     messages,
     usergroups,
     emails,
-    waitFor: (method, match = () => true, timeoutMs = 15_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const call = callsTo(method).find((candidate, index) => match(candidate.args, index));
-          if (!call) return;
-          clearTimeout(timer);
-          arrived.off("call", check);
-          resolve(call);
-        };
-        const timer = setTimeout(() => {
-          arrived.off("call", check);
-          reject(new Error(`Slack stand-in: no matching ${method} within ${timeoutMs} ms; calls: ${calls.map((c) => c.method).join(", ")}`));
-        }, timeoutMs);
-        arrived.on("call", check);
-        check();
-      }),
+    requestPosts,
+    requestPost: (index, timeoutMs) => waitFor("chat.postMessage", (args) => requestPosts()[index]?.args === args, timeoutMs),
+    waitFor,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,7 +4,8 @@
  * transition, first answer wins, expiry, Slack message index, notifications,
  * the callback queue, the posting set, the counts and retention; approvals,
  * reminders and listing are in store-contract-policy.ts, more time in
- * store-contract-extend.ts, both run from here.
+ * store-contract-extend.ts, outcome notices and expiry decisions in
+ * store-contract-outcomes.ts, all run from here.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
 import { until } from "./redis.js";
 import { runExtendContract } from "./store-contract-extend.js";
+import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
 
 export interface ContractStoreOptions {
@@ -766,5 +768,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     runPolicyContract(open);
     runExtendContract(open);
+    runOutcomeContract(open);
   });
 }

@@ -3,13 +3,16 @@
  * ended. Fail closed: only a person's allow (or y) lets the tool run;
  * expired, cancelled, failed or unusable outcomes deny with a message that
  * says why, which the model (PreToolUse) or the transcript (PermissionRequest)
- * shows. The shapes and builders are wire contract
- * (src/protocol/claude-code-hook.ts).
+ * shows. A request that expired under its route's `onTimeout: halt` carries
+ * a decision that also stops the agent (../timeout.ts): a step gate's q
+ * becomes the stop (`continue: false`), a permission's deny keeps its
+ * `interrupt`; whatever else an expired request carries is never an allow.
+ * The shapes and builders are wire contract (src/protocol/claude-code-hook.ts).
  */
 import { isDeepStrictEqual } from "node:util";
-import { denyOutput, permissionRequestOutput, stepGateOutput, type HookEvent, type HookOutput } from "../../protocol/claude-code-hook.js";
+import { denyOutput, permissionRequestOutput, stepGateOutput, stopOutput, type HookEvent, type HookOutput } from "../../protocol/claude-code-hook.js";
 import { PermissionDecision, StepGateDecision } from "../../protocol/decisions.js";
-import { notAnsweredText } from "../../protocol/texts.js";
+import { haltedOnTimeoutText, notAnsweredText } from "../../protocol/texts.js";
 import type { RequestRecord } from "../model.js";
 
 export { denyOutput, type HookOutput };
@@ -21,6 +24,7 @@ const UNUSABLE_ANSWER = "The relay got an answer it cannot apply to this hook, s
 
 /** The hook JSON for a request as it is once the relay stops waiting (ended, or still pending at the deadline). */
 export function hookOutput(event: HookEvent, record: RequestRecord): HookOutput {
+  if (record.status === "expired" && record.decision) return haltedOutput(event, record);
   if (record.status !== "answered") return denyOutput(event, notAnsweredMessage(record));
   if (event === "PreToolUse") {
     const parsed = StepGateDecision.safeParse(record.decision);
@@ -38,6 +42,18 @@ export function hookOutput(event: HookEvent, record: RequestRecord): HookOutput 
     ...(edited ? { updatedInput: decision.updatedInput } : {}),
     ...(decision.updatedPermissions ? { updatedPermissions: decision.updatedPermissions } : {}),
   });
+}
+
+/** An expired request's decision (onTimeout: halt): the stop, or the deny with its interrupt; anything else is the plain deny. */
+function haltedOutput(event: HookEvent, record: RequestRecord): HookOutput {
+  if (event === "PreToolUse" && StepGateDecision.safeParse(record.decision).data?.reply === "q") {
+    return stopOutput(haltedOnTimeoutText((record.expiresAt - record.createdAt) / 1000));
+  }
+  const permission = PermissionDecision.safeParse(record.decision);
+  if (event === "PermissionRequest" && permission.success && permission.data.behavior === "deny") {
+    return permissionRequestOutput({ behavior: "deny", message: permission.data.message, ...(permission.data.interrupt ? { interrupt: true } : {}) });
+  }
+  return denyOutput(event, notAnsweredMessage(record));
 }
 
 /** Why a request that was not answered denies the tool call. */

@@ -17,5 +17,6 @@ export { canEditInput, offersEdit } from "./permission.js";
 export { approvalsText } from "./approvers.js";
 export { approvalCountedNotice, duplicateApprovalNotice, refusalNotice } from "./notices.js";
 export { escalationPost, escalationText, reminderText, timeLeft } from "./reminders.js";
+export { outcomeDirectMessage, outcomeReplyText } from "./outcome-notices.js";
 export { isOneTap } from "./one-tap.js";
 export { extendedNotice, noMoreTimeNotice } from "./more-time.js";

@@ -22,7 +22,8 @@ export function outcomeHeadline(record: RequestRecord): string {
     case "pending":
       return "⏳ Waiting for an answer";
     case "expired":
-      return "⏱ Expired";
+      // A decision here is the route's onTimeout: halt: the agent was told to stop.
+      return record.decision ? "⏱ Expired: no one answered in time, so the agent was stopped" : "⏱ Expired";
     case "cancelled":
       if (record.error) return `🚫 Cancelled: ${cutShort(record.error, 250)}`;
       return record.cancelledBy ? `🚫 Cancelled by ${cutShort(record.cancelledBy, 100)}` : "🚫 Cancelled";

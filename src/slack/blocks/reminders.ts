@@ -22,6 +22,16 @@ const THREAD_MENTIONS = 2500;
 /** A link the relay builds into mrkdwn: https, no whitespace and none of Slack's link delimiters. */
 const SAFE_URL = /^https:\/\/[A-Za-z0-9.-]+(?:[/?#][^\s<>|]*)?$/;
 
+/**
+ * "<permalink|Open the request>" for a permalink from chat.getPermalink; undefined
+ * unless it is a plain https URL of at most 1,000 characters (no whitespace,
+ * none of Slack's link delimiters), so nothing else can become a link.
+ */
+export function requestLink(permalink: string | undefined): string | undefined {
+  if (permalink === undefined || !SAFE_URL.test(permalink) || permalink.length > 1000) return undefined;
+  return `<${permalink.replace(/&/g, "&amp;")}|Open the request>`;
+}
+
 /** "25 minutes", "1 hour 5 minutes", "40 seconds": time left, for people. */
 export function timeLeft(ms: number): string {
   const seconds = Math.ceil(ms / 1000);
@@ -81,7 +91,8 @@ export function escalationText(record: RequestRecord, escalation: Escalation, no
  * URL) and what is asked, in one line.
  */
 export function escalationPost(record: RequestRecord, permalink: string, now: number): SlackMessage {
-  const link = SAFE_URL.test(permalink) && permalink.length <= 1000 ? ` · <${permalink.replace(/&/g, "&amp;")}|Open the request>` : "";
+  const open = requestLink(permalink);
+  const link = open ? ` · ${open}` : "";
   const by = `Requested by *${cutShort(record.tokenName, 100) || "an agent"}*`;
   return {
     text: `🔺 Waiting for an answer: ${askedLine(record, 300)}`,

@@ -1,8 +1,9 @@
 --[[
-  A leased queue, used for three: the callback queue (callbacks zset and
+  A leased queue, used for four: the callback queue (callbacks zset and
   attempts hash), the message-update outbox (updates zset and
-  update-attempts hash) and the reminder queue (reminders zset and
-  reminder-attempts hash, members <id>:<index>).
+  update-attempts hash), the reminder queue (reminders zset and
+  reminder-attempts hash, members <id>:<index>) and the outcome notices
+  (notices zset and notice-attempts hash, members <id>:<part>).
 
   Forgets a queued callback: it was delivered, or delivery was given up.
 

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), "agent-sdk-relay-"));
-  postsBefore = relay.slack.callsTo("chat.postMessage").length;
+  postsBefore = relay.slack.requestPosts().length;
   modalsBefore = relay.slack.callsTo("views.open").length;
 });
 afterEach(async () => {
@@ -63,7 +63,7 @@ async function modelCalling(...calls: Array<ReturnType<typeof toolUse>>): Promis
 
 const message = (index = 0) => relay.message(postsBefore + index);
 const modal = (index = 0) => relay.modal(modalsBefore + index);
-const postedInThisTest = () => relay.slack.callsTo("chat.postMessage").length - postsBefore;
+const postedInThisTest = () => relay.slack.requestPosts().length - postsBefore;
 const ran = (file: string) => existsSync(join(cwd, file));
 const canUseTool = (options: Parameters<typeof createCanUseTool>[1] = { timeoutSeconds: 60 }) => createCanUseTool(client, options);
 
@@ -185,7 +185,7 @@ describe("createCanUseTool with the person answering in Slack", () => {
       expect(asked[0]?.length).toBeGreaterThan(0);
       const record = await allRelay.service.findBySlackMessage({ channel: posted.channel, ts: posted.ts });
       expect(record?.decision).toEqual({ behavior: "allow", updatedInput: HELLO, updatedPermissions: asked[0] });
-      expect(allRelay.slack.callsTo("chat.postMessage")).toHaveLength(1);
+      expect(allRelay.slack.requestPosts()).toHaveLength(1);
       expect(toolResults(model.turns[2]!)).toEqual([
         { toolUseId: "toolu_first", isError: false, text: "hello" },
         { toolUseId: "toolu_again", isError: false, text: "hello" },

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), "claude-code-hook-e2e-"));
-  postsBefore = relay.slack.callsTo("chat.postMessage").length;
+  postsBefore = relay.slack.requestPosts().length;
   model = await startFakeAnthropic({ turns: [{ content: [toolUse("toolu_deploy", "Bash", DEPLOY)] }, echoToolResult()] });
 });
 afterEach(async () => {

@@ -94,9 +94,9 @@ async function json<T = Record<string, unknown>>(response: Promise<Response> | R
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } };
 const hookInput = (toolUseId: string) => ({ ...hookFixture("pre-tool-use"), tool_use_id: toolUseId });
 
-/** The index-th message posted to the stand-in, with the request id its buttons carry. */
+/** The index-th request message posted to the stand-in, with the request id its buttons carry. */
 async function posted(standIn: SlackWebApiStandIn, index: number) {
-  const { args } = await standIn.waitFor("chat.postMessage", (_, i) => i === index);
+  const { args } = await standIn.requestPost(index);
   const blocks = args.blocks as unknown[];
   const id = decodeButton(buttonValue(blocks, Action.stepYes))!.r;
   return { channel: String(args.channel), ts: String(args.ts), blocks, id };
@@ -160,7 +160,7 @@ describe("SIGTERM with Redis (shared store)", () => {
         hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: `${SHUTDOWN_REASON}, so the tool call was denied.` },
       });
       expect(JSON.stringify((await slack.waitFor("chat.update", (args) => args.ts === hookMessage.ts)).args.blocks)).toMatch(/Cancelled/);
-      expect(slack.callsTo("chat.postMessage")).toHaveLength(2);
+      expect(slack.requestPosts()).toHaveLength(2);
 
       const second = await startServe(env, port);
       expect(await json(call(second.url, `/v1/requests/${created.id}`))).toMatchObject({ status: "pending" });

@@ -136,7 +136,7 @@ describe("readiness ping", () => {
       logger: silentLogger,
       service: new RequestService({
         store,
-        messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {}, remind: async () => {} },
+        messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {}, remind: async () => {}, tellOutcome: async () => {} },
         defaultTimeoutSeconds: 60,
       }),
       pingTimeoutMs: 200,

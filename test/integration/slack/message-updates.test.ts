@@ -113,6 +113,7 @@ describe("the message of a decided request", () => {
       post: async (request) => ({ channel: request.channel, ts: "1700000000.000900" }),
       showEnded: () => new Promise(() => {}),
       remind: async () => {},
+      tellOutcome: async () => {},
     };
     const first = await instance({ now, messenger: hanging });
     const { record } = await first.service.create({ tokenName: "ci-bot", body });

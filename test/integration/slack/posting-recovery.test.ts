@@ -76,7 +76,12 @@ async function instance(messenger: RequestMessenger, clock?: Clock, postLeaseMs 
 }
 
 /** A messenger whose post never settles: the process dies before Slack answers. */
-const dyingMessenger = (): RequestMessenger => ({ post: () => new Promise(() => {}), showEnded: async () => {}, remind: async () => {} });
+const dyingMessenger = (): RequestMessenger => ({
+  post: () => new Promise(() => {}),
+  showEnded: async () => {},
+  remind: async () => {},
+  tellOutcome: async () => {},
+});
 
 /** A relay instance that stores a request, starts posting it and dies; returns the request id. */
 async function createThenDie(clock?: Clock, postLeaseMs = LEASE_MS): Promise<string> {

@@ -13,7 +13,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE } from "../../fixtures/people.js";
 import { LEADS, ONCALL } from "../../fixtures/policies.js";
-import { onPosts, useRelaysOnRedis } from "../../helpers/redis-relays.js";
+import { onPosts, sweepTogether as sweepAll, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import type { SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, type FakeSlackApi } from "../../helpers/slack.js";
 
@@ -50,15 +50,8 @@ function threadReplies(api: FakeSlackApi): string[] {
     .map((call) => `${String(call.args.thread_ts)}: ${String(call.args.text).split(".")[0]}.`);
 }
 
-/** Runs the reminder sweep on every instance at once, `rounds` times over; returns how many each round sent in all. */
-async function sweepTogether(instances: SlackRelay[], rounds = 3): Promise<number> {
-  let sent = 0;
-  for (let round = 0; round < rounds; round += 1) {
-    const counts = await Promise.all(instances.map((relay) => relay.service.sweepReminders()));
-    sent += counts.reduce((sum, n) => sum + n, 0);
-  }
-  return sent;
-}
+/** Runs the reminder sweep on every instance at once, `rounds` times over; returns how many were sent in all. */
+const sweepTogether = (instances: SlackRelay[], rounds = 3) => sweepAll(instances, (relay) => relay.service.sweepReminders(), rounds);
 
 const reminded = (record: RequestRecord) => `${record.slack!.ts}: ${REMINDED}`;
 const escalated = (record: RequestRecord) => `${record.slack!.ts}: ${ESCALATED}`;

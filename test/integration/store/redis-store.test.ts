@@ -243,6 +243,29 @@ describe("redis store specifics", () => {
     expect(await redis.exists(`${prefix}:reminders`, `${prefix}:reminder-attempts`)).toBe(0);
   });
 
+  it("repeats the requestedBy id in the hash, queues the notice parts as <id>:<part> scored by the end time, and marks them queued", async () => {
+    const { store, prefix } = open();
+    const request: RequestRecord = { ...pending(), slack, policy: { alwaysAllow: "tool", requestedBy: { id: "U0DAVE0001" } } };
+    await store.create(request);
+    const key = `${prefix}:{${request.id}}:data`;
+    expect(await redis.hmget(key, "requestedBy", "noticesQueued")).toStrictEqual(["U0DAVE0001", null]);
+    await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
+    expect(await redis.hget(key, "noticesQueued")).toBe("1");
+    expect(await redis.zrange(`${prefix}:notices`, "0", "-1", "WITHSCORES")).toStrictEqual([
+      `${request.id}:dm`,
+      String(T0 + 7),
+      `${request.id}:thread`,
+      String(T0 + 7),
+    ]);
+    await store.claimNotices(T0 + 7, 1000, 10);
+    await store.retryNotice(request.id, "dm", T0 + 5000, 2);
+    expect(await redis.hget(`${prefix}:notice-attempts`, `${request.id}:dm`)).toBe("2");
+    await store.completeNotice(request.id, "dm");
+    await store.completeNotice(request.id, "thread");
+    expect(await redis.exists(`${prefix}:notices`, `${prefix}:notice-attempts`)).toBe(0);
+    expect(await store.get(request.id)).toMatchObject({ status: "cancelled", policy: request.policy });
+  });
+
   it("reads back a request stored with approvals and postedAt", async () => {
     const { store } = open();
     const request: RequestRecord = {

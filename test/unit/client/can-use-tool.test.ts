@@ -132,6 +132,23 @@ describe("createCanUseTool for any tool", () => {
     });
   });
 
+  it("when the request expires with a deny that interrupts (its route's onTimeout: halt), the agent is denied and stopped", async () => {
+    const decision = {
+      behavior: "deny",
+      message: "No one answered in Slack within 10 minutes, so the tool call was denied and the agent was stopped.",
+      interrupt: true,
+    };
+    await expect(ended(createCanUseTool(client), { status: "expired", decision })).resolves.toEqual(decision);
+  });
+
+  it("an expired request never allows, whatever decision it carries", async () => {
+    relay.defaultTimeoutSeconds = 600;
+    await expect(ended(createCanUseTool(client), { status: "expired", decision: { behavior: "allow", updatedInput: {} } })).resolves.toEqual({
+      behavior: "deny",
+      message: "No one answered in Slack within 10 minutes.",
+    });
+  });
+
   it("when the request is cancelled, the agent is denied with a message that says so", async () => {
     const result = await ended(createCanUseTool(client), { status: "cancelled" });
     expect(result).toMatchObject({ behavior: "deny", message: expect.stringMatching(/cancelled/) });

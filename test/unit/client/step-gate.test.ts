@@ -138,6 +138,18 @@ describe("createStepGate", () => {
     });
   });
 
+  it("when the relay expires the request with q (its route's onTimeout: halt), the tool call is denied and the turn stops, saying no one answered", async () => {
+    const next = relay.nextRequest();
+    const output = call(createStepGate(client, { timeoutSeconds: 60 }));
+    relay.end((await next).id, { status: "expired", decision: { reply: "q" } });
+    const halted = "No one answered in Slack within 54 seconds, so the tool call was denied and the agent was stopped.";
+    await expect(output).resolves.toEqual({
+      continue: false,
+      stopReason: halted,
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: halted },
+    });
+  });
+
   it("when the relay is unreachable, the tool call is denied", async () => {
     await relay.stop();
     await expect(call(createStepGate(client))).resolves.toMatchObject({

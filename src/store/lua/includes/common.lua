@@ -26,8 +26,8 @@ local function gone(deadlinesKey, postingKey, id)
   return {NOT_FOUND}
 end
 
--- Ending a request. The scripts that can (answer-7, expire-7, cancel-7,
--- fail-7 and approve-7) all take these first keys and arguments, and hand
+-- Ending a request. The scripts that can (answer-8, expire-8, cancel-8,
+-- fail-8 and approve-8) all take these first keys and arguments, and hand
 -- them to finish as they are:
 --   key 1  request hash       <prefix>:{<id>}:data
 --   key 2  deadlines zset     <prefix>:deadlines (the request leaves it)
@@ -39,20 +39,34 @@ end
 --   key 6  reminders zset     <prefix>:reminders (its queued reminders are
 --                             dropped)
 --   key 7  attempts hash      <prefix>:reminder-attempts
+--   key 8  notices zset       <prefix>:notices (its outcome notices are
+--                             queued here when it has a Slack message)
 --   arg 1  request id
 --   arg 2  pub/sub channel for ended requests
 --   arg 3  time of the step (Unix ms), stored as endedAt
 --   arg 4  retention (ms)
 --   arg 5  when the message update is due (Unix ms)
 
+-- The outcome notices of an ended request with a Slack message, due at
+-- `dueAt`, once: the thread part (member <id>:thread), and the dm part
+-- (<id>:dm, as leased-queue.ts builds them) when the hash has `requestedBy`
+-- (redis-record.ts repeats the policy's user id there). `noticesQueued`
+-- marks them queued, so a later step (set-slack-6 recording the message
+-- again) never queues them twice.
+local function queueNotices(dataKey, noticesKey, id, dueAt)
+  if redis.call("HSETNX", dataKey, "noticesQueued", "1") == 0 then return end
+  redis.call("ZADD", noticesKey, dueAt, id .. ":thread")
+  if redis.call("HEXISTS", dataKey, "requestedBy") == 1 then redis.call("ZADD", noticesKey, dueAt, id .. ":dm") end
+end
+
 -- Bookkeeping for a request that just left `pending`: no more deadline, no
 -- more posting (an unposted request that ended is never posted), every key
 -- of the request kept for the retention only, its queued reminders dropped
 -- (none is handed out after it ended), its callback (when it has a callback
--- URL) queued as due when it ended, the update of its Slack message (when
--- it has one) queued, and every instance told. The idempotency and
+-- URL) queued as due when it ended, the update of its Slack message and its
+-- outcome notices (when it has one) queued, and every instance told. The idempotency and
 -- message-index key names were built by keys.ts and stored in the hash by
--- create-6.lua and set-slack-5.lua, with the schedule indexes of the queued
+-- create-6.lua and set-slack-6.lua, with the schedule indexes of the queued
 -- reminders (`reminders`, e.g. "0,1,3"; members `<id>:<index>`, as
 -- leased-queue.ts builds them). Queueing the callback here makes it part of
 -- the transition: a request never ends without it; the same goes for the
@@ -75,7 +89,10 @@ local function finish(keys, args)
     redis.call("HDEL", dataKey, "reminders")
   end
   if redis.call("HEXISTS", dataKey, "callbackUrl") == 1 then redis.call("ZADD", keys[3], at, id) end
-  if redis.call("HEXISTS", dataKey, "slack") == 1 then redis.call("ZADD", keys[5], args[5], id) end
+  if redis.call("HEXISTS", dataKey, "slack") == 1 then
+    redis.call("ZADD", keys[5], args[5], id)
+    queueNotices(dataKey, keys[8], id, at)
+  end
   redis.call("PUBLISH", args[2], id)
 end
 

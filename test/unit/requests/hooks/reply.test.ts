@@ -110,3 +110,28 @@ describe("PreToolUse replies", () => {
     );
   });
 });
+
+describe("replies to requests that expired under onTimeout: halt", () => {
+  const halted = "No one answered in Slack within 9 minutes 55 seconds, so the tool call was denied and the agent was stopped.";
+
+  it("a step gate that expired with q stops the turn: deny, continue false and a stop reason that says no one answered", () => {
+    expect(hookOutput("PreToolUse", { ...expired(gate), decision: { reply: "q" } })).toEqual({
+      continue: false,
+      stopReason: halted,
+      ...preToolUse("deny", halted),
+    });
+  });
+
+  it("a permission request that expired with a deny and interrupt gets exactly that deny", () => {
+    const decision = { behavior: "deny", message: halted, interrupt: true } as const;
+    expect(hookOutput("PermissionRequest", { ...expired(permission), decision })).toEqual(permissionDecision(decision));
+  });
+
+  it("an expired request never allows, whatever decision it carries: it is the plain no-answer deny", () => {
+    const noAnswer = "No one answered in Slack within 9 minutes 55 seconds, so the tool call was denied.";
+    expect(hookOutput("PermissionRequest", { ...expired(permission), decision: { behavior: "allow", updatedInput: input } })).toEqual(
+      permissionDecision({ behavior: "deny", message: noAnswer }),
+    );
+    expect(hookOutput("PreToolUse", { ...expired(gate), decision: { reply: "y" } })).toEqual(preToolUse("deny", noAnswer));
+  });
+});

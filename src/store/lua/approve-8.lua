@@ -2,10 +2,10 @@
   Counts a person's approval of a pending request that needs `quorum`
   distinct approvals, atomically with the final step: a person counts once;
   the approval that makes the quorum answers the request exactly as
-  answer-7.lua does; an earlier one leaves it pending and, when it has a
+  answer-8.lua does; an earlier one leaves it pending and, when it has a
   Slack message, queues the update that shows the count.
 
-  KEYS[1] to KEYS[7], ARGV[1] to ARGV[5]: as every script that ends a
+  KEYS[1] to KEYS[8], ARGV[1] to ARGV[5]: as every script that ends a
           request takes them ("Ending a request" in includes/common.lua)
   ARGV[6] final decision (JSON, opaque here)
   ARGV[7] who answered (JSON, opaque here)

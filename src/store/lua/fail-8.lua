@@ -1,7 +1,7 @@
 --[[
   Marks a pending request failed: Slack refused its message for good.
 
-  KEYS[1] to KEYS[7], ARGV[1] to ARGV[5]: as every script that ends a
+  KEYS[1] to KEYS[8], ARGV[1] to ARGV[5]: as every script that ends a
           request takes them ("Ending a request" in includes/common.lua)
   ARGV[6] error: why Slack refused
 

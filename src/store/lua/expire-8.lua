@@ -2,10 +2,12 @@
   Expires a pending request whose deadline has passed. Every instance sweeps
   the same deadlines; this check-and-set makes exactly one of them win.
 
-  KEYS[1] to KEYS[7], ARGV[1] to ARGV[5]: as every script that ends a
+  KEYS[1] to KEYS[8], ARGV[1] to ARGV[5]: as every script that ends a
           request takes them ("Ending a request" in includes/common.lua)
-  ARGV[6] optional: the error to record when the request was never posted
-          to Slack (it has no `slack` field)
+  ARGV[6] the error to record when the request was never posted to Slack
+          (it has no `slack` field), or "" for none
+  ARGV[7] the decision the expired request carries (JSON, opaque here; a
+          route's onTimeout: halt), or "" for none
 
   Returns
     {APPLIED, field, value, ...}        expired; the stored hash
@@ -23,6 +25,7 @@ if tonumber(redis.call("HGET", KEYS[1], "expiresAt")) > tonumber(ARGV[3]) then
 end
 
 redis.call("HSET", KEYS[1], "status", "expired", "endedAt", ARGV[3])
-if ARGV[6] and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[6]) end
+if ARGV[6] ~= "" and redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("HSET", KEYS[1], "error", ARGV[6]) end
+if ARGV[7] ~= "" then redis.call("HSET", KEYS[1], "decision", ARGV[7]) end
 finish(KEYS, ARGV)
 return reply(APPLIED, KEYS[1])
