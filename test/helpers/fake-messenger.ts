@@ -8,6 +8,7 @@
 import type { SlackRef } from "../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import type { ScheduleEntry } from "../../src/requests/policy.js";
+import type { Rule } from "../../src/requests/rules.js";
 import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../../src/requests/service.js";
 
 export class FakeMessenger implements RequestMessenger {
@@ -25,6 +26,9 @@ export class FakeMessenger implements RequestMessenger {
   /** Every reminder and escalation the service sent, in order. */
   readonly reminders: Array<{ record: RequestRecord; entry: ScheduleEntry; now: number }> = [];
   remindWith: (record: RequestRecord, entry: ScheduleEntry) => Promise<void> = async () => {};
+  /** Every rule tally posted or rewritten, in order, with the rule as it was shown. */
+  readonly tallies: Array<{ action: "post" | "update"; rule: Rule }> = [];
+  tallyWith: (rule: Rule) => Promise<void> = async () => {};
 
   async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
     this.posts.push(record);
@@ -42,5 +46,16 @@ export class FakeMessenger implements RequestMessenger {
   async remind(record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void> {
     await this.remindWith(record, entry);
     this.reminders.push({ record, entry, now });
+  }
+
+  async postRuleTally(rule: Rule): Promise<string> {
+    await this.tallyWith(rule);
+    this.tallies.push({ action: "post", rule });
+    return `1700000900.${String(this.tallies.length).padStart(6, "0")}`;
+  }
+
+  async updateRuleTally(rule: Rule): Promise<void> {
+    await this.tallyWith(rule);
+    this.tallies.push({ action: "update", rule });
   }
 }
