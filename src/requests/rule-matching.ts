@@ -28,14 +28,14 @@ export function ruleScopeOf(record: RequestRecord): RuleScope | undefined {
   return { token: record.tokenName, sessionId, toolName: body.toolName };
 }
 
-/** True when rules concern this request: the kind and session give a scope, the policy allows rules and one approval decides. */
+/**
+ * True when rules concern this request: the kind and session give a scope,
+ * the policy allows rules and one approval decides. Its pending message
+ * offers "Allow for a while" then (whatever its status: an ended message is
+ * measured as its pending one was, so that it is cut the same).
+ */
 export function takesRules(record: RequestRecord): boolean {
   return ruleScopeOf(record) !== undefined && record.policy?.allowRules !== false && quorumOf(record) <= 1;
-}
-
-/** True when the request's message offers "Allow for a while": it takes rules and still waits for an answer. */
-export function offersRule(record: RequestRecord): boolean {
-  return record.status === "pending" && takesRules(record);
 }
 
 /** Minutes a rule created on this request lasts. */

@@ -2,7 +2,8 @@
  * The RequestMessenger the service uses to reach Slack: posts a request's
  * message (poster.ts, paced by the ChannelQueue), rewrites it as approvals
  * come in and once the request ends, and sends its reminders and
- * escalations (reminder-poster.ts). A post retries transient failures itself until the
+ * escalations (reminder-poster.ts) and the thread tallies of rules
+ * (rule-tally-poster.ts). A post retries transient failures itself until the
  * request's deadline; a message update is one attempt (the service's
  * outbox retries it). A permanent refusal surfaces as PermanentDeliveryError
  * (a post's request is marked `failed`). The service's `keepTrying` is asked before every attempt of a
@@ -17,6 +18,7 @@ import { ChannelQueue, queueKey } from "./channel-queue.js";
 import { MessageLookup, requestMetadata } from "./message-lookup.js";
 import { postRequest } from "./poster.js";
 import { sendReminder } from "./reminder-poster.js";
+import { postRuleTally, updateRuleTally } from "./rule-tally-poster.js";
 import { classifySlackError, defaultSleep } from "./retry.js";
 
 export interface SlackMessengerDeps {
@@ -51,6 +53,10 @@ export function createSlackMessenger({
     post: (record: RequestRecord, options?: PostOptions) => postRequest(poster, record, options),
 
     remind: (record, entry, at) => sendReminder({ client, queue, logger }, record, entry, at),
+
+    postRuleTally: (rule) => postRuleTally({ client, queue }, rule, now()),
+
+    updateRuleTally: (rule) => updateRuleTally({ client, queue }, rule, now()),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;

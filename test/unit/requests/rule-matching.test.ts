@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RULE_MINUTES } from "../../../src/config-policy.js";
-import { answeredByRule, offersRule, ruleDecision, ruleLives, ruleMinutesOf, ruleScopeOf, takesRules } from "../../../src/requests/rule-matching.js";
+import { answeredByRule, ruleDecision, ruleLives, ruleMinutesOf, ruleScopeOf, takesRules } from "../../../src/requests/rule-matching.js";
 import { ALICE } from "../../fixtures/people.js";
 import { deployPolicy } from "../../fixtures/policies.js";
 import { answered, askRecord, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
@@ -54,11 +54,9 @@ describe("where rules apply", () => {
     expect(takesRules(askRecord({ agent: { sessionId: "sess-1" } }))).toBe(false);
   });
 
-  it("the button is offered only while the request waits", () => {
+  it("whatever the request's status", () => {
     const pending = permissionRecord();
-    expect(offersRule(pending)).toBe(true);
-    expect(offersRule(answered(pending, { behavior: "allow", updatedInput: pending.body.input }))).toBe(false);
-    expect(offersRule(permissionRecord({}, { policy: { alwaysAllow: "tool", allowRules: false } }))).toBe(false);
+    expect(takesRules(answered(pending, { behavior: "allow", updatedInput: pending.body.input }))).toBe(true);
   });
 });
 
