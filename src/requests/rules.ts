@@ -13,6 +13,7 @@
  * every instance and both stores judge "still alive" by the same clock.
  */
 import { z } from "zod";
+import type { RuleView } from "../protocol/operator.js";
 import { Person, SlackRef } from "../protocol/request-view.js";
 
 /** What a rule covers: requests of this agent token, agent session and tool. */
@@ -54,6 +55,22 @@ export type Rule = z.infer<typeof Rule>;
 /** The scope of a rule, as its fields give it. */
 export function scopeOf(rule: RuleScope): RuleScope {
   return { token: rule.token, sessionId: rule.sessionId, toolName: rule.toolName };
+}
+
+/** The rule as the HTTP API shows it (src/protocol/operator.ts): the creator's id and name only. */
+export function toRuleView(rule: Rule): RuleView {
+  const { id, name } = rule.createdBy;
+  return {
+    id: rule.id,
+    token: rule.token,
+    sessionId: rule.sessionId,
+    toolName: rule.toolName,
+    createdBy: name === undefined ? { id } : { id, name },
+    createdAt: new Date(rule.createdAt).toISOString(),
+    expiresAt: new Date(rule.expiresAt).toISOString(),
+    uses: rule.uses,
+    requestId: rule.requestId,
+  };
 }
 
 export interface RuleQuery {
