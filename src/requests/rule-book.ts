@@ -67,6 +67,8 @@ export interface RevokeScope {
 export class RuleBook {
   private readonly tally: RuleTally;
   private readonly newId: () => string;
+  /** Uses being counted (then shown in the tally); idle() waits for them. */
+  private readonly counting = new Set<Promise<void>>();
 
   constructor(private readonly deps: RuleBookDeps) {
     this.newId = deps.newId ?? randomUUID;
@@ -97,7 +99,7 @@ export class RuleBook {
   /** After the request `match` answered was stored: counts the use, audits it and updates the thread's tally; off the agent's path, never throws. */
   used(match: RuleMatch, stored: RequestRecord): void {
     const { store, audit, logger, now } = this.deps;
-    void store
+    const counted = store
       .use(match.rule.id, now())
       .then((counted) => {
         audit.record(ruleUsedEntry(stored, counted ?? match.rule));
@@ -107,7 +109,9 @@ export class RuleBook {
       .catch((error: unknown) => {
         audit.record(ruleUsedEntry(stored, match.rule));
         logger.warn({ id: stored.id, rule: match.rule.id, error }, "a rule's use was not counted");
-      });
+      })
+      .finally(() => this.counting.delete(counted));
+    this.counting.add(counted);
   }
 
   /** Creates the rule a click asked for; `record` is the request that click's answer just ended. Resolves undefined (logged) when the store could not keep it. */
@@ -158,9 +162,10 @@ export class RuleBook {
     return revoked;
   }
 
-  /** Resolves once every tally update started so far has settled. */
-  idle(): Promise<void> {
-    return this.tally.idle();
+  /** Resolves once every use counted and every tally update started so far has settled. */
+  async idle(): Promise<void> {
+    while (this.counting.size > 0) await Promise.all([...this.counting]);
+    await this.tally.idle();
   }
 }
 
