@@ -21,7 +21,9 @@ import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
+import { createMemoryRuleStore } from "./store/memory-rules.js";
 import type { RequestStore } from "./requests/store.js";
+import type { RuleStore } from "./requests/rules.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */
@@ -56,7 +58,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = new RelayMetrics({ logger });
-  const { store, auditLog } = await openStorage(config, logger, metrics.storeOutage);
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage);
   const audit = new AuditTrail({ log: auditLog, logger });
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
@@ -82,6 +84,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     directory,
     audit,
     metrics: metrics.requests,
+    rules: ruleStore,
   });
   const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
@@ -180,6 +183,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       await callbacks.stop();
       await audit.idle();
       await auditLog.close();
+      await ruleStore.close();
       await store.close();
       if (started) logger.info("relay stopped");
     })());
@@ -215,22 +219,35 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 }
 
 /**
- * The request store and the audit log: both on Redis (a connection each, the
- * same settings, their outages counted by `onUnavailable`) when REDIS_URL is
- * set, else both in memory. The Redis code (ioredis) is loaded only when
- * REDIS_URL asks for it: it is a tenth of the start.
+ * The request store, the audit log and the rule store: all on Redis (a
+ * connection each, the same settings, their outages counted by
+ * `onUnavailable`) when REDIS_URL is set, else all in memory. The Redis code
+ * (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the
+ * start.
  */
-async function openStorage(config: Config, logger: Logger, onUnavailable: OutageListener): Promise<{ store: RequestStore; auditLog: AuditLog }> {
+async function openStorage(
+  config: Config,
+  logger: Logger,
+  onUnavailable: OutageListener,
+): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
   if (config.redisUrl) {
-    const [{ connectRedisStore }, { connectRedisAuditLog }] = await Promise.all([import("./store/redis-store.js"), import("./store/redis-audit.js")]);
+    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }] = await Promise.all([
+      import("./store/redis-store.js"),
+      import("./store/redis-audit.js"),
+      import("./store/redis-rules.js"),
+    ]);
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
-    return { store: connectRedisStore(config.redisUrl, options), auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }) };
+    return {
+      store: connectRedisStore(config.redisUrl, options),
+      auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }),
+      ruleStore: connectRedisRuleStore(config.redisUrl, options),
+    };
   }
   logger.warn(
     "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
-  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }) };
+  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
 }
 
 /**

@@ -12,7 +12,8 @@
  * `request.tokenRole`, and refuses with 401 (no or unknown token) or 403
  * (the other role's token). Admin tokens are read-only operator tokens: they
  * read the audit and every request, and never create, cancel or hold a hook
- * call; agent tokens never read the audit.
+ * call (they may revoke an "Allow for a while" rule, which only takes a
+ * permission away); agent tokens never read the audit.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";

@@ -1,13 +1,14 @@
 /**
- * The OpenAPI operations of the read routes operators use (DESIGN §7):
- * `GET /v1/requests` (list) and `GET /v1/audit`, from the same schemas the
+ * The OpenAPI operations of the routes operators use (DESIGN §7):
+ * `GET /v1/requests` (list), `GET /v1/audit` and the "Allow for a while"
+ * rules (`GET /v1/rules`, `DELETE /v1/rules/{id}`), from the same schemas the
  * routes reply by (src/protocol/operator.ts). Kept apart from ./openapi.ts,
  * which places them in the document and hands over the responses every
  * route shares.
  */
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from "zod-openapi";
-import { AUDIT_LIMITS, AuditEventId, AuditReply, LIST_LIMITS, RequestList } from "../protocol/operator.js";
+import { AUDIT_LIMITS, AuditEventId, AuditReply, LIST_LIMITS, RequestList, RULE_LIMITS, RuleList, RuleView } from "../protocol/operator.js";
 import { RequestStatus } from "../protocol/request-view.js";
 
 /** What ./openapi.ts shares with these operations. */
@@ -45,9 +46,14 @@ const listQuery = z.object({
   limit: limit(LIST_LIMITS, "requests"),
 });
 
+const ruleQuery = z.object({ limit: limit(RULE_LIMITS, "rules") });
+const rulePath = z.object({ id: z.string().min(1).max(200).meta({ description: "The rule's id, as `GET /v1/rules` lists it." }) });
+
 export function operatorOperations({ json, error, refusals, storeRefusals, requestId }: SharedResponses): {
   listRequests: ZodOpenApiOperationObject;
   readAudit: ZodOpenApiOperationObject;
+  listRules: ZodOpenApiOperationObject;
+  revokeRule: ZodOpenApiOperationObject;
 } {
   return {
     listRequests: {
@@ -72,6 +78,32 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
       responses: {
         "200": { description: "A page of events, oldest first.", content: json(AuditReply) },
         "403": error("`relay_forbidden`: an agent token; the audit takes an admin token (RELAY_ADMIN_TOKENS)."),
+        ...refusals,
+        ...storeRefusals,
+      },
+    },
+    listRules: {
+      operationId: "listRules",
+      summary: "List the live Allow for a while rules, newest first",
+      description:
+        'A rule is what a click on "Allow for 15 min" in Slack leaves behind: while it lives, new permission and step_gate requests of its token, agent session and tool are answered at once in its creator\'s name. ' +
+        "An admin token (RELAY_ADMIN_TOKENS) lists every rule; an agent token only its own token's.",
+      requestParams: { query: ruleQuery, header: requestId },
+      responses: {
+        "200": { description: "The rules still alive, newest first.", content: json(RuleList) },
+        ...refusals,
+        ...storeRefusals,
+      },
+    },
+    revokeRule: {
+      operationId: "revokeRule",
+      summary: "Revoke an Allow for a while rule",
+      description:
+        "From now on the rule answers no new request. An admin token revokes any rule (this only takes a permission away); an agent token only its own token's.",
+      requestParams: { path: rulePath, header: requestId },
+      responses: {
+        "200": { description: "Revoked: the rule as it was.", content: json(RuleView) },
+        "404": error("`relay_not_found`: no such live rule for this token (unknown, ended, already revoked, or another agent token's: all alike)."),
         ...refusals,
         ...storeRefusals,
       },

@@ -23,9 +23,10 @@ import {
 } from "../protocol/claude-code-hook.js";
 import { CreateRequestBody, LIMITS, SlackChannelId } from "../protocol/request-body.js";
 import { CreatedRequest, ErrorReply, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
-import { AuditEventView, AuditReply, RequestList } from "../protocol/operator.js";
+import { AuditEventView, AuditReply, RequestList, RuleList, RuleView } from "../protocol/operator.js";
 import { operatorOperations } from "./openapi-operator.js";
 import { AUDIT_PATH } from "./routes/audit.js";
+import { RULES_PATH } from "./routes/rules.js";
 import { HealthReply, ReadinessReply } from "./routes/health.js";
 import { METRICS_PATH } from "./routes/metrics.js";
 import type { HttpApp } from "./transport.js";
@@ -98,7 +99,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           bearerAuth: {
             type: "http",
             scheme: "bearer",
-            description: "An agent token from RELAY_TOKENS, or an admin token from RELAY_ADMIN_TOKENS: read-only, for the audit and every request.",
+            description:
+              "An agent token from RELAY_TOKENS, or an admin token from RELAY_ADMIN_TOKENS: read-only (but for revoking rules), for the audit, every request and every rule.",
           },
           metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, for GET /metrics alone; without it set, /metrics takes no token." },
         },
@@ -113,6 +115,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           RequestList,
           AuditReply,
           AuditEvent: AuditEventView,
+          RuleList,
+          Rule: RuleView,
         },
       },
       paths: {
@@ -252,6 +256,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
           },
         },
         [AUDIT_PATH]: { get: operator.readAudit },
+        [RULES_PATH]: { get: operator.listRules },
+        [`${RULES_PATH}/{id}`]: { delete: operator.revokeRule },
         "/healthz": {
           get: {
             operationId: "health",

@@ -31,6 +31,7 @@ import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type Readiness } from "./routes/health.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
+import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
 import { useJsonBodies, type HttpApp } from "./transport.js";
 
@@ -139,6 +140,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
   registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
+  registerRuleRoutes(app, { rules: deps.service.rules, authenticate: auth.any });
   registerClaudeCodeHookRoutes(app, {
     hookCalls: deps.hookCalls,
     authenticate: auth.agent,

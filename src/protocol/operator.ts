@@ -1,6 +1,7 @@
 /**
  * What operators read with admin tokens (DESIGN §7): the audit log
- * (`GET /v1/audit`) and the list of requests (`GET /v1/requests`). One
+ * (`GET /v1/audit`), the list of requests (`GET /v1/requests`) and the
+ * "Allow for a while" rules (`GET /v1/rules`, `DELETE /v1/rules/{id}`). One
  * definition of each wire shape, shared by the relay (which builds its
  * replies by them), the OpenAPI document and `approval-relay audit` (which
  * parses every reply with them). The audit event's fields are defined here,
@@ -91,3 +92,32 @@ export const LIST_LIMITS = { max: 1000, default: 100 } as const;
 /** The reply to `GET /v1/requests`: newest first. */
 export const RequestList = z.object({ requests: z.array(RequestView) });
 export type RequestList = z.infer<typeof RequestList>;
+
+/** An "Allow for a while" rule as `GET /v1/rules` and `DELETE /v1/rules/{id}` show it. */
+export const RuleView = z.object({
+  id: z.string().min(1),
+  /** Name of the agent token whose requests the rule answers. */
+  token: z.string(),
+  /** The agent session (`agent.sessionId`; the Claude Code hook's `session_id`) whose requests it answers. */
+  sessionId: z.string(),
+  /** The tool whose calls it answers, exactly. */
+  toolName: z.string(),
+  /** Who clicked "Allow for a while"; requests it answers are answered in their name. */
+  createdBy: Person,
+  /** ISO 8601 time. */
+  createdAt: z.string(),
+  /** ISO 8601 time from which the rule no longer applies. */
+  expiresAt: z.string(),
+  /** Requests the rule answered so far. */
+  uses: z.number().int().min(0),
+  /** The request whose click created the rule. */
+  requestId: z.string(),
+});
+export type RuleView = z.infer<typeof RuleView>;
+
+/** Most rules one `GET /v1/rules` returns, and how many when it names no `limit`. */
+export const RULE_LIMITS = { max: 1000, default: 100 } as const;
+
+/** The reply to `GET /v1/rules`: live rules, newest first. */
+export const RuleList = z.object({ rules: z.array(RuleView) });
+export type RuleList = z.infer<typeof RuleList>;

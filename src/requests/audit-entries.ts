@@ -11,6 +11,7 @@ import type { Person } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import type { Refusal } from "./policy.js";
 import { quorumOf, type ScheduleEntry } from "./policy.js";
+import type { Rule, RuleRevoker } from "./rules.js";
 
 /** Where the service sends its events; AuditTrail in production, nothing without one. */
 export interface AuditRecorder {
@@ -112,4 +113,33 @@ export function reminderEntry(record: RequestRecord, entry: ScheduleEntry, at: n
     event.reason = `after ${entry.afterSeconds} s`;
   }
   return event;
+}
+
+/** "Bash calls of agent session 5f1c… with token ci-bot": a rule's scope, in words. */
+export function ruleScopeText(rule: Rule): string {
+  return `${rule.toolName} calls of agent session ${rule.sessionId} with token ${rule.token}`;
+}
+
+/** A rule created by a click on `record` (the request it answered). */
+export function ruleCreatedEntry(record: RequestRecord, rule: Rule): AuditEntry {
+  const minutes = Math.round((rule.expiresAt - rule.createdAt) / 60_000);
+  const until = new Date(rule.expiresAt).toISOString();
+  return {
+    ...about(record, "rule_created", rule.createdAt),
+    person: who(rule.createdBy),
+    reason: `rule ${rule.id}: ${ruleScopeText(rule)}, for ${minutes} min (until ${until})`,
+  };
+}
+
+/** A new request (`record`, answered at its create) that `rule` answered; the person is the rule's creator. */
+export function ruleUsedEntry(record: RequestRecord, rule: Rule): AuditEntry {
+  return { ...about(record, "rule_used", record.endedAt ?? record.createdAt), person: who(rule.createdBy), reason: `rule ${rule.id}` };
+}
+
+/** A rule removed before its time, under the request that created it. */
+export function ruleRevokedEntry(rule: Rule, by: RuleRevoker, at: number): AuditEntry {
+  const entry: AuditEntry = { at, type: "rule_revoked", requestId: rule.requestId, token: rule.token };
+  if ("person" in by) return { ...entry, person: who(by.person), reason: `rule ${rule.id}: ${ruleScopeText(rule)}` };
+  if ("token" in by) return { ...entry, reason: `rule ${rule.id}: ${ruleScopeText(rule)}, revoked with token ${by.token}` };
+  return { ...entry, person: who(by.replacedBy.createdBy), reason: `rule ${rule.id}: replaced by rule ${by.replacedBy.id} in the same scope` };
 }

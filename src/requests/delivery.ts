@@ -21,6 +21,7 @@ import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { ScheduleEntry } from "./policy.js";
+import type { Rule } from "./rules.js";
 import { STORE_RETRY_INTERVAL_MS, type NoticePart, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 
 /** The Slack side as the service sees it. */
@@ -51,6 +52,15 @@ export interface RequestMessenger {
    * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).
    */
   tellOutcome(record: RequestRecord, part: NoticePart, now: number): Promise<void>;
+  /**
+   * Posts the thread reply that counts an "Allow for a while" rule's uses,
+   * under the message the rule was created on (`rule.message`); resolves
+   * the reply's ts. One attempt, paced like every call; throws
+   * TransientDeliveryError or PermanentDeliveryError. Absent: no tally.
+   */
+  postRuleTally?(rule: Rule): Promise<string>;
+  /** Rewrites that reply (`rule.tallyTs`) to show the rule's uses as `rule` has them; one attempt, as postRuleTally. */
+  updateRuleTally?(rule: Rule): Promise<void>;
 }
 
 /** Where a request's message was posted. */

@@ -34,9 +34,14 @@ import { extendPending, type MoreTimeResult } from "./more-time.js";
 import { expiryOf } from "./timeout.js";
 import { OutcomeNotices } from "./outcome-notices.js";
 
+import { RuleBook, type RuleGrant } from "./rule-book.js";
+import { ruleDecision, takesRules } from "./rule-matching.js";
+import type { RuleStore } from "./rules.js";
+
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
 export type { MoreTimeResult } from "./more-time.js";
+export type { RuleGrant } from "./rule-book.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
@@ -69,6 +74,13 @@ export interface RequestServiceDeps {
   audit?: AuditRecorder;
   /** Counts requests created and ended (GET /metrics); none → not counted. */
   metrics?: RequestMetrics;
+  /**
+   * Where "Allow for a while" rules live, shared by the instances that share
+   * the store (./rule-book.ts); none → no rule is kept: no request is
+   * answered by one, and a rule click answers like Allow and says the rule
+   * was not saved.
+   */
+  rules?: RuleStore;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -108,6 +120,8 @@ export class RequestService {
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
   private readonly metrics: RequestMetrics;
+  /** "Allow for a while" rules: listed and revoked through here (HTTP, App Home); undefined without a rule store. */
+  readonly rules: RuleBook | undefined;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeResync: () => void;
   private closed = false;
@@ -144,6 +158,9 @@ export class RequestService {
     });
     this.reminders = new Reminders({ store: deps.store, messenger: deps.messenger, audit: this.audit, logger: this.logger, now: this.now });
     this.notices = new OutcomeNotices({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
+    this.rules = deps.rules
+      ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger: deps.messenger, logger: this.logger, now: this.now })
+      : undefined;
     this.unsubscribe = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
@@ -173,7 +190,9 @@ export class RequestService {
       matched,
       policy,
     });
-    const result = await this.store.create(record, {
+    // A live rule of the same token, session and tool answers it at once: stored ended, never posted.
+    const ruled = await this.rules?.match(record);
+    const result = await this.store.create(ruled?.record ?? record, {
       ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
       postLeaseUntil: this.delivery.leaseFrom(createdAt),
     });
@@ -184,6 +203,7 @@ export class RequestService {
     }
     if (result.created && result.record.status === "pending") this.delivery.post(result.record);
     if (result.created) this.auditCreated(result.record);
+    if (result.created && ruled) this.rules!.used(ruled, result.record);
     this.logger.info(
       {
         id: result.record.id,
@@ -192,6 +212,7 @@ export class RequestService {
         route: result.record.policy?.route,
         created: result.created,
         status: result.record.status,
+        ...(ruled ? { rule: ruled.rule.id } : {}),
       },
       "request created",
     );
@@ -284,6 +305,25 @@ export class RequestService {
     return extendPending(deps, record, person);
   }
 
+  /**
+   * A click on "Allow for a while": answers the request as the rule would
+   * (permission: allow with the input unchanged; step_gate: y) exactly as
+   * `answer` does, and only when that answer applied creates the rule
+   * (./rule-book.ts: two ordered steps). `rule` settles once the rule is
+   * stored, so a caller may reply before it does.
+   */
+  async allowForAWhile(id: string, person: Answerer, current?: RequestRecord): Promise<RuleGrant> {
+    const record = current?.id === id ? current : await this.get(id);
+    if (!record) return { answer: { outcome: "not_found" } };
+    if (record.status !== "pending") return { answer: { outcome: "already_ended", record } };
+    if (!takesRules(record)) {
+      throw new RelayError("relay_invalid_request", "This request takes no rule (its kind, its session, its policy or its quorum).");
+    }
+    const answer = await this.answer(id, ruleDecision(record), person, record);
+    if (answer.outcome !== "applied") return { answer };
+    return { answer, rule: this.rules ? this.rules.create(answer.record, person) : Promise.resolve(undefined) };
+  }
+
   /** Why `person` may not answer the request now (an answer would be refused), or undefined: e.g. before a modal opens. */
   refusalFor(record: RequestRecord, person: Answerer): Promise<Refusal | undefined> {
     return refusalFor(record, person, this.now(), this.directory);
@@ -363,6 +403,7 @@ export class RequestService {
   async idle(): Promise<void> {
     await this.delivery.idle();
     await this.updates.idle();
+    await this.rules?.idle();
   }
 
   /** Number of long-polls currently held open. */

@@ -10,6 +10,8 @@ import { z } from "zod";
 export const Action = {
   allow: "relay_allow",
   alwaysAllow: "relay_always_allow",
+  /** "Allow for 15 min": answers like Allow / Yes and creates a rule for the token, session and tool. */
+  allowForAWhile: "relay_allow_rule",
   edit: "relay_edit",
   deny: "relay_deny",
   denyWithReason: "relay_deny_reason",

@@ -2,13 +2,13 @@
  * The RequestMessenger the service uses to reach Slack: posts a request's
  * message (poster.ts, paced by the ChannelQueue), rewrites it as approvals
  * come in and once the request ends, and sends its reminders and
- * escalations (reminder-poster.ts) and its outcome notices
- * (outcome-poster.ts). A post retries transient failures itself until the
- * request's deadline; a message update, a reminder and a notice are one
- * attempt each (the service's queues retry them). A permanent refusal
- * surfaces as PermanentDeliveryError (a post's request is marked `failed`).
- * The service's `keepTrying` is asked before every attempt of a post and
- * may stop it.
+ * escalations (reminder-poster.ts), its outcome notices (outcome-poster.ts)
+ * and the thread tallies of rules (rule-tally-poster.ts). A post retries
+ * transient failures itself until the request's deadline; a message update,
+ * a reminder, a notice and a tally are one attempt each (the service's
+ * queues retry them). A permanent refusal surfaces as PermanentDeliveryError
+ * (a post's request is marked `failed`). The service's `keepTrying` is asked
+ * before every attempt of a post and may stop it.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
@@ -20,6 +20,7 @@ import { MessageLookup, requestMetadata } from "./message-lookup.js";
 import { postRequest } from "./poster.js";
 import { sendOutcome } from "./outcome-poster.js";
 import { sendReminder } from "./reminder-poster.js";
+import { postRuleTally, updateRuleTally } from "./rule-tally-poster.js";
 import { classifySlackError, defaultSleep } from "./retry.js";
 
 export interface SlackMessengerDeps {
@@ -56,6 +57,10 @@ export function createSlackMessenger({
     remind: (record, entry, at) => sendReminder({ client, queue, logger }, record, entry, at),
 
     tellOutcome: (record, part, at) => sendOutcome({ client, queue, logger }, record, part, at),
+
+    postRuleTally: (rule) => postRuleTally({ client, queue }, rule, now()),
+
+    updateRuleTally: (rule) => updateRuleTally({ client, queue }, rule, now()),
 
     async showEnded(record: RequestRecord): Promise<void> {
       if (!record.slack) return;

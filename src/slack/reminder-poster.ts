@@ -11,12 +11,12 @@
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
-import { PermanentDeliveryError, TransientDeliveryError } from "../requests/delivery.js";
+import { PermanentDeliveryError } from "../requests/delivery.js";
 import type { RequestRecord } from "../requests/model.js";
 import type { ScheduleEntry } from "../requests/policy.js";
 import { escalationPost, escalationText, reminderText } from "./blocks/index.js";
 import { queueKey, type ChannelQueue } from "./channel-queue.js";
-import { classifySlackError } from "./retry.js";
+import { pacedCall } from "./paced.js";
 
 export interface ReminderPosterDeps {
   client: webApi.WebClient;
@@ -47,16 +47,5 @@ export async function sendReminder(deps: ReminderPosterDeps, record: RequestReco
 /** One Web API call in its line (per channel for posts), with Slack's errors turned into delivery errors; outcome-poster.ts calls through it too. */
 export async function paced<T>(deps: ReminderPosterDeps, channel: string | undefined, now: number, call: () => Promise<T>): Promise<T> {
   const key = channel === undefined ? queueKey("chat.getPermalink") : queueKey("chat.postMessage", channel);
-  const turn = await deps.queue.turn(key, now + TURN_WAIT_MS);
-  if (!turn) throw new TransientDeliveryError("Slack was rate limiting", deps.queue.pausedFor(key));
-  try {
-    return await call();
-  } catch (error) {
-    const failure = classifySlackError(error);
-    if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
-    if (failure.retryAfterMs !== undefined) deps.queue.pause(key, failure.retryAfterMs);
-    throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
-  } finally {
-    turn.release();
-  }
+  return pacedCall(deps.queue, key, now + TURN_WAIT_MS, call);
 }

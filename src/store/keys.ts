@@ -9,7 +9,9 @@
  * Redis Cluster; the relay runs on one Redis server (or a primary with
  * replicas), not on Cluster.
  */
+import { createHash } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
+import type { RuleScope } from "../requests/rules.js";
 
 export interface StoreKeys {
   /** HASH of one request's fields (see redis-record.ts). */
@@ -44,6 +46,12 @@ export interface StoreKeys {
   readonly recent: string;
   /** STREAM of audit events (src/requests/audit.ts), capped in length. */
   readonly audit: string;
+  /** HASH of one "Allow for a while" rule's fields (see redis-rules.ts), expiring with the rule. */
+  rule(id: string): string;
+  /** STRING: id of the live rule of a scope (token, session, tool; hashed, since each may hold any character), expiring with that rule. */
+  ruleScope(scope: RuleScope): string;
+  /** ZSET of rule ids, scored by when each expires (Unix ms); the listing walks it. */
+  readonly rules: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -67,5 +75,11 @@ export function storeKeys(prefix: string): StoreKeys {
     noticeAttempts: `${prefix}:notice-attempts`,
     recent: `${prefix}:recent`,
     audit: `${prefix}:audit`,
+    rule: (id) => `${prefix}:rule:{${id}}`,
+    ruleScope: ({ token, sessionId, toolName }) =>
+      `${prefix}:rule-scope:${createHash("sha256")
+        .update(JSON.stringify([token, sessionId, toolName]))
+        .digest("hex")}`,
+    rules: `${prefix}:rules`,
   };
 }

@@ -27,6 +27,11 @@ const FILES = {
   completePendingUpdate: "complete-pending-update-3.lua",
   claimUnposted: "claim-unposted-1.lua",
   renewPostLease: "renew-post-lease-1.lua",
+  createRule: "create-rule-4.lua",
+  useRule: "use-rule-1.lua",
+  revokeRule: "revoke-rule-3.lua",
+  claimTally: "claim-tally-1.lua",
+  setTally: "set-tally-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

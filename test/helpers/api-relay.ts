@@ -25,6 +25,8 @@ import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
 import { RequestService } from "../../src/requests/service.js";
 import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
+import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
+import type { RuleStore } from "../../src/requests/rules.js";
 import { FakeMessenger } from "./fake-messenger.js";
 import type { RequestStore } from "../../src/requests/store.js";
 
@@ -39,6 +41,8 @@ export const DEFAULT_CHANNEL = "C0123456789";
 export interface ApiRelayOptions {
   /** Defaults to a fresh memory store. */
   store?: RequestStore;
+  /** Where "Allow for a while" rules live; defaults to a fresh memory rule store. */
+  rules?: RuleStore;
   tokens?: AgentToken[];
   /** Defaults to ADMIN_TOKENS. */
   adminTokens?: AgentToken[];
@@ -105,9 +109,11 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   const messenger = new FakeMessenger();
   const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
   const audit = new AuditTrail({ log: auditLog, logger });
+  const rules = options.rules ?? createMemoryRuleStore();
   const service = new RequestService({
     audit,
     store,
+    rules,
     messenger,
     logger,
     defaultChannel: DEFAULT_CHANNEL,
@@ -173,6 +179,7 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
       service.close();
       await audit.idle();
       await auditLog.close();
+      await rules.close();
       await store.close();
     },
   };

@@ -10,6 +10,7 @@ import type { SlackRef } from "../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import type { ScheduleEntry } from "../../src/requests/policy.js";
 import type { NoticePart } from "../../src/requests/store.js";
+import type { Rule } from "../../src/requests/rules.js";
 import { PermanentDeliveryError, type PostOptions, type RequestMessenger } from "../../src/requests/service.js";
 
 export class FakeMessenger implements RequestMessenger {
@@ -30,6 +31,9 @@ export class FakeMessenger implements RequestMessenger {
   /** Every outcome notice part sent, in order (a part whose `tellOutcomeWith` threw is not listed). */
   readonly notices: Array<{ record: RequestRecord; part: NoticePart; now: number }> = [];
   tellOutcomeWith: (record: RequestRecord, part: NoticePart) => Promise<void> = async () => {};
+  /** Every rule tally posted or rewritten, in order, with the rule as it was shown. */
+  readonly tallies: Array<{ action: "post" | "update"; rule: Rule }> = [];
+  tallyWith: (rule: Rule) => Promise<void> = async () => {};
 
   async post(record: RequestRecord, options: PostOptions = {}): Promise<SlackRef | undefined> {
     this.posts.push(record);
@@ -52,5 +56,16 @@ export class FakeMessenger implements RequestMessenger {
   async tellOutcome(record: RequestRecord, part: NoticePart, now: number): Promise<void> {
     await this.tellOutcomeWith(record, part);
     this.notices.push({ record, part, now });
+  }
+
+  async postRuleTally(rule: Rule): Promise<string> {
+    await this.tallyWith(rule);
+    this.tallies.push({ action: "post", rule });
+    return `1700000900.${String(this.tallies.length).padStart(6, "0")}`;
+  }
+
+  async updateRuleTally(rule: Rule): Promise<void> {
+    await this.tallyWith(rule);
+    this.tallies.push({ action: "update", rule });
   }
 }

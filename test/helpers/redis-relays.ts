@@ -1,8 +1,8 @@
 /**
  * Several Slack-side relay instances (./slack-relay.ts) on one real Redis,
  * as a deployment behind a load balancer runs them: each instance has its
- * own store with its own connections, all on the test's own key prefix, and
- * its own clock to move. Slack's Web API is stubbed with nock, which
+ * own request store and rule store with their own connections, all on the
+ * test's own key prefix, and its own clock to move. Slack's Web API is stubbed with nock, which
  * intercepts for every instance at once: stub on one instance's `api` and
  * its `calls` then hold what every instance asked of Slack.
  *
@@ -15,25 +15,28 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import type { RequestStore } from "../../src/requests/store.js";
 import { connectRedisStore } from "../../src/store/redis-store.js";
+import { connectRedisRuleStore } from "../../src/store/redis-rules.js";
+import type { RuleStore } from "../../src/requests/rules.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "./redis.js";
 import { startSlackRelay, type SlackRelay, type SlackRelayOptions } from "./slack-relay.js";
 import type { FakeSlackApi } from "./slack.js";
 
 export interface RelaysOnRedis {
   /** Starts one more instance on the test's prefix. */
-  start(options?: Omit<SlackRelayOptions, "store">): Promise<SlackRelay>;
+  start(options?: Omit<SlackRelayOptions, "store" | "rules">): Promise<SlackRelay>;
   /** Stops an instance and closes its store, as a process that exits: what it stored and queued stays in Redis. */
   stop(relay: SlackRelay): Promise<void>;
 }
 
 export function useRelaysOnRedis(): RelaysOnRedis {
   let prefix = "";
-  const running = new Map<SlackRelay, RequestStore>();
+  const running = new Map<SlackRelay, [RequestStore, RuleStore]>();
 
   const stop = async (relay: SlackRelay) => {
-    const store = running.get(relay);
+    const [store, rules] = running.get(relay) ?? [];
     running.delete(relay);
     await relay.close();
+    await rules?.close();
     await store?.close();
     expect(relay.unexpected).toEqual([]);
   };
@@ -58,8 +61,9 @@ export function useRelaysOnRedis(): RelaysOnRedis {
     async start(options = {}) {
       const store = connectRedisStore(REDIS_TEST_URL, { prefix });
       await store.ready();
-      const relay = await startSlackRelay({ ...options, store });
-      running.set(relay, store);
+      const rules = connectRedisRuleStore(REDIS_TEST_URL, { prefix });
+      const relay = await startSlackRelay({ ...options, store, rules });
+      running.set(relay, [store, rules]);
       return relay;
     },
     stop,

@@ -19,11 +19,18 @@ import { createSlackMessenger } from "../../src/slack/messenger.js";
 import { SlackPeopleDirectory } from "../../src/slack/directory.js";
 import type { Route } from "../../src/config.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
+import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
+import type { RuleStore } from "../../src/requests/rules.js";
+import type { AuditRecorder } from "../../src/requests/audit-entries.js";
 import type { RequestStore } from "../../src/requests/store.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, TEAM_ID, type PostOptions } from "./slack.js";
 
 export interface SlackRelayOptions {
   store?: RequestStore;
+  /** Where "Allow for a while" rules live; a fresh memory rule store by default. */
+  rules?: RuleStore;
+  /** Audit events go here; none by default. */
+  audit?: AuditRecorder;
   /** The operator's approver routes (first match wins), as RELAY_CONFIG_FILE gives them. */
   routes?: Route[];
   /** Hears how every Web API call of the relay's client ended (the metrics' recorder). */
@@ -50,7 +57,13 @@ export interface SlackRelay {
   close(): Promise<void>;
 }
 
-export async function startSlackRelay({ store = createMemoryStore(), routes, onSlackCall }: SlackRelayOptions = {}): Promise<SlackRelay> {
+export async function startSlackRelay({
+  store = createMemoryStore(),
+  rules = createMemoryRuleStore(),
+  audit,
+  routes,
+  onSlackCall,
+}: SlackRelayOptions = {}): Promise<SlackRelay> {
   let offset = 0;
   const sleeps: number[] = [];
   const now = () => Date.now() + offset;
@@ -77,8 +90,10 @@ export async function startSlackRelay({ store = createMemoryStore(), routes, onS
   const directory = new SlackPeopleDirectory({ client, logger: silentLogger, now, homeTeamId: TEAM_ID });
   const service = new RequestService({
     store,
+    rules,
     messenger,
     directory,
+    ...(audit ? { audit } : {}),
     defaultTimeoutSeconds: 600,
     defaultChannel: CHANNEL,
     logger: silentLogger,

@@ -220,8 +220,9 @@ export class HookCalls {
   private async openOnce({ agent, input }: HookCall, body: CreateRequestBody): Promise<RequestRecord> {
     const { key, answerBelongsToCall } = hookRequestKey(input);
     for (let attempt = 1; attempt <= MAX_KEY_ATTEMPTS; attempt += 1) {
-      const { record } = await this.service.create({ tokenName: agent, body, idempotencyKey: keyForAttempt(key, attempt), joinOnKey: true });
-      if (record.status === "pending" || (record.status === "answered" && answerBelongsToCall)) return record;
+      const { record, created } = await this.service.create({ tokenName: agent, body, idempotencyKey: keyForAttempt(key, attempt), joinOnKey: true });
+      // One this call just created is its own, even answered at once (by a rule).
+      if (created || record.status === "pending" || (record.status === "answered" && answerBelongsToCall)) return record;
     }
     return (await this.service.create({ tokenName: agent, body })).record;
   }

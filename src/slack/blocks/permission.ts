@@ -1,7 +1,8 @@
 /**
  * A permission request: the tool call rendered for people and the Allow /
- * Always allow / Edit… / Deny / Deny with reason… / Deny & stop buttons
- * (Approve and the Deny variants where several approvals are needed).
+ * Allow for 15 min / Always allow / Edit… / Deny / Deny with reason… / Deny
+ * & stop buttons (Approve and the Deny variants where several approvals are
+ * needed).
  */
 import type { KnownBlock } from "@slack/types";
 import type { RequestRecord } from "../../requests/model.js";
@@ -18,6 +19,7 @@ import { escapeMrkdwn } from "./escape.js";
 import { alwaysAllowGrant, alwaysAllowScope, offersAlwaysAllow } from "../../requests/always-allow.js";
 import { quorumOf } from "../../requests/policy.js";
 import { toolBlocks, toolLeaves, toolShape, toolSummary } from "./tool-view.js";
+import { ruleButtons } from "./rules.js";
 
 function bodyOf(record: RequestRecord): PermissionBody {
   if (record.body.kind !== "permission") throw new Error(`not a permission request: ${record.body.kind}`);
@@ -121,7 +123,7 @@ function permissionControls(record: RequestRecord, body: PermissionBody, editabl
     ? (verb: string) => confirmDialog(`${verb}?`, `The agent suggests answering No to this ${tool} call. ${verb} it anyway?`, verb, "primary")
     : undefined;
   const allow = quorumOf(record) > 1 ? "Approve" : "Allow";
-  const buttons = [button(allow, Action.allow, value, { style: "primary", confirm: risky?.(allow) })];
+  const buttons = [button(allow, Action.allow, value, { style: "primary", confirm: risky?.(allow) }), ...ruleButtons(record, value, risky)];
   if (showsAlwaysAllow(record)) buttons.push(button("Always allow", Action.alwaysAllow, value, { confirm: risky?.("Always allow") }));
   if (editable) buttons.push(button("Edit…", Action.edit, value));
   buttons.push(

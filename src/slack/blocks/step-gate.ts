@@ -1,7 +1,7 @@
 /**
  * A step gate: the proposed tool call with its parameters as JSON (Edit,
- * MultiEdit and Write as a diff of the file), and Yes / No / Stop buttons (a
- * thread reply of y, n or q answers too).
+ * MultiEdit and Write as a diff of the file), and Yes / Allow for 15 min /
+ * No / Stop buttons (a thread reply of y, n or q answers too).
  */
 import type { RequestRecord } from "../../requests/model.js";
 import type { StepGateBody } from "../../protocol/request-body.js";
@@ -10,6 +10,7 @@ import { actions, button, context } from "./elements.js";
 import type { KindViewOf } from "./kind.js";
 import { cutShort } from "./text.js";
 import { toolBlocks, toolLeaves, toolShape, toolSummary } from "./tool-view.js";
+import { ruleButtons } from "./rules.js";
 
 function bodyOf(record: RequestRecord): StepGateBody {
   if (record.body.kind !== "step_gate") throw new Error(`not a step gate: ${record.body.kind}`);
@@ -27,6 +28,7 @@ export const stepGateView: KindViewOf = (record) => {
       return [
         actions("actions", [
           button("Yes", Action.stepYes, value, { style: "primary" }),
+          ...ruleButtons(record, value),
           button("No", Action.stepNo, value, { style: "danger" }),
           button("Stop", Action.stepStop, value),
         ]),

@@ -7,8 +7,8 @@
  * interaction, about 20 µs each on the bench machines, so 20-odd listeners
  * would add half a millisecond to every click before the answer is recorded.
  *
- * - answer buttons (Allow, Always allow, Deny, Deny & stop, Yes / No / Stop,
- *   one-tap options and confirms) record the answer *before* the ack, within
+ * - answer buttons (Allow, Allow for 15 min, Always allow, Deny, Deny & stop,
+ *   Yes / No / Stop, one-tap options and confirms) record the answer *before* the ack, within
  *   STORE_BUDGET, so an acked click is never lost: if the process dies right
  *   after the ack, the answer is already stored. A click the store could not
  *   take in time (down, slow, erroring) is acked and the person is told
@@ -41,10 +41,12 @@ import {
 } from "./context.js";
 import { endedNotice, refusalNotice, reportOutcome, tellPerson } from "./notices.js";
 import { openModal } from "./open-modal.js";
+import { reportRule } from "./rule-click.js";
 
 /** Buttons whose click is an answer. */
 export const ANSWER_BUTTONS = [
   Action.allow,
+  Action.allowForAWhile,
   Action.alwaysAllow,
   Action.deny,
   Action.denyAndStop,
@@ -120,6 +122,11 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
     const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), left());
     if (!refusal.ok || refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.ok ? refusal.value! : { reason: "unverified" }));
     return openModal(deps, click, record, outcome.modal);
+  }
+  if (outcome.type === "rule") {
+    const granted = await withinBudget(deps.service.allowForAWhile(record.id, answererOf(click.body.user), record), left());
+    if (!granted.ok) return notRecorded(deps, click, granted, ack);
+    return reportRule(deps, granted.value, record, { channel: record.slack!.channel, user: click.body.user.id }, { ack, budgetMs: left() });
   }
   if (outcome.type !== "decision") {
     const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";

@@ -13,11 +13,16 @@ import { isOneTap } from "../blocks/index.js";
 import { alwaysAllowGrant, alwaysAllowScope } from "../../requests/always-allow.js";
 import { alwaysAllowListFits, offersEdit, showsAlwaysAllow } from "../blocks/permission.js";
 import { Action, type ButtonValue } from "../ids.js";
+import { takesRules } from "../../requests/rule-matching.js";
 
 export type ModalName = "edit" | "denyReason" | "other" | "answer" | "input" | "alwaysAllow";
 
 export type ButtonOutcome =
-  { type: "decision"; decision: Decision } | { type: "modal"; modal: ModalName; questionIndex?: number } | { type: "ignore"; reason: string };
+  | { type: "decision"; decision: Decision }
+  /** "Allow for a while": the service answers and creates the rule (RequestService.allowForAWhile). */
+  | { type: "rule" }
+  | { type: "modal"; modal: ModalName; questionIndex?: number }
+  | { type: "ignore"; reason: string };
 
 /**
  * @param clickerName the clicker's Slack name, for "Denied by <name> in Slack."
@@ -25,6 +30,8 @@ export type ButtonOutcome =
 export function interpretButton(record: RequestRecord, actionId: string, value: ButtonValue, clickerName: string): ButtonOutcome {
   const body = record.body;
   if (actionId === Action.viewInput) return modal("input");
+  // Whatever the request's status: a click on an ended one is told so, like any answer.
+  if (actionId === Action.allowForAWhile) return takesRules(record) ? { type: "rule" } : ignore("no rule on this request");
   switch (body.kind) {
     case "permission":
       switch (actionId) {

@@ -15,7 +15,7 @@ import type { MessageLookup } from "../message-lookup.js";
 import { settleBefore } from "../../protocol/timing.js";
 
 export interface ListenerDeps {
-  service: Pick<RequestService, "get" | "answer" | "extend" | "refusalFor" | "findBySlackMessage" | "adoptMessage">;
+  service: Pick<RequestService, "get" | "answer" | "extend" | "allowForAWhile" | "refusalFor" | "findBySlackMessage" | "adoptMessage">;
   /** Confirms with Slack that an unknown message is a copy the relay posted for a request; absent: never. */
   messages?: Pick<MessageLookup, "isRequestMessage">;
   /** Bot-token WebClient for views.open / views.update / chat.postEphemeral. */

@@ -35,12 +35,14 @@ describe("the OpenAPI document", () => {
     );
     expect(operations.sort()).toEqual([
       "DELETE /v1/requests/{id}",
+      "DELETE /v1/rules/{id}",
       "GET /healthz",
       "GET /metrics",
       "GET /readyz",
       "GET /v1/audit",
       "GET /v1/requests",
       "GET /v1/requests/{id}",
+      "GET /v1/rules",
       "POST /v1/hooks/claude-code",
       "POST /v1/requests",
     ]);

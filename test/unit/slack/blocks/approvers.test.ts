@@ -97,9 +97,9 @@ describe("a request that needs several approvals", () => {
     expect(buttons(message)[0]?.confirm).toMatchObject({ title: { text: "Approve?" }, confirm: { text: "Approve" } });
   });
 
-  it("keeps Allow, Always allow and Edit… where one approval decides", () => {
+  it("keeps Allow, Allow for 15 min, Always allow and Edit… where one approval decides", () => {
     const record = permissionRecord({ suggestions }, { policy: { ...policy, quorum: 1 } });
-    expect(actionIds(requestMessage(record)).slice(0, 3)).toEqual([Action.allow, Action.alwaysAllow, Action.edit]);
+    expect(actionIds(requestMessage(record)).slice(0, 4)).toEqual([Action.allow, Action.allowForAWhile, Action.alwaysAllow, Action.edit]);
     expect(offersEdit(record)).toBe(true);
   });
 

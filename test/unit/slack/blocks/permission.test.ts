@@ -54,6 +54,7 @@ describe("permission request message", () => {
         block_id: "actions",
         elements: [
           { type: "button", action_id: Action.allow, text: { type: "plain_text", text: "Allow" }, value, style: "primary" },
+          { type: "button", action_id: Action.allowForAWhile, text: { type: "plain_text", text: "Allow for 15 min" }, value },
           { type: "button", action_id: Action.alwaysAllow, text: { type: "plain_text", text: "Always allow" }, value },
           { type: "button", action_id: Action.edit, text: { type: "plain_text", text: "Edit…" }, value },
           { type: "button", action_id: Action.deny, text: { type: "plain_text", text: "Deny" }, value, style: "danger" },
@@ -91,6 +92,7 @@ describe("permission request message", () => {
   it("offers Always allow only when there are suggestions", () => {
     expect(actionIds(requestMessage(permissionRecord()))).toEqual([
       Action.allow,
+      Action.allowForAWhile,
       Action.edit,
       Action.deny,
       Action.denyWithReason,

@@ -17,6 +17,28 @@ const choice = recordOf({ kind: "interactive_questions", questions: [{ id: "env"
 const press = (record: typeof permission, actionId: string, value: Record<string, number> = {}) =>
   interpretButton(record, actionId, { r: record.id, ...value }, "alice");
 
+describe("the Allow for a while button", () => {
+  const session = { agent: { sessionId: "sess-1" } };
+  const ruled = recordOf({ kind: "permission", toolName: "Bash", input, ...session });
+
+  it("asks the service for a rule on a permission or step_gate request of a session, pending or ended (an ended one is told so)", () => {
+    expect(press(ruled, Action.allowForAWhile)).toStrictEqual({ type: "rule" });
+    expect(press(recordOf({ kind: "step_gate", toolName: "Bash", input, ...session }), Action.allowForAWhile)).toStrictEqual({ type: "rule" });
+    expect(press({ ...ruled, status: "expired" }, Action.allowForAWhile)).toStrictEqual({ type: "rule" });
+  });
+
+  it("is ignored where no rule is offered: no session, allowRules: false, a quorum, a question", () => {
+    for (const record of [
+      permission,
+      { ...ruled, policy: { alwaysAllow: "tool" as const, allowRules: false as const } },
+      { ...ruled, policy: { alwaysAllow: "tool" as const, quorum: 2 } },
+      recordOf({ kind: "interactive_questions", questions: [{ id: "go", question: "Go?", type: "confirm" }], ...session }),
+    ]) {
+      expect(press(record, Action.allowForAWhile).type).toBe("ignore");
+    }
+  });
+});
+
 describe("buttons on a permission request", () => {
   it.each([
     [Action.allow, { behavior: "allow", updatedInput: input }],
