@@ -18,7 +18,13 @@ const UNTIL = `<!date^${Math.floor((T0 + 15 * 60_000) / 1000)}^{time}|${new Date
 describe("the Allow for a while button", () => {
   it("sits right after Allow on a permission request and after Yes on a step gate", () => {
     expect(actionIds(requestMessage(permissionRecord())).slice(0, 2)).toStrictEqual([Action.allow, Action.allowForAWhile]);
-    expect(actionIds(requestMessage(stepGateRecord(session)))).toStrictEqual([Action.stepYes, Action.allowForAWhile, Action.stepNo, Action.stepStop]);
+    expect(actionIds(requestMessage(stepGateRecord(session)))).toStrictEqual([
+      Action.stepYes,
+      Action.allowForAWhile,
+      Action.stepNo,
+      Action.stepStop,
+      Action.moreTime,
+    ]);
   });
 
   it("is labelled with the route's ruleMinutes", () => {
