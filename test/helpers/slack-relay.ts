@@ -100,7 +100,7 @@ export async function startSlackRelay({
     now,
     ...(routes ? { routes } : {}),
   });
-  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client });
+  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client, now });
 
   const server = createServer((req, res) => {
     if (req.method === "POST" && req.url?.split("?")[0] === "/slack/events") return slack.requestListener!(req, res);
