@@ -9,7 +9,6 @@
  */
 import type { HomeView } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import type { AuditEntry } from "../../../src/requests/audit.js";
 import { REVOKE_NOTICES, revokedNotice } from "../../../src/slack/blocks/index.js";
 import { Action, encodeButton, encodeRuleButton } from "../../../src/slack/ids.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
@@ -24,14 +23,8 @@ const WORKSPACE = { ok: true, url: "https://acme.slack.com/", team_id: "T0TEAM",
 const link = (ts: string) => `<https://acme.slack.com/archives/${CHANNEL}/p${ts.replace(".", "")}|Open the request>`;
 
 let relay: SlackRelay;
-const audited: AuditEntry[] = [];
-useSlackRelay(
-  (started) => {
-    relay = started;
-    audited.length = 0;
-  },
-  { routes: approverRoutes, audit: { record: (entry) => audited.push(entry) } },
-);
+useSlackRelay((started) => (relay = started), { routes: approverRoutes });
+const revocations = () => relay.audited.filter((entry) => entry.type === "rule_revoked");
 
 /** Creates a request whose message is posted at `ts`. */
 async function posted(input: unknown, ts: string) {
@@ -120,7 +113,7 @@ describe("a Revoke click in the Home tab", () => {
     await send(homeAction({ actionId: Action.revokeRule, value: encodeRuleButton({ rule: rule.id }), user: ALICE }));
 
     expect(await relay.service.rules!.list({ limit: 10 })).toStrictEqual([]);
-    expect(audited.filter((entry) => entry.type === "rule_revoked")).toMatchObject([{ person: { id: ALICE.id } }]);
+    expect(revocations()).toMatchObject([{ person: { id: ALICE.id } }]);
     const [view] = published(ALICE.id);
     expect(sectionText(view!, "notice")).toBe(revokedNotice(rule));
     expect(view?.blocks.find((b) => b.block_id === "rule_0")).toBeUndefined();
@@ -135,7 +128,7 @@ describe("a Revoke click in the Home tab", () => {
     await send(homeAction({ actionId: Action.revokeRule, value: encodeRuleButton({ rule: "no-such-rule" }), user: BOB }));
 
     expect((await relay.service.rules!.list({ limit: 10 })).map((live) => live.id)).toStrictEqual([rule.id]);
-    expect(audited.filter((entry) => entry.type === "rule_revoked")).toStrictEqual([]);
+    expect(revocations()).toStrictEqual([]);
     expect(published(BOB.id).map((view) => sectionText(view, "notice"))).toStrictEqual([REVOKE_NOTICES.gone, REVOKE_NOTICES.gone]);
     expect(published(ALICE.id)).toHaveLength(0);
     relay.api.done();

@@ -308,6 +308,8 @@ describe("the App Home tab", () => {
       rules: { shown: rules, more: true, permalinks: new Map(rules.map((rule) => [rule.id, PERMALINK])) },
     });
     expect(checkViewLimits(view)).toEqual([]);
+    // views.publish refuses a view over 250 kB (view_too_large).
+    expect(Buffer.byteLength(JSON.stringify(view))).toBeLessThan(250_000);
     expect(unescapedMarkup(view, [], ["<#C0123456789>", `<${PERMALINK}|Open the request>`])).toEqual([]);
   });
 });
