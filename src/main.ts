@@ -102,6 +102,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     service,
     client,
     logLevel: config.logLevel,
+    queue,
   });
   const hookCalls = new HookCalls({ service, logger });
   metrics.watch({ service, hookCalls, store, queue });

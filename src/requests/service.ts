@@ -248,6 +248,15 @@ export class RequestService {
   }
 
   /**
+   * The newest pending requests, at most `limit`, newest first (the App
+   * Home tab lists those a person may answer): as stored, so one past its
+   * deadline is listed until the sweep expires it.
+   */
+  listPending(limit: number): Promise<RequestRecord[]> {
+    return this.store.listRequests({ status: "pending", limit });
+  }
+
+  /**
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
    * aborts, then returns it as it is (./long-poll.ts, store outages included).
    */

@@ -17,6 +17,10 @@ import * as messages from "./listeners/messages.js";
 import * as modalButtons from "./listeners/modal-buttons.js";
 import * as moreTime from "./listeners/more-time.js";
 import * as views from "./listeners/views.js";
+import * as home from "./listeners/home.js";
+import { ChannelQueue } from "./channel-queue.js";
+import { HomeTab } from "./home-tab.js";
+import { MessageLinks } from "./permalinks.js";
 
 export interface SlackClientOptions {
   botToken: string;
@@ -60,6 +64,8 @@ export interface SlackAppOptions {
   now?: () => number;
   /** "debug" passes Bolt's and the SDKs' debug lines through; they are dropped otherwise. */
   logLevel?: "debug" | "info" | "warn" | "error";
+  /** The relay's Web API pacing, shared with the messenger: App Home publishes wait out a 429 there; a queue of its own when absent. */
+  queue?: ChannelQueue;
 }
 
 export interface SlackApp {
@@ -73,7 +79,7 @@ export interface SlackApp {
   stop(): Promise<void>;
   /** true when Slack accepts the bot token (auth.test, at most once per `pingCacheMs`); for /readyz. */
   ping(): Promise<boolean>;
-  /** Resolves when every interaction received so far has been fully handled (tests, shutdown). */
+  /** Resolves when every interaction received so far has been fully handled, App Home publishes included (tests, shutdown). */
   idle(): Promise<void>;
 }
 
@@ -110,12 +116,15 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
   });
   app.error(async (error) => logger.error({ error }, "slack listener error"));
-  const deps = { service, client, logger, messages: new MessageLookup(client) };
+  const links = new MessageLinks({ client, logger, now });
+  const homeTab = new HomeTab({ service, client, links, queue: options.queue ?? new ChannelQueue({ now }), logger, now });
+  const deps = { service, client, logger, messages: new MessageLookup(client), home: homeTab };
   actions.register(app, deps);
   modalButtons.register(app, deps);
   moreTime.register(app, deps);
   views.register(app, deps);
   messages.register(app, deps);
+  home.register(app, deps);
 
   return {
     app,
@@ -132,6 +141,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ping: cachedFor(pingCacheMs, now, () => pingSlack(client, pingTimeoutMs)),
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await homeTab.idle();
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 
-/** Buttons and selects in request messages. Every one starts with "relay_". */
+/** Buttons and selects in request messages and the App Home tab. Every one starts with "relay_". */
 export const Action = {
   allow: "relay_allow",
   alwaysAllow: "relay_always_allow",
@@ -33,6 +33,8 @@ export const Action = {
   viewPage: "relay_view_page",
   /** "+30 min": moves a pending request's deadline (answers nothing). */
   moreTime: "relay_more_time",
+  /** App Home: revokes one of the clicker's own live rules (the value is a RuleButtonValue). */
+  revokeRule: "relay_revoke_rule",
 } as const;
 
 /** Modal callback_ids. */
@@ -79,6 +81,21 @@ export function encodeButton(value: ButtonValue): string {
 
 export function decodeButton(raw: unknown): ButtonValue | undefined {
   return decodeJson(ButtonValue, raw);
+}
+
+/** The value of an App Home Revoke button: which rule. */
+export const RuleButtonValue = z.object({
+  /** Rule id. */
+  rule: z.string().min(1).max(100),
+});
+export type RuleButtonValue = z.infer<typeof RuleButtonValue>;
+
+export function encodeRuleButton(value: RuleButtonValue): string {
+  return JSON.stringify(value);
+}
+
+export function decodeRuleButton(raw: unknown): RuleButtonValue | undefined {
+  return decodeJson(RuleButtonValue, raw);
 }
 
 /** private_metadata of every relay modal. */

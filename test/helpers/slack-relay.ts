@@ -22,6 +22,7 @@ import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
 import type { RuleStore } from "../../src/requests/rules.js";
 import type { AuditRecorder } from "../../src/requests/audit-entries.js";
+import type { AuditEntry } from "../../src/requests/audit.js";
 import type { RequestStore } from "../../src/requests/store.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, TEAM_ID, type PostOptions } from "./slack.js";
 
@@ -54,6 +55,8 @@ export interface SlackRelay {
   settle(): Promise<void>;
   /** Web API requests nock did not expect. */
   unexpected: string[];
+  /** Every audit event the service recorded, oldest first (also passed on to the `audit` option). */
+  audited: AuditEntry[];
   close(): Promise<void>;
 }
 
@@ -88,19 +91,25 @@ export async function startSlackRelay({
   });
   // The workspace the payloads come from (slackUser's team) is the relay's own, as main learns it from auth.test.
   const directory = new SlackPeopleDirectory({ client, logger: silentLogger, now, homeTeamId: TEAM_ID });
+  const audited: AuditEntry[] = [];
   const service = new RequestService({
     store,
     rules,
     messenger,
     directory,
-    ...(audit ? { audit } : {}),
+    audit: {
+      record: (entry) => {
+        audited.push(entry);
+        audit?.record(entry);
+      },
+    },
     defaultTimeoutSeconds: 600,
     defaultChannel: CHANNEL,
     logger: silentLogger,
     now,
     ...(routes ? { routes } : {}),
   });
-  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client });
+  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client, now });
 
   const server = createServer((req, res) => {
     if (req.method === "POST" && req.url?.split("?")[0] === "/slack/events") return slack.requestListener!(req, res);
@@ -121,6 +130,7 @@ export async function startSlackRelay({
     url,
     sleeps,
     unexpected,
+    audited,
     advance: (ms) => {
       offset += ms;
     },

@@ -1,6 +1,6 @@
 /**
  * Slack as the relay sees it in tests: payload builders with overrides
- * (block_actions, view_submission, message events) shaped like Slack's,
+ * (block_actions, view_submission, message and App Home events) shaped like Slack's,
  * request signing, a poster that sends them the way Slack does, and a nock
  * stand-in for the Web API host that records every call.
  */
@@ -126,6 +126,18 @@ export function messageEvent({ text, user = ALICE.id, channel = CHANNEL, ts = "1
   if (botId !== undefined) event.bot_id = botId;
   if (subtype !== undefined) event.subtype = subtype;
   return { token: "legacy", team_id: team.id, api_app_id: "A0RELAY", event, type: "event_callback", event_id: `Ev${ts}`, event_time: 1700000050 };
+}
+
+/** A person opening the app's Home tab (or its Messages tab), as the Events API sends it. */
+export function appHomeOpened({ user = ALICE.id, tab = "home" }: { user?: string; tab?: "home" | "messages" } = {}) {
+  const event = { type: "app_home_opened", user, channel: "D0APPHOME1", tab, event_ts: "1700000060.000400" };
+  return { token: "legacy", team_id: team.id, api_app_id: "A0RELAY", event, type: "event_callback", event_id: "Ev0HOME", event_time: 1700000060 };
+}
+
+/** A click on a button of the app's Home tab: no channel, no message, the Home view as its container. */
+export function homeAction({ actionId, value, user = ALICE }: { actionId: string; value?: string; user?: Person }) {
+  const click = blockAction({ actionId, ...(value === undefined ? {} : { value }), user, view: { id: "V0HOME", callbackId: "" } });
+  return { ...click, view: { id: "V0HOME", type: "home", hash: "hash-home", callback_id: "", private_metadata: "", state: { values: {} } } };
 }
 
 /** Element state as Slack puts it in view.state.values. */

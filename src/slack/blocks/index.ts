@@ -20,3 +20,4 @@ export { escalationPost, escalationText, reminderText, timeLeft } from "./remind
 export { outcomeDirectMessage, outcomeReplyText } from "./outcome-notices.js";
 export { isOneTap } from "./one-tap.js";
 export { extendedNotice, noMoreTimeNotice } from "./more-time.js";
+export { homeView, HOME_LIMITS, revokedNotice, REVOKE_NOTICES, type HomeContent, type HomeRules, type HomeWaiting, type WaitingRequest } from "./home.js";

@@ -32,10 +32,10 @@ export function checkMessageLimits(message: SlackMessage): string[] {
   return problems;
 }
 
-/** Every Slack limit the modal breaks; empty when it may be opened. */
+/** Every Slack limit the modal or Home tab view breaks; empty when it may be opened or published. */
 export function checkViewLimits(view: View): string[] {
   const problems: Problems = [];
-  if (view.type !== "modal") problems.push(`type: ${view.type} is not a modal`);
+  if (view.type !== "modal" && view.type !== "home") problems.push(`type: ${view.type} is not a modal or a Home tab`);
   if (view.blocks.length > LIMITS.viewBlocks) problems.push(`blocks: ${view.blocks.length} blocks (max ${LIMITS.viewBlocks})`);
   if ((view.private_metadata ?? "").length > LIMITS.privateMetadata) {
     problems.push(`private_metadata: ${view.private_metadata?.length} characters (max ${LIMITS.privateMetadata})`);

@@ -11,6 +11,7 @@ import type { Person, SlackRef } from "../../protocol/request-view.js";
 import type { RequestRecord } from "../../requests/model.js";
 import type { Answerer } from "../../requests/policy.js";
 import type { RequestService } from "../../requests/service.js";
+import type { HomeTab } from "../home-tab.js";
 import type { MessageLookup } from "../message-lookup.js";
 import { settleBefore } from "../../protocol/timing.js";
 
@@ -21,6 +22,8 @@ export interface ListenerDeps {
   /** Bot-token WebClient for views.open / views.update / chat.postEphemeral. */
   client: webApi.WebClient;
   logger: Logger;
+  /** The App Home tab: told when a person answered, so their view is refreshed if they opened it lately; absent: no App Home. */
+  home?: Pick<HomeTab, "acted">;
 }
 
 /** `user` of block_actions and view_submission payloads. */

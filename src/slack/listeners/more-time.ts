@@ -49,6 +49,7 @@ async function moreTimeClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promis
   const moved = await withinBudget(deps.service.extend(record.id, answererOf(click.body.user), record), left());
   if (!moved.ok) return notRecorded(moved.reason, moved.error);
   await ack();
+  deps.home?.acted(click.body.user.id);
   const text = noticeFor(moved.value);
   if (text === undefined) return;
   if (moved.value.outcome === "no_more_time") deps.logger.info({ id: record.id, reason: moved.value.reason }, "slack more time click: no more time");

@@ -62,9 +62,11 @@ export function refusalNotice(record: RequestRecord, refusal: Refusal): string {
  * Tells the person what became of their answer when the message alone does
  * not: it came too late, it was refused, or it counted towards a quorum (or
  * already had). An answer that ended the request needs no notice: the
- * message changes.
+ * message changes. Their App Home view is refreshed too, if they opened it
+ * lately (off this path).
  */
 export async function reportOutcome(deps: ListenerDeps, result: AnswerResult, target: NoticeTarget): Promise<void> {
+  deps.home?.acted(target.user);
   const text = outcomeNotice(result);
   if (text !== undefined) await tellPerson(deps, target, text);
 }

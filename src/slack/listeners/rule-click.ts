@@ -29,5 +29,6 @@ export async function reportRule(
   await ack();
   // RuleBook.create never rejects: a rule it could not store resolves undefined.
   const saved = early.ok ? early.value : await rule;
+  deps.home?.acted(target.user);
   await tellPerson(deps, target, saved ? ruleCreatedNotice(saved) : ruleNotSavedNotice(record));
 }

@@ -2,7 +2,8 @@
  * Every message and modal stays inside Slack's limits, and no agent text
  * turns into markup, for the largest and nastiest requests the schemas
  * accept, in every state a request can end in; and so do the reminders,
- * escalations and notices under the most crowded policy.
+ * escalations and notices under the most crowded policy, and the App Home
+ * tab listing as many of them, and of the nastiest rules, as it shows.
  */
 import { describe, expect, it } from "vitest";
 import type { Decision } from "../../../../src/protocol/decisions.js";
@@ -14,6 +15,9 @@ import {
   approvalCountedNotice,
   duplicateApprovalNotice,
   escalationPost,
+  HOME_LIMITS,
+  homeView,
+  revokedNotice,
   escalationText,
   refusalNotice,
   reminderText,
@@ -29,6 +33,7 @@ import {
 } from "../../../../src/slack/blocks/index.js";
 import { answered, askRecord, cancelled, CREATED_AT, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { unescapedMarkup } from "../../../helpers/blocks.js";
+import { ruleOf } from "../../../helpers/rule-store-contract.js";
 
 const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";
 /** `n` characters of hostile text; `tag` keeps otherwise equal strings apart. */
@@ -286,5 +291,25 @@ describe.each(crowded)("%s, under the most crowded policy", (_name, record) => {
     const post = escalationPost(record, PERMALINK, now);
     expect(checkMessageLimits(post)).toEqual([]);
     expect(unescapedMarkup(post, [], OWN)).toEqual([]);
+  });
+});
+
+describe("the App Home tab", () => {
+  it("lists as many of the nastiest requests and rules as it shows, with every count and notice, within Slack's limits and with no agent markup", () => {
+    const largest = [...records, ...crowded].map(([, record]) => record);
+    const waiting = Array.from({ length: HOME_LIMITS.requests }, (_, i) => ({ record: largest[i % largest.length]!, permalink: PERMALINK }));
+    const rules = Array.from({ length: HOME_LIMITS.rules }, (_, i) =>
+      ruleOf({ toolName: big(MB, `${i}`), sessionId: big(MB), token: big(5000), uses: 1_000_000, createdBy: HOSTILE_PERSON }),
+    );
+    const view = homeView({
+      now: CREATED_AT,
+      notice: revokedNotice(rules[0]!),
+      waiting: { shown: waiting, more: 1_000_000, moreUncounted: true, unchecked: 1_000_000 },
+      rules: { shown: rules, more: true, permalinks: new Map(rules.map((rule) => [rule.id, PERMALINK])) },
+    });
+    expect(checkViewLimits(view)).toEqual([]);
+    // views.publish refuses a view over 250 kB (view_too_large).
+    expect(Buffer.byteLength(JSON.stringify(view))).toBeLessThan(250_000);
+    expect(unescapedMarkup(view, [], ["<#C0123456789>", `<${PERMALINK}|Open the request>`])).toEqual([]);
   });
 });
