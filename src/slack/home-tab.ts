@@ -21,7 +21,7 @@ import type { HomeView } from "@slack/types";
 import type { Logger } from "../logger.js";
 import { SlackUserId } from "../protocol/request-body.js";
 import type { RequestRecord } from "../requests/model.js";
-import type { Answerer } from "../requests/policy.js";
+import { approversAt, type Answerer } from "../requests/policy.js";
 import type { RequestService } from "../requests/service.js";
 import { HOME_LIMITS, homeView, type HomeContent, type HomeRules, type HomeWaiting } from "./blocks/index.js";
 import { queueKey, type ChannelQueue } from "./channel-queue.js";
@@ -126,7 +126,7 @@ export class HomeTab {
       this.deps.logger.warn({ error }, "slack home tab: pending requests could not be listed");
       return "unavailable";
     }
-    const candidates = pending.filter((record) => record.slack !== undefined && record.expiresAt > now && waitsOn(record, person.id));
+    const candidates = pending.filter((record) => record.slack !== undefined && record.expiresAt > now && waitsOn(record, person.id, now));
     const refusals = await Promise.all(
       candidates.map((record) => this.deps.service.refusalFor(record, person).catch(() => ({ reason: "unverified" as const }))),
     );
@@ -203,10 +203,15 @@ export class HomeTab {
 
 /**
  * Whether the request may wait on this person at all, before asking who may
- * answer: not when their approval is already counted, and a request sent to
- * a person directly (its channel is their user id) only ever on them.
+ * answer: not when their approval is already counted; a request sent to a
+ * person directly (its channel is their user id) only ever on them; and a
+ * request in a channel only when its approvers are named (by id or group).
+ * Under `approvers: any` anyone may answer, but the relay cannot tell who
+ * reads the channel (a private one, say): listing it for everyone would show
+ * what is asked there to people outside it, so it is left to the channel.
  */
-function waitsOn(record: RequestRecord, userId: string): boolean {
+function waitsOn(record: RequestRecord, userId: string, now: number): boolean {
   if (record.approvals?.some((approval) => approval.person.id === userId)) return false;
-  return !SlackUserId.safeParse(record.channel).success || record.channel === userId;
+  if (SlackUserId.safeParse(record.channel).success) return record.channel === userId;
+  return approversAt(record, now) !== undefined;
 }

@@ -71,15 +71,17 @@ describe("opening the Home tab", () => {
     relay.api.done();
   });
 
-  it("shows someone who is no approver only the requests they may answer", async () => {
+  it("shows someone who is no approver none of the requests they may not answer, and leaves those anyone may answer to their channel", async () => {
     await posted({ kind: "permission", toolName: "Bash", input: { command: "git push" } }, "1700000000.000100");
     await posted({ kind: "permission", toolName: "Bash", input: { command: "ls" }, labels: { policy: "anyone" } }, "1700000000.000200");
     relay.api.on("usergroups.users.list", members(ALICE.id)).on("auth.test", WORKSPACE).on("views.publish");
 
     await send(appHomeOpened({ user: BOB.id }));
 
+    // Under approvers: any the relay cannot tell who reads the channel (a private one): listing it would show what is asked to outsiders.
     const [view] = published(BOB.id);
-    expect(firstLines(view)).toStrictEqual(["Permission request: Bash: ls"]);
+    expect(firstLines(view)).toStrictEqual([]);
+    expect(view?.blocks.find((b) => b.block_id === "waiting_none")).toBeDefined();
     expect(view?.blocks.find((b) => b.block_id === "rules_none")).toBeDefined();
     relay.api.done();
   });

@@ -300,6 +300,14 @@ describe("redis store specifics", () => {
     expect(listed.map((record) => record.createdAt)).toStrictEqual([T0 + 3, T0 + 2, T0 - 1]);
   });
 
+  it("the pending listing walks the recent index newest first and reaches pending requests older than its trim through the deadlines", async () => {
+    const { store, prefix } = open({ recentLimit: 2 });
+    for (const n of [1, 2, 3, 4]) await store.create({ ...pending(), createdAt: T0 + n });
+    expect(await redis.zcard(`${prefix}:recent`)).toBe(2);
+    expect((await store.listRequests({ status: "pending", limit: 2 })).map((record) => record.createdAt)).toStrictEqual([T0 + 4, T0 + 3]);
+    expect((await store.listRequests({ status: "pending", limit: 10 })).map((record) => record.createdAt)).toStrictEqual([T0 + 4, T0 + 3, T0 + 2, T0 + 1]);
+  });
+
   it("the listing removes the entries of requests that are gone from the recent index", async () => {
     const { store, prefix } = open();
     const request = pending();
