@@ -6,20 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ApproveResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import type { ApproveResult, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown } from "./errors.js";
-import { Delivery, type RequestMessenger } from "./delivery.js";
+import { Delivery } from "./delivery.js";
 import { startSweeper, type SweepStep } from "./sweeper.js";
-import { sameRequestBody } from "./idempotency.js";
-import { newRecord } from "./new-record.js";
-import { createPolicy } from "./create-policy.js";
-import { matchRoute } from "./routes.js";
 import type { SlackRef } from "../protocol/request-view.js";
-import type { RequestPolicy, RequestRecord } from "./model.js";
-import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route } from "../config.js";
+import type { RequestRecord } from "./model.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 import { answerPending, type AnswerResult } from "./answering.js";
@@ -35,75 +29,16 @@ import { expiryOf } from "./timeout.js";
 import { OutcomeNotices } from "./outcome-notices.js";
 
 import { RuleBook, type RuleGrant } from "./rule-book.js";
+import { createRequest, type CreatingContext } from "./creating.js";
+import { DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
 import { ruleDecision, takesRules } from "./rule-matching.js";
-import type { RuleStore } from "./rules.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
 export type { MoreTimeResult } from "./more-time.js";
 export type { RuleGrant } from "./rule-book.js";
 
-export interface RequestServiceDeps {
-  store: RequestStore;
-  messenger: RequestMessenger;
-  /** Seconds a request waits when it names no timeout. */
-  defaultTimeoutSeconds: number;
-  defaultChannel?: string;
-  /** RELAY_CALLBACK_HOSTS: the only hosts a callbackUrl may name; undefined → any host. */
-  callbackHosts?: readonly string[];
-  /** The default route's `channels`: what a request no route matches may name; undefined → any channel. */
-  defaultChannels?: readonly string[];
-  /** The operator's approver routes (RELAY_CONFIG_FILE), first match wins; none → every request takes the default route. */
-  routes?: readonly Route[];
-  /**
-   * The default route's policy: what new requests are created under where
-   * their route sets nothing else (Always allow scope, approvers, quorum,
-   * selfApproval, reminders, escalations; default: anyone answers, Always
-   * allow passes back tool rules only).
-   */
-  policy?: RequestPolicy;
-  /**
-   * Slack's people: user group members, the relay's workspace, emails. For
-   * answers, without one only listed users and `approvers: any` can be
-   * checked (the rest is refused); for creates, a requestedBy email or
-   * approvers their route lists only through a group get 503
-   * relay_slack_unavailable and are not created.
-   */
-  directory?: PeopleDirectory;
-  /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
-  audit?: AuditRecorder;
-  /** Counts requests created and ended (GET /metrics); none → not counted. */
-  metrics?: RequestMetrics;
-  /**
-   * Where "Allow for a while" rules live, shared by the instances that share
-   * the store (./rule-book.ts); none → no rule is kept: no request is
-   * answered by one, and a rule click answers like Allow and says the rule
-   * was not saved.
-   */
-  rules?: RuleStore;
-  logger?: Logger;
-  /** Unix time in milliseconds. */
-  now?: () => number;
-  newId?: () => string;
-  /** Milliseconds a poster holds a new request before another instance may post it (default 30 s). */
-  postLeaseMs?: number;
-}
-
-export interface CreateInput {
-  tokenName: string;
-  body: CreateRequestBody;
-  /** The same key from the same token with the same body returns the first request; with another body, 409 relay_idempotency_mismatch. */
-  idempotencyKey?: string;
-  /** Join the request the key names whatever its body (a retried Claude Code hook call: hookRequestKey decides whose answer it is). */
-  joinOnKey?: boolean;
-}
-
-/** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
-export const DEFAULT_POST_LEASE_MS = 30_000;
-
-/** The policy when none is configured: Always allow passes back only plain rules for the asked tool. */
-export const DEFAULT_POLICY: RequestPolicy = { alwaysAllow: "tool" };
-
+export { DEFAULT_POLICY, DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
 export { RELAY_PERSON } from "./new-record.js";
 
 export class RequestService {
@@ -122,6 +57,7 @@ export class RequestService {
   private readonly metrics: RequestMetrics;
   /** "Allow for a while" rules: listed and revoked through here (HTTP, App Home); undefined without a rule store. */
   readonly rules: RuleBook | undefined;
+  private readonly creating: CreatingContext;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeResync: () => void;
   private closed = false;
@@ -161,6 +97,19 @@ export class RequestService {
     this.rules = deps.rules
       ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger: deps.messenger, logger: this.logger, now: this.now })
       : undefined;
+    this.creating = {
+      deps,
+      store: deps.store,
+      rules: this.rules,
+      now: this.now,
+      newId: this.newId,
+      leaseFrom: (at) => this.delivery.leaseFrom(at),
+      onCreated: (record) => {
+        if (record.status === "pending") this.delivery.post(record);
+        this.auditCreated(record);
+      },
+      logger: this.logger,
+    };
     this.unsubscribe = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
@@ -170,53 +119,14 @@ export class RequestService {
     this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
   }
 
-  /** Throws relay_shutting_down (503) once the instance drains: a new request belongs to an instance that stays. */
-  async create({ tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<{ record: RequestRecord; created: boolean }> {
+  /**
+   * Stores a new request under its route's policy (./creating.ts) and starts
+   * posting it; throws relay_shutting_down (503) once the instance drains: a
+   * new request belongs to an instance that stays.
+   */
+  async create(input: CreateInput): Promise<CreateResult> {
     if (this.draining) throw shuttingDown();
-    const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = this.deps;
-    const matched = matchRoute(routes ?? [], { tokenName, body });
-    // May ask Slack (an email, a group's members): the deadline counts from after it.
-    const policy = await createPolicy({ body, matched, defaults: this.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
-    const createdAt = this.now();
-    const record = newRecord({
-      id: this.newId(),
-      tokenName,
-      body,
-      createdAt,
-      defaultTimeoutSeconds,
-      ...(defaultChannel === undefined ? {} : { defaultChannel }),
-      ...(defaultChannels === undefined ? {} : { defaultChannels }),
-      ...(callbackHosts === undefined ? {} : { callbackHosts }),
-      matched,
-      policy,
-    });
-    // A live rule of the same token, session and tool answers it at once: stored ended, never posted.
-    const ruled = await this.rules?.match(record);
-    const result = await this.store.create(ruled?.record ?? record, {
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
-      postLeaseUntil: this.delivery.leaseFrom(createdAt),
-    });
-    if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
-      throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
-        id: result.record.id,
-      });
-    }
-    if (result.created && result.record.status === "pending") this.delivery.post(result.record);
-    if (result.created) this.auditCreated(result.record);
-    if (result.created && ruled) this.rules!.used(ruled, result.record);
-    this.logger.info(
-      {
-        id: result.record.id,
-        kind: body.kind,
-        token: tokenName,
-        route: result.record.policy?.route,
-        created: result.created,
-        status: result.record.status,
-        ...(ruled ? { rule: ruled.rule.id } : {}),
-      },
-      "request created",
-    );
-    return result;
+    return createRequest(this.creating, input);
   }
 
   /** The request as it is now; a pending request past its deadline is expired on the spot. */
