@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
+import { redisStartLine } from "./config-redis.js";
 import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -126,7 +127,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   let stopSweeper = () => {};
   let closing: Promise<void> | undefined;
   /** Shared store (Redis): pending requests outlive this process, so held long-polls are handed over rather than ended. */
-  const handOver = config.redisUrl !== undefined;
+  const handOver = config.redis !== undefined;
 
   /**
    * Shutdown, step 1: the instance takes no new work (/readyz 503, new
@@ -204,7 +205,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     {
       url,
       slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-      store: config.redisUrl ? "redis" : "memory",
+      store: config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis ? "redis" : "memory",
       tokens: config.tokens.map((t) => t.name),
       adminTokens: config.adminTokens.map((t) => t.name),
       auditMaxEvents: config.auditMaxEvents,
@@ -216,16 +217,26 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
 /**
  * The request store and the audit log: both on Redis (a connection each, the
- * same settings, their outages counted by `onUnavailable`) when REDIS_URL is
- * set, else both in memory. The Redis code (ioredis) is loaded only when
- * REDIS_URL asks for it: it is a tenth of the start.
+ * same settings, their outages counted by `onUnavailable`) when REDIS_URL or
+ * REDIS_SENTINELS is set, else both in memory. Redis is looked at first
+ * (./store/redis-probe.ts): credentials or TLS it refuses, a master name no
+ * sentinel knows, or a store that does not answer within 10 s stop the start
+ * with one line. The Redis code (ioredis) is loaded only when asked for: it
+ * is a tenth of the start.
  */
 async function openStorage(config: Config, logger: Logger, onUnavailable: OutageListener): Promise<{ store: RequestStore; auditLog: AuditLog }> {
   const maxEvents = config.auditMaxEvents;
-  if (config.redisUrl) {
-    const [{ connectRedisStore }, { connectRedisAuditLog }] = await Promise.all([import("./store/redis-store.js"), import("./store/redis-audit.js")]);
+  const target = config.redis;
+  if (target) {
+    const [{ connectRedisStore }, { connectRedisAuditLog }, { probeRedis }] = await Promise.all([
+      import("./store/redis-store.js"),
+      import("./store/redis-audit.js"),
+      import("./store/redis-probe.js"),
+    ]);
+    const problem = await probeRedis(target);
+    if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
-    return { store: connectRedisStore(config.redisUrl, options), auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }) };
+    return { store: connectRedisStore(target, options), auditLog: connectRedisAuditLog(target, { ...options, maxEvents }) };
   }
   logger.warn(
     "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",

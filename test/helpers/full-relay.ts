@@ -144,3 +144,24 @@ export function buttonValue(blocks: unknown, actionId: string): string | undefin
   if (node.action_id === actionId && typeof node.value === "string") return node.value;
   return buttonValue(Object.values(node), actionId);
 }
+
+export interface AgentReply {
+  status: number;
+  /** The reply's JSON (undefined when it had no body). */
+  body: Record<string, unknown> | undefined;
+}
+
+/** An agent's call to the relay at `url` with AGENT_TOKEN; `body` is sent as JSON, and `idempotencyKey` as Idempotency-Key. */
+export async function agentCall(url: string, path: string, init: { method?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<AgentReply> {
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      authorization: `Bearer ${AGENT_TOKEN.token}`,
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.idempotencyKey === undefined ? {} : { "idempotency-key": init.idempotencyKey }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
