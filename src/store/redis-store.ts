@@ -160,7 +160,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
     create: (record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
       call("create", async () => {
         const key = keys.data(record.id);
-        const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
+        // No idempotency key: the script is given the request's own key in its place (see create-6.lua).
+        const idemKey = idempotencyKey === undefined ? key : keys.idempotency(idempotencyKey);
         const fields = encodeRecord(record);
         const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting, keys.recent];
         let staleId = "";
