@@ -54,10 +54,11 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     }
   };
   try {
-    const debug = ["--enable-debug-command", "yes"];
-    const master = await startRedisServer(undefined, { args: [...debug, ...serverArgs] });
+    // DEBUG SLEEP plays a hung master; a replica syncs at once, not after the 5 s Redis waits for more replicas by default.
+    const common = ["--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0", ...serverArgs];
+    const master = await startRedisServer(undefined, { args: common });
     stops.push(master.stop);
-    const replica = await startRedisServer(undefined, { args: [...debug, "--replicaof", "127.0.0.1", String(master.port), ...serverArgs] });
+    const replica = await startRedisServer(undefined, { args: [...common, "--replicaof", "127.0.0.1", String(master.port)] });
     stops.push(replica.stop);
     await until(async () => (await info(replica.port, "master_link_status")) === "up", 10_000, "the replica to sync");
     const config = [
