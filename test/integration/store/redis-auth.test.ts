@@ -8,11 +8,9 @@
  * the log.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Action } from "../../../src/slack/ids.js";
 import { makeCertificates, type Certificates } from "../../helpers/certificates.js";
-import { agentCall, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
+import { createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
-import { sleep } from "../../helpers/redis.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 
 const PASSWORD = "relay-pw-9f3c1a7e";
@@ -40,30 +38,8 @@ afterEach(async () => {
   server = relay = certificates = undefined;
 });
 
-const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } };
-
-/** A request created, long-polled and answered by a click: the store works for every part of the relay. */
-async function createAndAnswer(running: FullRelay): Promise<void> {
-  const created = await agentCall(running.url, "/v1/requests", { body: stepGate });
-  expect(created.status).toBe(201);
-  const message = await running.message(0);
-  const held = agentCall(running.url, `/v1/requests/${String(created.body!.id)}?wait=20`);
-  await sleep(100);
-  await running.click(message, Action.stepYes);
-  expect(await held).toMatchObject({ status: 200, body: { status: "answered", decision: { reply: "y" } } });
-  expect(running.errors()).toEqual([]);
-}
-
-/** The start's one line, which must hold no password. */
-async function startLine(env: Record<string, string>): Promise<string> {
-  const error = (await startFullRelay({ env }).then(
-    () => expect.unreachable("the relay started"),
-    (reason: unknown) => reason,
-  )) as Error;
-  expect(error.message).not.toContain("\n");
-  expect(error.message).not.toMatch(new RegExp(`${PASSWORD}|${WRONG}`));
-  return error.message;
-}
+const SECRETS = new RegExp(`${PASSWORD}|${WRONG}`);
+const startLine = (env: Record<string, string>) => startFailure(env, SECRETS);
 
 describe("a password and an ACL user in REDIS_URL", () => {
   it("with requirepass: the right password signs in; a wrong or missing one stops the start with one line naming REDIS_URL, without the password", async () => {

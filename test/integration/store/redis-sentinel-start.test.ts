@@ -8,9 +8,8 @@
  * line naming the variable, never the password.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Action } from "../../../src/slack/ids.js";
-import { agentCall, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { sleep } from "../../helpers/redis.js";
+import { makeCertificates, type Certificates } from "../../helpers/certificates.js";
+import { createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { MASTER_NAME, startSentinelGroup, type SentinelGroup } from "../../helpers/redis-sentinel.js";
 
 const MASTER_PASSWORD = "master-pw-41c9e2";
@@ -20,32 +19,23 @@ const SECRETS = new RegExp(`${MASTER_PASSWORD}|${RELAY_PASSWORD}|${SENTINEL_PASS
 
 let group: SentinelGroup | undefined;
 let relay: FullRelay | undefined;
+let certificates: Certificates | undefined;
 afterEach(async () => {
   await relay?.close();
   await group?.stop();
-  group = relay = undefined;
+  certificates?.remove();
+  group = relay = certificates = undefined;
 });
-
-/** The start's one line, which must hold no password. */
-async function startLine(env: Record<string, string>): Promise<{ line: string; ms: number }> {
-  const started = Date.now();
-  const error = (await startFullRelay({ env }).then(
-    () => expect.unreachable("the relay started"),
-    (reason: unknown) => reason,
-  )) as Error;
-  expect(error.message).not.toContain("\n");
-  expect(error.message).not.toMatch(SECRETS);
-  return { line: error.message, ms: Date.now() - started };
-}
 
 describe("the start on Sentinel", () => {
   it("a master name no sentinel knows stops the start at once, naming REDIS_SENTINEL_NAME and the sentinels asked", async () => {
     group = await startSentinelGroup();
-    const { line, ms } = await startLine({ ...group.env, REDIS_SENTINEL_NAME: "no-such-master" });
+    const started = Date.now();
+    const line = await startFailure({ ...group.env, REDIS_SENTINEL_NAME: "no-such-master" }, SECRETS);
     expect(line).toBe(
       `REDIS_SENTINEL_NAME is invalid: no sentinel knows a master named "no-such-master" (asked 127.0.0.1:${group.sentinel.port}); use the name of their \`sentinel monitor <name> …\` line`,
     );
-    expect(ms).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it(
@@ -74,25 +64,27 @@ describe("the start on Sentinel", () => {
       });
       const env = { ...group.env, REDIS_PREFIX: "sauth", REDIS_USERNAME: "relay", REDIS_PASSWORD: RELAY_PASSWORD, REDIS_SENTINEL_PASSWORD: SENTINEL_PASSWORD };
 
-      expect((await startLine({ ...env, REDIS_PASSWORD: "wrong-pw" })).line).toMatch(
+      expect(await startFailure({ ...env, REDIS_PASSWORD: "wrong-pw" }, SECRETS)).toMatch(
         /^REDIS_PASSWORD: the master "relaymaster" refused the relay \(WRONGPASS invalid username-password pair or user is disabled\.\): check REDIS_USERNAME and REDIS_PASSWORD/,
       );
       const { REDIS_SENTINEL_PASSWORD: _omitted, ...withoutSentinelPassword } = env;
-      expect((await startLine(withoutSentinelPassword)).line).toMatch(/^REDIS_SENTINEL_PASSWORD: the sentinels refused the relay \(NOAUTH /);
-      expect((await startLine({ ...env, REDIS_SENTINEL_PASSWORD: "wrong-pw" })).line).toMatch(
+      expect(await startFailure(withoutSentinelPassword, SECRETS)).toMatch(/^REDIS_SENTINEL_PASSWORD: the sentinels refused the relay \(NOAUTH /);
+      expect(await startFailure({ ...env, REDIS_SENTINEL_PASSWORD: "wrong-pw" }, SECRETS)).toMatch(
         /^REDIS_SENTINEL_PASSWORD: the sentinels refused the relay \(WRONGPASS /,
       );
 
       relay = await startFullRelay({ env });
-      const created = await agentCall(relay.url, "/v1/requests", { body: { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } } });
-      expect(created.status).toBe(201);
-      const message = await relay.message(0);
-      const held = agentCall(relay.url, `/v1/requests/${String(created.body!.id)}?wait=20`);
-      await sleep(100);
-      await relay.click(message, Action.stepYes);
-      expect(await held).toMatchObject({ status: 200, body: { status: "answered" } });
-      expect(relay.errors()).toEqual([]);
+      await createAndAnswer(relay);
       expect(relay.logs.join("\n")).not.toMatch(SECRETS);
     },
   );
+
+  it("over TLS (REDIS_TLS=true): trusting the CA of REDIS_TLS_CA_FILE, the relay asks the sentinels and signs in to the master over TLS; without it the start stops with one line naming REDIS_TLS", async () => {
+    certificates = makeCertificates(["localhost", "IP:127.0.0.1"]);
+    group = await startSentinelGroup({ tls: certificates });
+    const env = { ...group.env, REDIS_PREFIX: "stls", REDIS_TLS: "true" };
+    expect(await startFailure(env, SECRETS)).toMatch(/^REDIS_TLS: the TLS handshake with the sentinels failed \(.+\): set REDIS_TLS_CA_FILE to the CA/);
+    relay = await startFullRelay({ env: { ...env, REDIS_TLS_CA_FILE: certificates.caFile } });
+    await createAndAnswer(relay);
+  });
 });
