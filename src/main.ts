@@ -48,7 +48,7 @@ export interface RunningRelay {
 }
 
 /** Why the in-memory store's pending requests are cancelled at shutdown. */
-export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL to keep requests across restarts)`;
+export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL or REDIS_SENTINELS to keep requests across restarts)`;
 
 /** Errors Slack gives for a bot token it will never accept. */
 const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -239,7 +239,7 @@ async function openStorage(config: Config, logger: Logger, onUnavailable: Outage
     return { store: connectRedisStore(target, options), auditLog: connectRedisAuditLog(target, { ...options, maxEvents }) };
   }
   logger.warn(
-    "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
+    "Neither REDIS_URL nor REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }) };
 }
