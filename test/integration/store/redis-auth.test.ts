@@ -11,23 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeCertificates, type Certificates } from "../../helpers/certificates.js";
 import { createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
-import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
+import { relayAclUser, startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 
 const PASSWORD = "relay-pw-9f3c1a7e";
 const WRONG = "wrong-pw-5d2b8c41";
-/** What the README recommends for the relay's ACL user: everything but the dangerous commands (INFO given back), on its prefix's keys and channel only. */
-const aclUser = (prefix: string, password: string) => [
-  "--user",
-  "relay",
-  "on",
-  `>${password}`,
-  `~${prefix}:*`,
-  `&${prefix}:*`,
-  "+@all",
-  "-@dangerous",
-  "+info",
-];
-
 let server: RedisServer | undefined;
 let relay: FullRelay | undefined;
 let certificates: Certificates | undefined;
@@ -58,7 +45,7 @@ describe("a password and an ACL user in REDIS_URL", () => {
   });
 
   it("an ACL user limited to the relay's prefix (its keys and its channel) is all the relay needs; a wrong user's password stops the start", async () => {
-    server = await startRedisServer(undefined, { args: ["--user", "default", "off", ...aclUser("acl", PASSWORD)] });
+    server = await startRedisServer(undefined, { args: ["--user", "default", "off", ...relayAclUser("acl", PASSWORD)] });
     const at = `127.0.0.1:${server.port}`;
     expect(await startLine({ REDIS_URL: `redis://relay:${WRONG}@${at}` })).toMatch(/^REDIS_URL: Redis at .* refused the relay \(WRONGPASS /);
 

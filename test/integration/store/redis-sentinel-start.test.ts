@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeCertificates, type Certificates } from "../../helpers/certificates.js";
 import { createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { MASTER_NAME, startSentinelGroup, type SentinelGroup } from "../../helpers/redis-sentinel.js";
+import { relayAclUser } from "../../helpers/redis-server.js";
 
 const MASTER_PASSWORD = "master-pw-41c9e2";
 const RELAY_PASSWORD = "relay-pw-7b02fd";
@@ -43,21 +44,7 @@ describe("the start on Sentinel", () => {
     { timeout: 40_000 },
     async () => {
       group = await startSentinelGroup({
-        serverArgs: [
-          "--requirepass",
-          MASTER_PASSWORD,
-          "--masterauth",
-          MASTER_PASSWORD,
-          "--user",
-          "relay",
-          "on",
-          `>${RELAY_PASSWORD}`,
-          "~sauth:*",
-          "&sauth:*",
-          "+@all",
-          "-@dangerous",
-          "+info",
-        ],
+        serverArgs: ["--requirepass", MASTER_PASSWORD, "--masterauth", MASTER_PASSWORD, ...relayAclUser("sauth", RELAY_PASSWORD)],
         sentinelConfig: [`requirepass ${SENTINEL_PASSWORD}`, `sentinel auth-pass ${MASTER_NAME} ${MASTER_PASSWORD}`],
         serverAuth: { password: MASTER_PASSWORD },
         sentinelAuth: { password: SENTINEL_PASSWORD },

@@ -67,17 +67,10 @@ describe("ioredis options for Sentinel", () => {
   };
 
   it("asks the sentinels for the master by name, signing in to each with its own credentials, and follows +switch-master", () => {
+    const { mode: _mode, ...sentinelOptions } = target;
     expect(optionsFor(target)).toMatchObject({
-      sentinels: [
-        { host: "s1", port: 26379 },
-        { host: "s2", port: 26380 },
-      ],
-      name: "relay-master",
+      ...sentinelOptions,
       role: "master",
-      username: "relay",
-      password: "master-pw",
-      sentinelUsername: "watcher",
-      sentinelPassword: "sentinel-pw",
       sentinelCommandTimeout: SENTINEL_TIMEOUT_MS,
       failoverDetector: true,
       retryStrategy: reconnectDelay,
