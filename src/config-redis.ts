@@ -58,6 +58,9 @@ export interface RedisVariables {
   sentinelPassword?: string;
 }
 
+/** How to fix REDIS_TLS_CA_FILE (config.ts's hint, and the line for a file that cannot be read). */
+export const CA_FILE_HINT = "point it at a readable PEM file of the CA that signed Redis's certificate";
+
 /** A Redis setting that is wrong for what else is set; its message is the whole line. */
 export class RedisSettingsError extends Error {}
 
@@ -148,7 +151,7 @@ function readCa(path: string): string {
   try {
     pem = readFileSync(path, "utf8");
   } catch {
-    throw new RedisSettingsError("REDIS_TLS_CA_FILE is invalid: point it at a readable PEM file of the CA that signed Redis's certificate");
+    throw new RedisSettingsError(`REDIS_TLS_CA_FILE is invalid: ${CA_FILE_HINT}`);
   }
   if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
     throw new RedisSettingsError("REDIS_TLS_CA_FILE is invalid: the file holds no PEM certificate (-----BEGIN CERTIFICATE-----)");

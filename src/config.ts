@@ -8,13 +8,12 @@
 import { z } from "zod";
 import { AlwaysAllowScope, ConfigFileError, placesOf, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
 import { defaultPolicy, scheduleProblem, type PolicySettings } from "./config-policy.js";
-import { parseAddresses, parseRedisUrl, redisTarget, RedisSettingsError, type RedisTarget } from "./config-redis.js";
+import { CA_FILE_HINT, parseAddresses, parseRedisUrl, redisTarget, RedisSettingsError, type RedisTarget } from "./config-redis.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
 export { AlwaysAllowScope, type DefaultRoute, type Route, type RouteMatch } from "./config-file.js";
 export type { PolicySettings } from "./config-policy.js";
-export type { RedisAddress, RedisTarget, SentinelRedis, SingleRedis } from "./config-redis.js";
 
 export interface AgentToken {
   /** Shown in Slack as the requester and in the audit log. */
@@ -114,7 +113,7 @@ const hint = {
   REDIS_USERNAME: "use the ACL user the relay signs in to the master as (no spaces), or unset it for the default user",
   REDIS_PASSWORD: "use the master's password (requirepass, or the ACL user's), 1 to 512 characters",
   REDIS_TLS: "use true (TLS to the sentinels and the master) or false",
-  REDIS_TLS_CA_FILE: "point it at a readable PEM file of the CA that signed Redis's certificate",
+  REDIS_TLS_CA_FILE: CA_FILE_HINT,
   REDIS_SENTINEL_USERNAME: "use the ACL user the relay signs in to the sentinels as (no spaces)",
   REDIS_SENTINEL_PASSWORD: "use the sentinels' own password (their requirepass, or the ACL user's), 1 to 512 characters",
   REDIS_PREFIX: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
