@@ -52,8 +52,8 @@ async function lookThroughSentinels(target: SentinelRedis, leftMs: number): Prom
   const asked = target.sentinels.filter((_, i) => answers[i]!.known === false);
   if (asked.length > 0) return { kind: "problem", problem: { kind: "unknown-master", name: target.name, asked } };
   const failures = answers.map((answer, i) => ({ ...sorted(answer.error), at: `${target.sentinels[i]!.host}:${target.sentinels[i]!.port}` }));
-  const definite = failures.find((f) => f.kind !== "later");
-  if (definite) return { kind: "problem", problem: { kind: definite.kind as "refused" | "tls", by: "sentinel", reason: definite.reason } };
+  const definite = failures.find((f): f is typeof f & { kind: "refused" | "tls" } => f.kind !== "later");
+  if (definite) return { kind: "problem", problem: { kind: definite.kind, by: "sentinel", reason: definite.reason } };
   return { kind: "later", by: "sentinel", reason: failures.map((f) => `${f.at}: ${f.reason}`).join("; ") };
 }
 
