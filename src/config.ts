@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { AlwaysAllowScope, ConfigFileError, placesOf, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
 import { defaultPolicy, scheduleProblem, type PolicySettings } from "./config-policy.js";
+import { CA_FILE_HINT, parseAddresses, parseRedisUrl, redisTarget, RedisSettingsError, type RedisTarget } from "./config-redis.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
@@ -39,7 +40,8 @@ export interface Config {
   adminTokens: AgentToken[];
   /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
   auditMaxEvents: number;
-  redisUrl?: string;
+  /** The shared store: one Redis server (REDIS_URL) or Sentinel's master (REDIS_SENTINELS); undefined → the in-memory store. */
+  redis?: RedisTarget;
   /** Prefix of every Redis key, so several relays may share one Redis. */
   redisPrefix: string;
   port: number;
@@ -104,7 +106,16 @@ const hint = {
   RELAY_TOKENS: "set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); tokens need 16+ characters",
   RELAY_ADMIN_TOKENS: "set comma-separated name:token pairs for operators, e.g. ops:$(openssl rand -hex 24); tokens need 16+ characters",
   RELAY_AUDIT_MAX_EVENTS: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
-  REDIS_URL: "use a redis:// or rediss:// URL, or unset it for the in-memory store",
+  REDIS_URL:
+    "use redis://[user:password@]host[:port][/db] (rediss:// for TLS, redis://:password@host for a password alone), or unset it for the in-memory store",
+  REDIS_SENTINELS: "list the sentinels as comma-separated host:port pairs, e.g. sentinel-1:26379,sentinel-2:26379 (IPv6 in brackets)",
+  REDIS_SENTINEL_NAME: "use the master's name from the sentinels' `sentinel monitor <name> …` line: letters, digits, '.', '_' or '-'",
+  REDIS_USERNAME: "use the ACL user the relay signs in to the master as (no spaces), or unset it for the default user",
+  REDIS_PASSWORD: "use the master's password (requirepass, or the ACL user's), 1 to 512 characters",
+  REDIS_TLS: "use true (TLS to the sentinels and the master) or false",
+  REDIS_TLS_CA_FILE: CA_FILE_HINT,
+  REDIS_SENTINEL_USERNAME: "use the ACL user the relay signs in to the sentinels as (no spaces)",
+  REDIS_SENTINEL_PASSWORD: "use the sentinels' own password (their requirepass, or the ACL user's), 1 to 512 characters",
   REDIS_PREFIX: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
   PORT: "use a port number between 1 and 65535",
   RELAY_DEFAULT_TIMEOUT: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
@@ -139,6 +150,12 @@ function namedTokens() {
     .pipe(z.array(z.object({ name: z.string().regex(/^[\w.@-]{1,64}$/), token: z.string().min(16).max(512) })).min(1));
 }
 
+const redisUser = z
+  .string()
+  .regex(/^\S{1,128}$/)
+  .optional();
+const redisPassword = z.string().min(1).max(512).optional();
+
 const fields = {
   SLACK_BOT_TOKEN: z.string().regex(/^xoxb-[A-Za-z0-9-]+$/),
   SLACK_APP_TOKEN: z
@@ -151,7 +168,21 @@ const fields = {
   RELAY_TOKENS: namedTokens(),
   RELAY_ADMIN_TOKENS: namedTokens().optional(),
   RELAY_AUDIT_MAX_EVENTS: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
-  REDIS_URL: url(["redis:", "rediss:"]).optional(),
+  REDIS_URL: z.string().transform(parseRedisUrl).pipe(z.custom<NonNullable<ReturnType<typeof parseRedisUrl>>>(Boolean)).optional(),
+  REDIS_SENTINELS: z.string().transform(parseAddresses).pipe(z.custom<NonNullable<ReturnType<typeof parseAddresses>>>(Boolean)).optional(),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[\w.-]{1,128}$/)
+    .optional(),
+  REDIS_USERNAME: redisUser,
+  REDIS_PASSWORD: redisPassword,
+  REDIS_TLS: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
+  REDIS_TLS_CA_FILE: z.string().optional(),
+  REDIS_SENTINEL_USERNAME: redisUser,
+  REDIS_SENTINEL_PASSWORD: redisPassword,
   REDIS_PREFIX: z
     .string()
     .regex(/^[\w.:-]{1,64}$/)
@@ -224,7 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokens,
     adminTokens,
     auditMaxEvents: read("RELAY_AUDIT_MAX_EVENTS"),
-    redisUrl: read("REDIS_URL"),
+    redis: readRedisTarget(read),
     redisPrefix: read("REDIS_PREFIX"),
     port: read("PORT"),
     defaultTimeoutSeconds: read("RELAY_DEFAULT_TIMEOUT"),
@@ -269,6 +300,26 @@ function checkAdminTokens(agents: readonly AgentToken[], admins: readonly AgentT
         `RELAY_ADMIN_TOKENS is invalid: the token of "${name}" is also an agent token in RELAY_TOKENS; give each admin token a value of its own`,
       );
     }
+  }
+}
+
+/** The Redis variables, checked together (./config-redis.ts). */
+function readRedisTarget(read: <K extends keyof typeof fields>(name: K) => z.output<(typeof fields)[K]>): RedisTarget | undefined {
+  try {
+    return redisTarget({
+      url: read("REDIS_URL"),
+      sentinels: read("REDIS_SENTINELS"),
+      name: read("REDIS_SENTINEL_NAME"),
+      username: read("REDIS_USERNAME"),
+      password: read("REDIS_PASSWORD"),
+      tls: read("REDIS_TLS"),
+      caFile: read("REDIS_TLS_CA_FILE"),
+      sentinelUsername: read("REDIS_SENTINEL_USERNAME"),
+      sentinelPassword: read("REDIS_SENTINEL_PASSWORD"),
+    });
+  } catch (error) {
+    if (error instanceof RedisSettingsError) throw new ConfigError(error.message);
+    throw error;
   }
 }
 

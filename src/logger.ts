@@ -2,10 +2,12 @@
  * The relay's logger is pino: one JSON line per entry, `time` (ISO 8601),
  * `level` (its name), `msg`, then the fields. This module only fixes how the
  * relay configures it: level names instead of numbers, errors without stack
- * traces (they may quote request data), Authorization headers and token
- * fields censored by path, and Slack tokens redacted wherever else they
- * appear in a line (pino's path redaction cannot see inside strings, so the
- * finished line is scrubbed once more before it is written).
+ * traces (they may quote request data) nor the commands ioredis attaches
+ * to them (a failed HELLO carries the Redis password), Authorization
+ * headers, token and password fields censored by path, and Slack tokens and
+ * the password in a redis:// URL redacted wherever else they appear in a
+ * line (pino's path redaction cannot see inside strings, so the finished
+ * line is scrubbed once more before it is written).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 
@@ -23,6 +25,8 @@ export interface LoggerOptions {
 }
 
 const SECRET = /(xox[a-z]-|xapp-)[A-Za-z0-9-]+/g;
+/** The password of a redis:// or rediss:// URL: `rediss://user:<password>@host`. */
+const URL_PASSWORD = /(rediss?:\/\/[^:@/\s"]*:)[^@\s"]+@/g;
 
 /** Field paths that hold secrets wherever they appear in an entry. */
 export const REDACTED_PATHS = [
@@ -37,6 +41,10 @@ export const REDACTED_PATHS = [
   "botToken",
   "appToken",
   "signingSecret",
+  "password",
+  "*.password",
+  "sentinelPassword",
+  "*.sentinelPassword",
 ];
 
 export function createLogger({ level = "info", write, now = Date.now }: LoggerOptions = {}): Logger {
@@ -60,7 +68,7 @@ export function createLogger({ level = "info", write, now = Date.now }: LoggerOp
 export const silentLogger: Logger = pino({ enabled: false });
 
 export function redact(text: string): string {
-  return text.replace(SECRET, "$1[redacted]");
+  return text.replace(SECRET, "$1[redacted]").replace(URL_PASSWORD, "$1[redacted]@");
 }
 
 const RESERVED = new Set(["time", "level", "msg"]);

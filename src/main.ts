@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config.js";
+import { redisStartLine } from "./config-redis.js";
 import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -49,7 +50,7 @@ export interface RunningRelay {
 }
 
 /** Why the in-memory store's pending requests are cancelled at shutdown. */
-export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL to keep requests across restarts)`;
+export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL or REDIS_SENTINELS to keep requests across restarts)`;
 
 /** Errors Slack gives for a bot token it will never accept. */
 const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -130,7 +131,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   let stopSweeper = () => {};
   let closing: Promise<void> | undefined;
   /** Shared store (Redis): pending requests outlive this process, so held long-polls are handed over rather than ended. */
-  const handOver = config.redisUrl !== undefined;
+  const handOver = config.redis !== undefined;
 
   /**
    * Shutdown, step 1: the instance takes no new work (/readyz 503, new
@@ -209,7 +210,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     {
       url,
       slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-      store: config.redisUrl ? "redis" : "memory",
+      store: config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis ? "redis" : "memory",
       tokens: config.tokens.map((t) => t.name),
       adminTokens: config.adminTokens.map((t) => t.name),
       auditMaxEvents: config.auditMaxEvents,
@@ -222,9 +223,11 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 /**
  * The request store, the audit log and the rule store: all on Redis (a
  * connection each, the same settings, their outages counted by
- * `onUnavailable`) when REDIS_URL is set, else all in memory. The Redis code
- * (ioredis) is loaded only when REDIS_URL asks for it: it is a tenth of the
- * start.
+ * `onUnavailable`) when REDIS_URL or REDIS_SENTINELS is set, else all in
+ * memory. Redis is looked at first (./store/redis-probe.ts): credentials or
+ * TLS it refuses, a master name no sentinel knows, or a store that does not
+ * answer within 10 s stop the start with one line. The Redis code (ioredis)
+ * is loaded only when asked for: it is a tenth of the start.
  */
 async function openStorage(
   config: Config,
@@ -232,21 +235,25 @@ async function openStorage(
   onUnavailable: OutageListener,
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
-  if (config.redisUrl) {
-    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }] = await Promise.all([
+  const target = config.redis;
+  if (target) {
+    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { probeRedis }] = await Promise.all([
       import("./store/redis-store.js"),
       import("./store/redis-audit.js"),
       import("./store/redis-rules.js"),
+      import("./store/redis-probe.js"),
     ]);
+    const problem = await probeRedis(target);
+    if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
-      store: connectRedisStore(config.redisUrl, options),
-      auditLog: connectRedisAuditLog(config.redisUrl, { ...options, maxEvents }),
-      ruleStore: connectRedisRuleStore(config.redisUrl, options),
+      store: connectRedisStore(target, options),
+      auditLog: connectRedisAuditLog(target, { ...options, maxEvents }),
+      ruleStore: connectRedisRuleStore(target, options),
     };
   }
   logger.warn(
-    "REDIS_URL is not set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
+    "Neither REDIS_URL nor REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
 }

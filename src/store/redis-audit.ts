@@ -20,14 +20,14 @@
  * Every call answers or throws StoreUnavailableError within `timeoutMs`, as
  * the request store's (./redis-connection.ts).
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
-import { settleBefore } from "../protocol/timing.js";
 import { AuditEntry, AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { readStart } from "./audit-ids.js";
 import { storeKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, redisCall, type OutageListener } from "./redis-connection.js";
+import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, type OutageListener } from "./redis-connection.js";
+import { openRedis, type RedisTargetInput } from "./redis-target.js";
 
 export interface RedisAuditLogOptions {
   /** Connection for commands; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
@@ -49,8 +49,6 @@ export type ConnectRedisAuditLogOptions = Omit<RedisAuditLogOptions, "redis">;
 const FIELD = "event";
 /** Entries one XRANGE of a read for one request asks for. */
 const SCAN_BATCH = 500;
-/** How long close() waits for Redis to acknowledge QUIT. */
-const CLOSE_TIMEOUT_MS = 1000;
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -58,9 +56,10 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   return buildLog(options, false);
 }
 
-/** A log that owns its connection to `url` (redis:// or rediss://), with the store's bounded-call options; close() quits it. */
-export function connectRedisAuditLog(url: string, options: ConnectRedisAuditLogOptions): AuditLog {
-  const redis = new Redis(url, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
+/** A log that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the store's bounded-call options; close() quits it. */
+export function connectRedisAuditLog(target: RedisTargetInput, options: ConnectRedisAuditLogOptions): AuditLog {
+  const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
+  keepConnected(redis);
   // Outages are reported by the callers' StoreUnavailableErrors (the trail logs them); this keeps ioredis from printing them too.
   redis.on("error", (error: unknown) => (options.logger ?? silentLogger).debug({ connection: "audit", error }, "redis connection error"));
   return buildLog({ ...options, redis }, true);
@@ -134,9 +133,7 @@ function buildLog(
       ),
 
     async close() {
-      if (!owned) return;
-      const quit = redis.status === "ready" ? redis.quit().catch(() => undefined) : Promise.resolve(undefined);
-      if ((await settleBefore(quit, { ms: CLOSE_TIMEOUT_MS }, () => undefined)) !== "OK") redis.disconnect();
+      if (owned) await shutdown(redis);
     },
   };
 }

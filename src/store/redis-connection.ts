@@ -24,9 +24,10 @@
  *   create) after its caller had already been told it failed.
  * - `connectTimeout: CONNECT_TIMEOUT_MS` (ioredis's own 10 s is for slow
  *   networks; a store that takes longer than this to accept a connection is
- *   down for our purposes) and ioredis's default reconnect schedule (every
- *   50 ms more, at most 2 s apart), so calls succeed again within about 2 s of
- *   Redis coming back.
+ *   down for our purposes) and a reconnect schedule of 50 ms more each time,
+ *   at most 2 s apart (`reconnectDelay`; ioredis 6's own doubles up to 5 s),
+ *   so calls succeed again within about 2 s of Redis coming back, or of
+ *   Sentinel promoting a new master (./redis-target.ts).
  *
  * The subscriber connection (ended-request notifications) keeps an offline
  * queue and no command timeout: it sends only SUBSCRIBE, at start and again by
@@ -41,7 +42,7 @@
  * anything else (a script bug, an unreadable record) stays what it is, a 500.
  *
  * Also here: the connections' life (their outages logged once, a close
- * that never hangs).
+ * that never hangs, no end but that close).
  */
 import type { Redis, RedisOptions } from "ioredis";
 import type { Logger } from "../logger.js";
@@ -51,6 +52,14 @@ import { StoreUnavailableError } from "../requests/errors.js";
 /** How long a new connection to Redis may take to open (ms). */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
+/** Longest pause between two reconnect attempts (ms). */
+const MAX_RECONNECT_DELAY_MS = 2_000;
+
+/** Milliseconds before reconnect attempt `attempt` (1, 2, …): 50 ms more each time, at most 2 s. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS);
+}
+
 /** Options of the connection that runs commands and scripts (see the module header). */
 export function commandConnectionOptions(timeoutMs: number): RedisOptions {
   return {
@@ -59,6 +68,7 @@ export function commandConnectionOptions(timeoutMs: number): RedisOptions {
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: reconnectDelay,
   };
 }
 
@@ -135,8 +145,32 @@ export function watchConnection(connection: Redis, name: string, logger: Logger)
   });
 }
 
+/** Connections being closed on purpose (shutdown()): the only ones keepConnected lets end. */
+const closing = new WeakSet<Redis>();
+
+/**
+ * Connects again a connection that ioredis ended by itself. ioredis 6 ends a
+ * Sentinel connection for good (status "end": every call fails with
+ * "Connection is closed.") when its failover detector hears +switch-master
+ * while the connection is reconnecting: the detector's disconnect cancels
+ * the sentinel lookup in flight, and ioredis takes that for a close of its
+ * own. Half of the tests' failovers of a dead master ended so.
+ */
+export function keepConnected(connection: Redis): void {
+  let attempts = 0;
+  connection.on("ready", () => (attempts = 0));
+  connection.on("end", () => {
+    if (closing.has(connection)) return;
+    attempts += 1;
+    setTimeout(() => {
+      if (connection.status === "end" && !closing.has(connection)) connection.connect().catch(() => undefined);
+    }, reconnectDelay(attempts)).unref();
+  });
+}
+
 /** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */
 export async function shutdown(connection: Redis): Promise<void> {
+  closing.add(connection);
   if (connection.status === "ready" && (await within(QUIT_TIMEOUT_MS, connection.quit())) === "OK") return;
   connection.disconnect();
 }

@@ -13,7 +13,7 @@
  * every call answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts).
  */
-import { Redis } from "ioredis";
+import { type Redis } from "ioredis";
 import { z } from "zod";
 import { silentLogger, type Logger } from "../logger.js";
 import { ruleLives } from "../requests/rule-matching.js";
@@ -21,7 +21,8 @@ import { Rule, scopeOf, type CreatedRule, type RuleQuery, type RuleStore } from 
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { ScriptCode, ScriptReplyError } from "./codes.js";
 import { storeKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, redisCall, shutdown, watchConnection } from "./redis-connection.js";
+import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, watchConnection } from "./redis-connection.js";
+import { openRedis, type RedisTargetInput } from "./redis-target.js";
 import { pairsToHash } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptArg, type ScriptName } from "./scripts.js";
 
@@ -44,9 +45,10 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
   return buildRuleStore(options, false);
 }
 
-/** A store that owns its connection to `url` (redis:// or rediss://), with the request store's bounded-call options; close() quits it. */
-export function connectRedisRuleStore(url: string, options: ConnectRedisRuleStoreOptions = {}): RuleStore {
-  const redis = new Redis(url, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
+/** A store that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the request store's bounded-call options; close() quits it. */
+export function connectRedisRuleStore(target: RedisTargetInput, options: ConnectRedisRuleStoreOptions = {}): RuleStore {
+  const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
+  keepConnected(redis);
   watchConnection(redis, "rules", options.logger ?? silentLogger);
   return buildRuleStore({ ...options, redis }, true);
 }

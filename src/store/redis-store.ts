@@ -15,9 +15,9 @@
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
  * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
- * from a URL and quits both on close().
+ * from a URL or a Sentinel target and quits both on close().
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
@@ -28,6 +28,7 @@ import { storeKeys, type StoreKeys } from "./keys.js";
 import {
   bounded,
   commandConnectionOptions,
+  keepConnected,
   redisCall,
   shutdown,
   SUBSCRIBER_OVERRIDES,
@@ -40,6 +41,7 @@ import { queueMethods } from "./redis-queues.js";
 import { approvalField, decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
 import { EndedNotifications } from "./redis-notifications.js";
 import { loadScripts, registerScripts, type ScriptName, type Scripts, type ScriptSources } from "./scripts.js";
+import { openRedis, type RedisTargetInput } from "./redis-target.js";
 
 export interface RedisStoreOptions {
   /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
@@ -94,11 +96,14 @@ export function createRedisStore(options: RedisStoreOptions): RequestStore {
   return buildStore(redis, subscriber, settings, { redis: false, subscriber: options.subscriber === undefined });
 }
 
-/** A store that owns its connections to `url` (redis:// or rediss://). */
-export function connectRedisStore(url: string, options: ConnectRedisStoreOptions = {}): RequestStore {
+/** A store that owns its connections to `target`: a redis:// or rediss:// URL, or Sentinel's master (./redis-target.ts). */
+export function connectRedisStore(target: RedisTargetInput, options: ConnectRedisStoreOptions = {}): RequestStore {
   const settings = settle(options);
-  const redis = new Redis(url, commandConnectionOptions(settings.timeoutMs));
-  return buildStore(redis, redis.duplicate(SUBSCRIBER_OVERRIDES), settings, { redis: true, subscriber: true });
+  const redis = openRedis(target, commandConnectionOptions(settings.timeoutMs));
+  const subscriber = redis.duplicate(SUBSCRIBER_OVERRIDES);
+  keepConnected(redis);
+  keepConnected(subscriber);
+  return buildStore(redis, subscriber, settings, { redis: true, subscriber: true });
 }
 
 interface Settings {
@@ -164,7 +169,8 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
     create: (record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
       call("create", async () => {
         const key = keys.data(record.id);
-        const idemKey = idempotencyKey === undefined ? "" : keys.idempotency(idempotencyKey);
+        // No idempotency key: the script is given the request's own key in its place (see create-6.lua).
+        const idemKey = idempotencyKey === undefined ? key : keys.idempotency(idempotencyKey);
         const fields = encodeRecord(record);
         const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting, keys.recent];
         let staleId = "";

@@ -7,12 +7,14 @@
  * posted (the button values, the modal metadata), as Slack would send them
  * back.
  */
+import { expect } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../src/main.js";
 import type { AuditTrail } from "../../src/requests/audit-trail.js";
 import type { RequestService } from "../../src/requests/service.js";
 import { BOT_TOKEN, blockAction, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "./slack.js";
 import type { Person } from "../../src/protocol/request-view.js";
+import { Action } from "../../src/slack/ids.js";
 import { ALICE } from "../fixtures/people.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "./slack-web-api.js";
 
@@ -143,4 +145,48 @@ export function buttonValue(blocks: unknown, actionId: string): string | undefin
   const node = blocks as Record<string, unknown>;
   if (node.action_id === actionId && typeof node.value === "string") return node.value;
   return buttonValue(Object.values(node), actionId);
+}
+
+export interface AgentReply {
+  status: number;
+  /** The reply's JSON (undefined when it had no body). */
+  body: Record<string, unknown> | undefined;
+}
+
+/** An agent's call to the relay at `url` with AGENT_TOKEN; `body` is sent as JSON, and `idempotencyKey` as Idempotency-Key. */
+export async function agentCall(url: string, path: string, init: { method?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<AgentReply> {
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      authorization: `Bearer ${AGENT_TOKEN.token}`,
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.idempotencyKey === undefined ? {} : { "idempotency-key": init.idempotencyKey }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+/** A step gate created on `relay`, long-polled there and answered by a click on its message (the `message`-th posted): the relay works with its store end to end. */
+export async function createAndAnswer(relay: FullRelay, message = 0): Promise<void> {
+  const created = await agentCall(relay.url, "/v1/requests", { body: { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } } });
+  expect(created.status).toBe(201);
+  const posted = await relay.message(message);
+  const held = agentCall(relay.url, `/v1/requests/${String(created.body!.id)}?wait=20`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await relay.click(posted, Action.stepYes);
+  expect(await held).toMatchObject({ status: 200, body: { id: created.body!.id, status: "answered", decision: { reply: "y" } } });
+  expect(relay.errors()).toEqual([]);
+}
+
+/** The one line the relay's start with `env` stops with (the test fails should it start); it holds none of `secrets`. */
+export async function startFailure(env: Record<string, string>, secrets: RegExp): Promise<string> {
+  const error = (await startFullRelay({ env }).then(
+    () => expect.unreachable("the relay started"),
+    (reason: unknown) => reason,
+  )) as Error;
+  expect(error.message).not.toContain("\n");
+  expect(error.message).not.toMatch(secrets);
+  return error.message;
 }

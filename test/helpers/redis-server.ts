@@ -12,7 +12,7 @@
  * pipe closes (this process ended, however it ended) the sh stops the server.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { freePort } from "./ports.js";
@@ -23,6 +23,10 @@ export interface RedisServer {
   port: number;
   /** Stops the server (SIGTERM, SIGKILL should it still run 5 s later) and removes its dir. */
   stop(): Promise<void>;
+  /** Ends the server with SIGKILL, as a crash would (no shutdown, nothing saved), and removes its dir. */
+  kill(): Promise<void>;
+  /** The end of the server's own log (its last 64 kB), for a failing test to show. */
+  log(): string;
 }
 
 /** What to tell someone who has no redis-server. */
@@ -74,6 +78,11 @@ rm -rf "$dir"
 exit $status
 `;
 
+/** The README's ACL user for the relay as redis-server arguments: user `relay`, every command but the dangerous ones (INFO given back), on `prefix`'s keys and channel only. */
+export function relayAclUser(prefix: string, password: string): string[] {
+  return ["--user", "relay", "on", `>${password}`, `~${prefix}:*`, `&${prefix}:*`, "+@all", "-@dangerous", "+info"];
+}
+
 export interface RedisServerOptions {
   /** Listen on this port (a server started again where a relay reconnects); default: a free one. */
   port?: number;
@@ -83,6 +92,12 @@ export interface RedisServerOptions {
    * one acknowledged, even after SIGKILL. The caller removes the dir.
    */
   dataDir?: string;
+  /** More redis-server arguments, after the helper's own (e.g. `--requirepass`, `--replicaof`, the `--tls-*` ones). */
+  args?: string[];
+  /** A config file's text, written to the server's dir and given as its config file (Sentinel rewrites its own). */
+  config?: string;
+  /** Runs `redis-server <config> --sentinel` (needs `config`): ready once the sentinel watches its master. */
+  sentinel?: boolean;
 }
 
 /** Starts one server; retries with another port when the one picked was taken meanwhile. */
@@ -91,7 +106,7 @@ export async function startRedisServer(binary = findRedisServer(), options: Redi
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      return await startOnce(binary, options.port ?? (await freePort()), options.dataDir);
+      return await startOnce(binary, options.port ?? (await freePort()), options);
     } catch (error) {
       lastError = error as Error;
       if (options.port !== undefined || !/address already in use/i.test(lastError.message)) break;
@@ -100,24 +115,45 @@ export async function startRedisServer(binary = findRedisServer(), options: Redi
   throw lastError!;
 }
 
-async function startOnce(binary: string, port: number, dataDir?: string): Promise<RedisServer> {
+async function startOnce(binary: string, port: number, { dataDir, args = [], config, sentinel = false }: RedisServerOptions): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), "relay-redis-"));
   const persistence = dataDir === undefined ? ["--dir", dir, "--appendonly", "no"] : ["--dir", dataDir, "--appendonly", "yes", "--appendfsync", "always"];
-  const args = ["--port", String(port), "--bind", "127.0.0.1", ...persistence, "--save", "", "--logfile", "", "--daemonize", "no"];
-  const child = spawn("/bin/sh", ["-c", WATCHDOG, "redis-watchdog", dir, binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const configFile = config === undefined ? [] : [join(dir, "redis.conf")];
+  if (config !== undefined) writeFileSync(configFile[0]!, config);
+  const mode = sentinel ? ["--sentinel"] : [];
+  const serverArgs = [
+    ...configFile,
+    ...mode,
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    ...persistence,
+    "--save",
+    "",
+    "--logfile",
+    "",
+    "--daemonize",
+    "no",
+    ...args,
+  ];
+  const child = spawn("/bin/sh", ["-c", WATCHDOG, "redis-watchdog", dir, binary, ...serverArgs], { stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  let pid: number;
   try {
-    await ready(child, exited);
+    pid = await ready(child, exited, sentinel ? /\+monitor master/ : /Ready to accept connections/);
   } catch (error) {
     child.stdin!.end();
     await exited;
     removeDir();
     throw error;
   }
-  // The server's own log is not wanted once it is up; keep draining it so it never blocks.
-  child.stdout!.resume();
-  child.stderr!.resume();
+  // Kept short and drained, so it never blocks the server.
+  let log = "";
+  const keep = (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-65_536));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -126,18 +162,27 @@ async function startOnce(binary: string, port: number, dataDir?: string): Promis
       await exited;
       removeDir();
     })());
-  return { url: `redis://127.0.0.1:${port}`, port, stop };
+  const kill = async () => {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await stop();
+  };
+  return { url: `redis://127.0.0.1:${port}`, port, stop, kill, log: () => log };
 }
 
-/** Resolves once the server logs that it accepts connections; rejects with its log if it exits first. */
-function ready(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+/** Resolves with the server's pid once it logs `readyLine`; rejects with its log if it exits first. */
+function ready(child: ChildProcess, exited: Promise<number | null>, readyLine: RegExp): Promise<number> {
   return new Promise((resolve, reject) => {
     let log = "";
     const onData = (chunk: Buffer) => {
       log += chunk.toString("utf8");
-      if (/Ready to accept connections/.test(log)) {
+      const pid = /\bpid=(\d+)/.exec(log)?.[1];
+      if (readyLine.test(log) && pid !== undefined) {
         cleanup();
-        resolve();
+        resolve(Number(pid));
       }
     };
     const timer = setTimeout(() => {

@@ -41,7 +41,7 @@ describe("loadConfig defaults", () => {
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
       adminTokens: [],
       auditMaxEvents: 50_000,
-      redisUrl: undefined,
+      redis: undefined,
       redisPrefix: "relay",
       port: 3000,
       defaultTimeoutSeconds: 600,
@@ -89,7 +89,7 @@ describe("loadConfig defaults", () => {
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
       adminTokens: [{ name: "ops", token: OPS_TOKEN }],
       auditMaxEvents: 200_000,
-      redisUrl: "rediss://cache.internal:6380/2",
+      redis: { mode: "single", address: { host: "cache.internal", port: 6380 }, db: 2, tls: {} },
       redisPrefix: "relay-staging",
       port: 8080,
       defaultTimeoutSeconds: 120,
@@ -146,7 +146,7 @@ describe("loadConfig defaults", () => {
     expect(config.slack.appToken).toBeUndefined();
     expect(config.slack.apiUrl).toBe("https://slack.com/api/");
     expect(config.slack.defaultChannel).toBeUndefined();
-    expect(config.redisUrl).toBeUndefined();
+    expect(config.redis).toBeUndefined();
     expect(config.redisPrefix).toBe("relay");
     expect(config.port).toBe(3000);
     expect(config.defaultTimeoutSeconds).toBe(600);

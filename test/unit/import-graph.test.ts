@@ -18,7 +18,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Low → high. A module may import from its own layer and the ones before it. */
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "protocol", holds: (f) => f.startsWith("src/protocol/") },
-  { name: "shared", holds: (f) => ["src/logger.ts", "src/config.ts", "src/config-file.ts", "src/config-policy.ts"].includes(f) },
+  { name: "shared", holds: (f) => ["src/logger.ts", "src/config.ts", "src/config-file.ts", "src/config-policy.ts", "src/config-redis.ts"].includes(f) },
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
   { name: "http", holds: (f) => f.startsWith("src/http/") },

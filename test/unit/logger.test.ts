@@ -98,6 +98,27 @@ describe("logger", () => {
     expect(redact(`two: ${BOT} ${APP}`)).toBe("two: xoxb-[redacted] xapp-[redacted]");
   });
 
+  it("redacts the password of a redis:// or rediss:// URL, and password fields", () => {
+    expect(redact("REDIS_URL=rediss://relay:s3cr3t-pw@cache:6380/2 and redis://:only-pw@10.0.0.5")).toBe(
+      "REDIS_URL=rediss://relay:[redacted]@cache:6380/2 and redis://:[redacted]@10.0.0.5",
+    );
+    expect(redact("redis://cache.internal:6379/0")).toBe("redis://cache.internal:6379/0");
+    const { logger, lines } = capture();
+    logger.info({ redis: { host: "cache", password: "s3cr3t-pw", sentinelPassword: "s3nt-pw" }, password: "top-pw" }, "store target");
+    expect(lines[0]).not.toMatch(/s3cr3t-pw|s3nt-pw|top-pw/);
+  });
+
+  it("logs a refused Redis sign-in without the password ioredis attaches to the error (the HELLO it sent)", () => {
+    const { logger, lines, entries } = capture();
+    const error = Object.assign(new Error("WRONGPASS invalid username-password pair or user is disabled."), {
+      name: "ReplyError",
+      command: { name: "hello", args: [3, "AUTH", "relay", "s3cr3t-pw"] },
+    });
+    logger.warn({ connection: "commands", error }, "redis connection lost");
+    expect(lines[0]).not.toContain("s3cr3t-pw");
+    expect(entries()[0]!.error).toEqual({ name: "ReplyError", message: error.message });
+  });
+
   it("serialises errors as name, message and code, without the stack", () => {
     const { logger, lines, entries } = capture();
     const error = Object.assign(new TypeError("socket hang up"), { code: "ECONNRESET" });

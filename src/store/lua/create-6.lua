@@ -5,7 +5,9 @@
 
   KEYS[1] request hash         <prefix>:{<id>}:data
   KEYS[2] deadlines zset       <prefix>:deadlines
-  KEYS[3] idempotency key      <prefix>:idem:<scoped key>, or "" for none
+  KEYS[3] idempotency key      <prefix>:idem:<scoped key>, or KEYS[1] again
+                               for none (not "": an ACL user limited to the
+                               prefix's keys may not name an empty key)
   KEYS[4] callbacks zset       <prefix>:callbacks
   KEYS[5] posting zset         <prefix>:posting
   KEYS[6] recent zset          <prefix>:recent (id → createdAt), trimmed to
@@ -37,7 +39,8 @@
 ]]
 --- @include "common"
 
-if KEYS[3] ~= "" then
+local idempotent = KEYS[3] ~= KEYS[1]
+if idempotent then
   local existing = redis.call("GET", KEYS[3])
   if existing and existing ~= ARGV[5] then return {DUPLICATE, existing} end
 end
@@ -55,7 +58,7 @@ if status == "pending" then
   if redis.call("HEXISTS", KEYS[1], "slack") == 0 then redis.call("ZADD", KEYS[5], ARGV[6], ARGV[1]) end
 end
 redis.call("PEXPIRE", KEYS[1], ttl)
-if KEYS[3] ~= "" then
+if idempotent then
   redis.call("SET", KEYS[3], ARGV[1], "PX", ttl)
   redis.call("HSET", KEYS[1], "idemKey", KEYS[3])
 end

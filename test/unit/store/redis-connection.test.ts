@@ -1,10 +1,11 @@
 /**
  * The bounded call every Redis store method goes through: what it tells the
- * outage listener (the relay's relay_store_errors_total) and what it does not.
+ * outage listener (the relay's relay_store_errors_total) and what it does not;
+ * and the reconnect schedule of the store's connections.
  */
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
-import { bounded } from "../../../src/store/redis-connection.js";
+import { bounded, commandConnectionOptions, reconnectDelay } from "../../../src/store/redis-connection.js";
 
 function listener() {
   const heard: StoreUnavailableError[] = [];
@@ -31,5 +32,12 @@ describe("bounded store calls", () => {
     expect(await bounded("get", 1000, Promise.resolve("ok"), onUnavailable)).toBe("ok");
     await expect(bounded("get", 1000, Promise.reject(new TypeError("bug")), onUnavailable)).rejects.toThrow(TypeError);
     expect(heard).toStrictEqual([]);
+  });
+});
+
+describe("the reconnect schedule", () => {
+  it("waits 50 ms more after each failed attempt, at most 2 s: calls work again within about 2 s of Redis or a new master coming back", () => {
+    expect([1, 2, 10, 39, 40, 41, 1000].map(reconnectDelay)).toEqual([50, 100, 500, 1950, 2000, 2000, 2000]);
+    expect(commandConnectionOptions(2000).retryStrategy).toBe(reconnectDelay);
   });
 });

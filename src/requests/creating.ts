@@ -1,0 +1,77 @@
+/**
+ * A create, up to the stored record: the operator's route for the request
+ * (./routes.ts), its policy (./create-policy.ts: may ask Slack, so the
+ * deadline counts from after it), the record (./new-record.ts), a live rule
+ * that answers it at once (./rule-book.ts: stored ended, never posted), and
+ * the idempotent store step; the service's onCreated posts what it stored
+ * and audits it.
+ */
+import type { Logger } from "../logger.js";
+import { createPolicy } from "./create-policy.js";
+import { RelayError } from "./errors.js";
+import { sameRequestBody } from "./idempotency.js";
+import { newRecord } from "./new-record.js";
+import type { RuleBook } from "./rule-book.js";
+import type { RequestRecord } from "./model.js";
+import { matchRoute } from "./routes.js";
+import { DEFAULT_POLICY, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
+import type { CreateResult, RequestStore } from "./store.js";
+
+export interface CreatingContext {
+  deps: Pick<RequestServiceDeps, "defaultTimeoutSeconds" | "defaultChannel" | "defaultChannels" | "callbackHosts" | "routes" | "policy" | "directory">;
+  store: Pick<RequestStore, "create">;
+  rules: RuleBook | undefined;
+  /** Unix time in milliseconds. */
+  now: () => number;
+  newId: () => string;
+  /** When a post lease taken at `at` (Unix ms) runs out. */
+  leaseFrom: (at: number) => number;
+  /** Told of a request this create stored (not one an idempotency key named), before a rule's use of it is counted. */
+  onCreated: (record: RequestRecord) => void;
+  logger: Logger;
+}
+
+/** Throws a 400 naming the field, 409 relay_idempotency_mismatch, or 503 relay_slack_unavailable; stores nothing then. */
+export async function createRequest(ctx: CreatingContext, { tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<CreateResult> {
+  const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = ctx.deps;
+  const matched = matchRoute(routes ?? [], { tokenName, body });
+  const policy = await createPolicy({ body, matched, defaults: ctx.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
+  const createdAt = ctx.now();
+  const record = newRecord({
+    id: ctx.newId(),
+    tokenName,
+    body,
+    createdAt,
+    defaultTimeoutSeconds,
+    ...(defaultChannel === undefined ? {} : { defaultChannel }),
+    ...(defaultChannels === undefined ? {} : { defaultChannels }),
+    ...(callbackHosts === undefined ? {} : { callbackHosts }),
+    matched,
+    policy,
+  });
+  const ruled = await ctx.rules?.match(record);
+  const result = await ctx.store.create(ruled?.record ?? record, {
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
+    postLeaseUntil: ctx.leaseFrom(createdAt),
+  });
+  if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
+    throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
+      id: result.record.id,
+    });
+  }
+  if (result.created) ctx.onCreated(result.record);
+  if (result.created && ruled) ctx.rules!.used(ruled, result.record);
+  ctx.logger.info(
+    {
+      id: result.record.id,
+      kind: body.kind,
+      token: tokenName,
+      route: result.record.policy?.route,
+      created: result.created,
+      status: result.record.status,
+      ...(ruled ? { rule: ruled.rule.id } : {}),
+    },
+    "request created",
+  );
+  return result;
+}

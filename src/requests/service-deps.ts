@@ -1,0 +1,77 @@
+/**
+ * What the service is built from: its dependencies (the store, Slack, the
+ * operator's routes and defaults, the people directory, the audit, the
+ * metrics, the rule store, the clock) and the input of a create. Kept apart
+ * from service.ts so the service reads as what it does.
+ */
+import type { Logger } from "../logger.js";
+import type { CreateRequestBody } from "../protocol/request-body.js";
+import type { Route } from "../config.js";
+import type { AuditRecorder } from "./audit-entries.js";
+import type { RequestMessenger } from "./delivery.js";
+import type { PeopleDirectory } from "./directory.js";
+import type { RequestMetrics } from "./metrics.js";
+import type { RequestPolicy } from "./model.js";
+import type { RuleStore } from "./rules.js";
+import type { RequestStore } from "./store.js";
+
+export interface RequestServiceDeps {
+  store: RequestStore;
+  messenger: RequestMessenger;
+  /** Seconds a request waits when it names no timeout. */
+  defaultTimeoutSeconds: number;
+  defaultChannel?: string;
+  /** RELAY_CALLBACK_HOSTS: the only hosts a callbackUrl may name; undefined → any host. */
+  callbackHosts?: readonly string[];
+  /** The default route's `channels`: what a request no route matches may name; undefined → any channel. */
+  defaultChannels?: readonly string[];
+  /** The operator's approver routes (RELAY_CONFIG_FILE), first match wins; none → every request takes the default route. */
+  routes?: readonly Route[];
+  /**
+   * The default route's policy: what new requests are created under where
+   * their route sets nothing else (Always allow scope, approvers, quorum,
+   * selfApproval, reminders, escalations; default: anyone answers, Always
+   * allow passes back tool rules only).
+   */
+  policy?: RequestPolicy;
+  /**
+   * Slack's people: user group members, the relay's workspace, emails. For
+   * answers, without one only listed users and `approvers: any` can be
+   * checked (the rest is refused); for creates, a requestedBy email or
+   * approvers their route lists only through a group get 503
+   * relay_slack_unavailable and are not created.
+   */
+  directory?: PeopleDirectory;
+  /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
+  audit?: AuditRecorder;
+  /** Counts requests created and ended (GET /metrics); none → not counted. */
+  metrics?: RequestMetrics;
+  /**
+   * Where "Allow for a while" rules live, shared by the instances that share
+   * the store (./rule-book.ts); none → no rule is kept: no request is
+   * answered by one, and a rule click answers like Allow and says the rule
+   * was not saved.
+   */
+  rules?: RuleStore;
+  logger?: Logger;
+  /** Unix time in milliseconds. */
+  now?: () => number;
+  newId?: () => string;
+  /** Milliseconds a poster holds a new request before another instance may post it (default 30 s). */
+  postLeaseMs?: number;
+}
+
+export interface CreateInput {
+  tokenName: string;
+  body: CreateRequestBody;
+  /** The same key from the same token with the same body returns the first request; with another body, 409 relay_idempotency_mismatch. */
+  idempotencyKey?: string;
+  /** Join the request the key names whatever its body (a retried Claude Code hook call: hookRequestKey decides whose answer it is). */
+  joinOnKey?: boolean;
+}
+
+/** Default of RequestServiceDeps.postLeaseMs: longer than one Slack call (10 s) with room to spare. */
+export const DEFAULT_POST_LEASE_MS = 30_000;
+
+/** The policy when none is configured: Always allow passes back only plain rules for the asked tool. */
+export const DEFAULT_POLICY: RequestPolicy = { alwaysAllow: "tool" };

@@ -1,0 +1,122 @@
+/**
+ * The start's look at the store, before the relay opens its connections
+ * (src/main.ts): with Sentinel, whether a sentinel knows the master's name;
+ * then whether the server (or that master) takes the relay's credentials and
+ * TLS and answers a PING. A definite no (credentials or TLS refused, a name
+ * no sentinel knows) stops the start at once, with a line naming the
+ * variable (src/config-redis.ts). A store that does not answer yet (starting,
+ * failing over) is asked again until `windowMs` pass, and then the start
+ * stops too: a relay that cannot reach its store cannot check its settings,
+ * and its orchestrator starts it again. (A running relay rides out an
+ * outage instead: README "When Redis is down".)
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import type { RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
+import { openRedis, SENTINEL_TIMEOUT_MS } from "./redis-target.js";
+
+/** How long the start waits for a store that does not answer (ms). */
+export const START_WINDOW_MS = 10_000;
+/** Pause between two looks at a store that did not answer (ms). */
+const RETRY_MS = 250;
+
+/** Redis's replies to credentials it does not take, or to an ACL user that may not PING. */
+const REFUSED = /^(WRONGPASS|NOAUTH|NOPERM)\b/;
+/** Node's codes for a TLS handshake that failed: an unknown CA, a name the certificate does not hold, a plain-text server. */
+const TLS_CODE = /CERT|SSL|TLS|EPROTO|VERIFY/;
+
+type Look = { kind: "ok" } | { kind: "problem"; problem: RedisStartProblem } | { kind: "later"; by: "server" | "sentinel"; reason: string };
+
+export interface ProbeOptions {
+  /** How long to wait for a store that does not answer (ms). */
+  windowMs?: number;
+}
+
+/** Undefined when the store is usable, else why not. */
+export async function probeRedis(target: RedisTarget, { windowMs = START_WINDOW_MS }: ProbeOptions = {}): Promise<RedisStartProblem | undefined> {
+  const end = Date.now() + windowMs;
+  for (;;) {
+    const left = Math.max(100, end - Date.now());
+    const look = target.mode === "sentinel" ? await lookThroughSentinels(target, left) : await ping(target, left);
+    if (look.kind === "ok") return undefined;
+    if (look.kind === "problem") return look.problem;
+    if (Date.now() + RETRY_MS >= end) return { kind: "unreachable", by: look.by, reason: look.reason, seconds: Math.round(windowMs / 1000) };
+    await sleep(RETRY_MS);
+  }
+}
+
+async function lookThroughSentinels(target: SentinelRedis, leftMs: number): Promise<Look> {
+  const answers = await Promise.all(target.sentinels.map((address) => askSentinel(target, address, leftMs)));
+  if (answers.some((answer) => answer.known === true)) return ping(target, leftMs);
+  const asked = target.sentinels.filter((_, i) => answers[i]!.known === false);
+  if (asked.length > 0) return { kind: "problem", problem: { kind: "unknown-master", name: target.name, asked } };
+  const failures = answers.map((answer, i) => ({ ...sorted(answer.error), at: `${target.sentinels[i]!.host}:${target.sentinels[i]!.port}` }));
+  const definite = failures.find((f): f is typeof f & { kind: "refused" | "tls" } => f.kind !== "later");
+  if (definite) return { kind: "problem", problem: { kind: definite.kind, by: "sentinel", reason: definite.reason } };
+  return { kind: "later", by: "sentinel", reason: failures.map((f) => `${f.at}: ${f.reason}`).join("; ") };
+}
+
+/** Whether one sentinel knows the master (true, false), or the error it gave. */
+async function askSentinel(target: SentinelRedis, address: RedisAddress, leftMs: number): Promise<{ known?: boolean; error?: unknown }> {
+  const sentinel: RedisTarget = {
+    mode: "single",
+    address,
+    db: 0,
+    ...(target.sentinelUsername === undefined ? {} : { username: target.sentinelUsername }),
+    ...(target.sentinelPassword === undefined ? {} : { password: target.sentinelPassword }),
+    ...(target.tls === undefined ? {} : { tls: target.tls }),
+  };
+  return withConnection(sentinel, Math.min(SENTINEL_TIMEOUT_MS * 2, leftMs), { enableReadyCheck: false }, async (redis) => {
+    const reply = await redis.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", target.name);
+    return { known: Array.isArray(reply) };
+  });
+}
+
+async function ping(target: RedisTarget, leftMs: number): Promise<Look> {
+  const result = await withConnection(target, leftMs, {}, async (redis) => ({ pong: await redis.ping() }));
+  if (!("error" in result)) return { kind: "ok" };
+  const { error } = result;
+  const { kind, reason } = sorted(error);
+  return kind === "later" ? { kind, by: "server", reason } : { kind: "problem", problem: { kind, by: "server", reason } };
+}
+
+/** Runs `use` on a connection of its own that never retries, within `ms`; the error when it fails (the last one ioredis reported). */
+async function withConnection<T extends object>(
+  target: RedisTarget,
+  ms: number,
+  extra: { enableReadyCheck?: boolean },
+  use: (redis: Redis) => Promise<T>,
+): Promise<T | { error: unknown }> {
+  const timeout = Math.min(CONNECT_TIMEOUT_MS, ms);
+  const redis = openRedis(target, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
+    failoverDetector: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeout,
+    commandTimeout: timeout,
+    ...extra,
+  });
+  let reported: unknown;
+  redis.on("error", (error: unknown) => (reported = error));
+  try {
+    await redis.connect();
+    return await use(redis);
+  } catch (error) {
+    return { error: reported ?? error };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A failure: refused (credentials, ACL), TLS, or "later" (nothing answered yet). */
+function sorted(error: unknown): { kind: "refused" | "tls" | "later"; reason: string } {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  const reason = typeof message === "string" ? message : String(error);
+  if (REFUSED.test(reason)) return { kind: "refused", reason };
+  if (typeof code === "string" && TLS_CODE.test(code)) return { kind: "tls", reason };
+  return { kind: "later", reason };
+}

@@ -1,0 +1,254 @@
+/**
+ * The Redis variables through loadConfig (src/config-redis.ts): REDIS_URL with
+ * its user, password, database and TLS; Sentinel's REDIS_SENTINELS and
+ * REDIS_SENTINEL_NAME with the master's and the sentinels' credentials;
+ * REDIS_TLS_CA_FILE. One line for every bad input, naming the variable and
+ * never quoting a value (a URL may carry a password), and the lines the
+ * start stops with when the store refuses it or does not answer.
+ */
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { redisStartLine, type RedisStartProblem, type RedisTarget } from "../../src/config-redis.js";
+import { configFiles } from "../helpers/config-files.js";
+
+const base = {
+  SLACK_BOT_TOKEN: "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx",
+  SLACK_APP_TOKEN: "xapp-1-A0-1-abcdef",
+  RELAY_TOKENS: "ci:ci0123456789abcdef0123",
+};
+const sentinels = { REDIS_SENTINELS: "sentinel-1:26379, 10.0.0.7:26380,[fd00::7]:26381", REDIS_SENTINEL_NAME: "relay-master" };
+const PASSWORD = "pa55-w0rd_never-shown";
+const file = configFiles("yaml");
+const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+const redisOf = (env: Record<string, string>) => loadConfig({ ...base, ...env }).redis;
+
+function lineFor(env: Record<string, string>): string {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const { message } = error as ConfigError;
+    expect(message).not.toContain("\n");
+    expect(message).not.toContain(PASSWORD);
+    return message;
+  }
+  throw new Error("loadConfig accepted the environment");
+}
+
+describe("REDIS_URL", () => {
+  it.each([
+    ["redis://cache.internal", { address: { host: "cache.internal", port: 6379 }, db: 0 }],
+    ["redis://cache.internal:6380/", { address: { host: "cache.internal", port: 6380 }, db: 0 }],
+    [`redis://:${PASSWORD}@10.0.0.5/4`, { address: { host: "10.0.0.5", port: 6379 }, db: 4, password: PASSWORD }],
+    [`rediss://relay:${encodeURIComponent("p@ss:w/rd")}@cache.internal:6380/2`, { username: "relay", password: "p@ss:w/rd", db: 2, tls: {} }],
+    ["redis://[::1]:6379", { address: { host: "::1", port: 6379 } }],
+  ])("reads %s: host, port, database, user and password (decoded), TLS for rediss://", (url, expected) => {
+    expect(redisOf({ REDIS_URL: url })).toMatchObject({ mode: "single", ...expected });
+  });
+
+  it.each([
+    ["http://cache.internal:6379"],
+    ["cache.internal:6379"],
+    ["redis://"],
+    ["redis://cache.internal?family=6"],
+    ["redis://cache.internal/zero"],
+    ["redis://cache.internal:65536"],
+    [`redis://relay@cache.internal`],
+    [`redis://relay:${PASSWORD}@cache.internal/1#x`],
+  ])("refuses %s in one line saying which forms it takes, never the URL", (url) => {
+    expect(lineFor({ REDIS_URL: url })).toMatch(/^REDIS_URL is invalid: use redis:\/\/\[user:password@\]host\[:port\]\[\/db\] \(rediss:\/\/ for TLS/);
+  });
+});
+
+describe("REDIS_SENTINELS and REDIS_SENTINEL_NAME", () => {
+  it("reads the sentinels' host:port list (IPv6 in brackets) and the master's name, with every credential", () => {
+    const target = redisOf({
+      ...sentinels,
+      REDIS_USERNAME: "relay",
+      REDIS_PASSWORD: PASSWORD,
+      REDIS_TLS: "true",
+      REDIS_SENTINEL_USERNAME: "watcher",
+      REDIS_SENTINEL_PASSWORD: "sentinel-secret",
+    });
+    expect(target).toEqual({
+      mode: "sentinel",
+      sentinels: [
+        { host: "sentinel-1", port: 26379 },
+        { host: "10.0.0.7", port: 26380 },
+        { host: "fd00::7", port: 26381 },
+      ],
+      name: "relay-master",
+      username: "relay",
+      password: PASSWORD,
+      sentinelUsername: "watcher",
+      sentinelPassword: "sentinel-secret",
+      tls: {},
+    });
+  });
+
+  it("without credentials or TLS, has none, and REDIS_TLS=false is plain", () => {
+    expect(redisOf({ ...sentinels, REDIS_TLS: "false" })).toEqual({ mode: "sentinel", sentinels: expect.any(Array), name: "relay-master" });
+  });
+
+  it("is read from the config file like every variable (REDIS_TLS quoted: the file's values are strings or numbers)", () => {
+    const path = file(`REDIS_SENTINELS: "s1:26379"\nREDIS_SENTINEL_NAME: relay-master\nREDIS_PASSWORD: "${PASSWORD}"\nREDIS_TLS: "true"\n`);
+    expect(redisOf({ RELAY_CONFIG_FILE: path })).toMatchObject({ mode: "sentinel", sentinels: [{ host: "s1", port: 26379 }], password: PASSWORD, tls: {} });
+  });
+
+  it.each([
+    "sentinel-1",
+    "sentinel-1:port",
+    "sentinel-1:26379,sentinel-2",
+    "sentinel-1:0",
+    "sentinel-1:65536",
+    "[fd00::7:26379",
+    "user@sentinel-1:26379",
+    " , ",
+  ])("refuses the malformed list %j in one line naming REDIS_SENTINELS", (list) => {
+    expect(lineFor({ ...sentinels, REDIS_SENTINELS: list })).toMatch(/^REDIS_SENTINELS is invalid: list the sentinels as comma-separated host:port pairs/);
+  });
+
+  it.each([
+    ["REDIS_SENTINEL_NAME", "relay master", "sentinel monitor <name>"],
+    ["REDIS_USERNAME", "relay user", "ACL user"],
+    ["REDIS_PASSWORD", "x".repeat(513), "1 to 512 characters"],
+    ["REDIS_TLS", "yes", "use true"],
+    ["REDIS_SENTINEL_USERNAME", "watch er", "ACL user"],
+    ["REDIS_SENTINEL_PASSWORD", "x".repeat(513), "1 to 512 characters"],
+  ])("refuses a malformed %s in one line naming it", (name, value, fix) => {
+    const line = lineFor({ ...sentinels, [name]: value });
+    expect(line.startsWith(`${name} is invalid: `)).toBe(true);
+    expect(line).toContain(fix);
+  });
+});
+
+/** [what is set, the environment, the line]. */
+const misfits: Array<[string, Record<string, string>, string]> = [
+  [
+    "REDIS_URL and REDIS_SENTINELS",
+    { REDIS_URL: "redis://cache.internal", ...sentinels },
+    "REDIS_SENTINELS and REDIS_URL are both set: use REDIS_URL for one Redis server, or REDIS_SENTINELS with REDIS_SENTINEL_NAME for Sentinel, not both",
+  ],
+  [
+    "REDIS_SENTINELS without REDIS_SENTINEL_NAME",
+    { REDIS_SENTINELS: "s1:26379" },
+    "REDIS_SENTINEL_NAME is missing: set the name of the master the sentinels watch (their `sentinel monitor <name> …` line)",
+  ],
+  [
+    "REDIS_SENTINEL_NAME without REDIS_SENTINELS",
+    { REDIS_SENTINEL_NAME: "relay-master" },
+    "REDIS_SENTINELS is missing: REDIS_SENTINEL_NAME is set; list the sentinels as host:port,host:port, or unset REDIS_SENTINEL_NAME",
+  ],
+  [
+    "REDIS_SENTINEL_NAME with REDIS_URL",
+    { REDIS_URL: "redis://cache.internal", REDIS_SENTINEL_NAME: "relay-master" },
+    "REDIS_SENTINELS is missing: REDIS_SENTINEL_NAME is set; list the sentinels as host:port,host:port, or unset REDIS_SENTINEL_NAME",
+  ],
+  [
+    "REDIS_SENTINEL_PASSWORD without REDIS_SENTINELS",
+    { REDIS_SENTINEL_PASSWORD: PASSWORD },
+    "REDIS_SENTINELS is missing: REDIS_SENTINEL_PASSWORD is set; list the sentinels as host:port,host:port, or unset REDIS_SENTINEL_PASSWORD",
+  ],
+  [
+    "REDIS_PASSWORD with no Redis at all",
+    { REDIS_PASSWORD: PASSWORD },
+    "REDIS_SENTINELS is missing: REDIS_PASSWORD is set; list the sentinels as host:port,host:port, or unset REDIS_PASSWORD",
+  ],
+  ...["REDIS_USERNAME", "REDIS_PASSWORD", "REDIS_TLS"].map((name): [string, Record<string, string>, string] => [
+    `${name} with REDIS_URL`,
+    { REDIS_URL: "redis://cache.internal", [name]: name === "REDIS_TLS" ? "true" : PASSWORD },
+    `${name} is set with REDIS_URL: put the user and password in the URL (redis://user:password@host:port/db), and use rediss:// for TLS`,
+  ]),
+  [
+    "REDIS_USERNAME without REDIS_PASSWORD",
+    { ...sentinels, REDIS_USERNAME: "relay" },
+    "REDIS_PASSWORD is missing: REDIS_USERNAME is set, and an ACL user signs in with a password",
+  ],
+  [
+    "REDIS_SENTINEL_USERNAME without REDIS_SENTINEL_PASSWORD",
+    { ...sentinels, REDIS_SENTINEL_USERNAME: "watcher" },
+    "REDIS_SENTINEL_PASSWORD is missing: REDIS_SENTINEL_USERNAME is set, and an ACL user signs in with a password",
+  ],
+];
+
+describe("Redis variables that do not fit together", () => {
+  it.each(misfits)("%s: one line naming the variable", (_, env, line) => {
+    expect(lineFor(env)).toBe(line);
+  });
+});
+
+describe("REDIS_TLS_CA_FILE", () => {
+  it("puts the CA's PEM into the target, for rediss:// and for REDIS_TLS=true", () => {
+    const ca = file(PEM, "pem");
+    expect(redisOf({ REDIS_URL: "rediss://cache.internal", REDIS_TLS_CA_FILE: ca })).toMatchObject({ tls: { ca: PEM } });
+    expect(redisOf({ ...sentinels, REDIS_TLS: "true", REDIS_TLS_CA_FILE: ca })).toMatchObject({ tls: { ca: PEM } });
+  });
+
+  const tlsOff = "REDIS_TLS_CA_FILE is set but TLS is off: use a rediss:// REDIS_URL, or REDIS_TLS=true with REDIS_SENTINELS";
+  it.each([
+    ["with redis://", { REDIS_URL: "redis://cache.internal" }, tlsOff],
+    ["with REDIS_TLS=false", { ...sentinels, REDIS_TLS: "false" }, tlsOff],
+    ["with no Redis", {}, tlsOff],
+  ])("refuses a CA %s, in one line", (_, env, line) => {
+    expect(lineFor({ ...env, REDIS_TLS_CA_FILE: file(PEM, "pem") })).toBe(line);
+  });
+
+  it("refuses a file it cannot read, and one that holds no PEM certificate", () => {
+    expect(lineFor({ REDIS_URL: "rediss://cache.internal", REDIS_TLS_CA_FILE: `${file(PEM, "pem")}.missing` })).toBe(
+      "REDIS_TLS_CA_FILE is invalid: point it at a readable PEM file of the CA that signed Redis's certificate",
+    );
+    expect(lineFor({ REDIS_URL: "rediss://cache.internal", REDIS_TLS_CA_FILE: file(PASSWORD, "pem") })).toBe(
+      "REDIS_TLS_CA_FILE is invalid: the file holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+    );
+  });
+});
+
+describe("the lines the start stops with", () => {
+  const single: RedisTarget = { mode: "single", address: { host: "cache.internal", port: 6380 }, db: 0, password: PASSWORD };
+  const sentinel: RedisTarget = { mode: "sentinel", sentinels: [{ host: "s1", port: 26379 }], name: "relay-master", password: PASSWORD };
+  const wrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
+
+  const lines: Array<[RedisTarget, RedisStartProblem, string]> = [
+    [single, { kind: "refused", by: "server", reason: wrongPass }, `REDIS_URL: Redis at cache.internal:6380 refused the relay (${wrongPass}): check the user`],
+    [
+      single,
+      { kind: "tls", by: "server", reason: "self-signed certificate" },
+      "REDIS_URL: the TLS handshake with Redis at cache.internal:6380 failed (self-signed",
+    ],
+    [
+      single,
+      { kind: "unreachable", by: "server", reason: "connect ECONNREFUSED", seconds: 10 },
+      "REDIS_URL: Redis at cache.internal:6380 did not answer within 10 s",
+    ],
+    [
+      sentinel,
+      { kind: "unknown-master", name: "relay-master", asked: [{ host: "fd00::7", port: 26379 }] },
+      'REDIS_SENTINEL_NAME is invalid: no sentinel knows a master named "relay-master" (asked [fd00::7]:26379)',
+    ],
+    [sentinel, { kind: "refused", by: "sentinel", reason: wrongPass }, `REDIS_SENTINEL_PASSWORD: the sentinels refused the relay (${wrongPass})`],
+    [
+      sentinel,
+      { kind: "refused", by: "server", reason: wrongPass },
+      `REDIS_PASSWORD: the master "relay-master" refused the relay (${wrongPass}): check REDIS_USERNAME and REDIS_PASSWORD`,
+    ],
+    [sentinel, { kind: "tls", by: "sentinel", reason: "self-signed certificate" }, "REDIS_TLS: the TLS handshake with the sentinels failed"],
+    [sentinel, { kind: "tls", by: "server", reason: "self-signed certificate" }, 'REDIS_TLS: the TLS handshake with the master "relay-master" failed'],
+    [
+      sentinel,
+      { kind: "unreachable", by: "sentinel", reason: "s1:26379: connect ECONNREFUSED", seconds: 10 },
+      "REDIS_SENTINELS: no sentinel answered within 10 s (s1:26379: connect ECONNREFUSED)",
+    ],
+    [
+      sentinel,
+      { kind: "unreachable", by: "server", reason: "connect ECONNREFUSED", seconds: 10 },
+      'REDIS_SENTINEL_NAME: the master "relay-master" the sentinels name did not answer within 10 s',
+    ],
+  ];
+  it.each(lines)("%#: names the variable to fix, in one line without the password", (target, problem, start) => {
+    const line = redisStartLine(target, problem);
+    expect(line.startsWith(start)).toBe(true);
+    expect(line).not.toContain("\n");
+    expect(line).not.toContain(PASSWORD);
+  });
+});
