@@ -16,6 +16,12 @@
  * the head that got a 429 waits it out and retries before anyone behind it.
  * A caller whose deadline comes before its turn leaves the line empty-handed.
  *
+ * A post line has two lanes. Request posts (an agent waits on them) go
+ * ahead of side work (thread notices, reminders, rule tallies: `side`),
+ * a side post waiting for its moment steps aside when a request post comes,
+ * and a side post keeps one token of the burst for the next request post:
+ * the relay's own chatter never makes an agent's question miss its deadline.
+ *
  * Pacing is per relay instance: instances sharing Redis do not share it,
  * each honours the 429s it gets (see README Operations).
  */
@@ -41,10 +47,12 @@ interface Line {
   refilledAt: number;
   /** No call under this key before this time (Unix ms), from a Retry-After. */
   pausedUntil: number;
-  /** Callers waiting behind the head, first first; each is resolved when the line is handed to it. */
-  waiting: Array<() => void>;
+  /** Callers waiting behind the head, first first (request posts before side work); each is resolved when the line is handed to it. */
+  waiting: Waiter[];
   /** true while a caller holds the line (waits for its moment, or calls). */
   busy: boolean;
+  /** Set while a side caller holding the line sleeps until its moment: makes it give the line up to a request post. */
+  stepAside: (() => void) | undefined;
   /**
    * Set by a 429 on a paced line: from then on each post waits a full
    * interval after the previous post's reply, not after its start, so that
@@ -53,6 +61,18 @@ interface Line {
   strict: boolean;
   /** When the last post under this key got its reply (Unix ms). */
   repliedAt: number;
+}
+
+interface Waiter {
+  resolve: () => void;
+  side: boolean;
+}
+
+export interface TurnOptions {
+  /** At the head of its lane (a retry keeps its place). */
+  front?: boolean;
+  /** Side work (not a request an agent waits on): behind request posts, and it leaves them a token. */
+  side?: boolean;
 }
 
 /** A caller's turn under one key: it holds the line until `release`. */
@@ -92,21 +112,31 @@ export class ChannelQueue {
    * paced key): the caller then holds the line, so calls under one key go one
    * at a time and a 429 is seen before the next call is made. Resolves
    * undefined, without a turn, when it would come after `deadline` (Unix ms).
-   * `front` puts the caller at the head of the line (a retry keeps its place).
+   * `front` puts the caller at the head of its lane (a retry keeps its
+   * place); `side` puts it in the side lane (see the header).
    */
-  async turn(key: string, deadline: number, { front = false }: { front?: boolean } = {}): Promise<Turn | undefined> {
+  async turn(key: string, deadline: number, { front = false, side = false }: TurnOptions = {}): Promise<Turn | undefined> {
     if (!this.paced(key)) return this.unpacedTurn(key, deadline);
     const line = this.line(key);
     if (line.busy) {
-      // The one ahead hands the line over (busy stays true) when it releases it.
-      await new Promise<void>((resolve) => (front ? line.waiting.unshift(resolve) : line.waiting.push(resolve)));
+      // A side caller sleeping until its moment gives way; the one ahead hands the line over (busy stays true) when it releases it.
+      if (!side) line.stepAside?.();
+      await this.queued(line, side, front);
     }
     line.busy = true;
-    let held = true;
-    if (!(await this.ready(key, line, deadline))) {
+    for (;;) {
+      const outcome = await this.ready(key, line, deadline, side);
+      if (outcome === "ready") break;
+      if (outcome === "late") {
+        this.handOver(key, line);
+        return undefined;
+      }
+      // Stepped aside: back in line first of the side lane, behind the request post that came.
+      const back = this.queued(line, side, true);
       this.handOver(key, line);
-      return undefined;
+      await back;
     }
+    let held = true;
     return {
       release: (used = true) => {
         if (!held) return;
@@ -117,7 +147,8 @@ export class ChannelQueue {
       },
       again: async (againDeadline = deadline) => {
         if (!held) throw new Error("turn.again() after release()");
-        if (await this.ready(key, line, againDeadline)) return true;
+        // A retry keeps the line: it does not step aside.
+        if ((await this.ready(key, line, againDeadline, side, false)) === "ready") return true;
         held = false;
         this.handOver(key, line);
         return false;
@@ -143,22 +174,44 @@ export class ChannelQueue {
     return { release: () => {}, again: (againDeadline = deadline) => waitOut(againDeadline) };
   }
 
-  /** Waits, holding the line, until the head may go, and takes a token; false when that is after `deadline`. */
-  private async ready(key: string, line: Line, deadline: number): Promise<boolean> {
+  /** Resolves when the line is handed to this caller: request posts queue ahead of side work, `front` first of its lane. */
+  private queued(line: Line, side: boolean, front: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const firstSide = line.waiting.findIndex((waiter) => waiter.side);
+      const lane = firstSide === -1 ? line.waiting.length : firstSide;
+      const at = side ? (front ? lane : line.waiting.length) : front ? 0 : lane;
+      line.waiting.splice(at, 0, { resolve, side });
+    });
+  }
+
+  /**
+   * Waits, holding the line, until the head may go, and takes a token:
+   * "late" when that is after `deadline`, "aside" when a side caller was
+   * asked to give way to a request post while it slept (no token taken).
+   */
+  private async ready(key: string, line: Line, deadline: number, side: boolean, mayStepAside = side): Promise<"ready" | "late" | "aside"> {
     for (;;) {
-      const at = this.readyAt(key, line);
-      if (at > deadline) return false;
+      const at = this.readyAt(key, line, side);
+      if (at > deadline) return "late";
       const wait = at - this.now();
       if (wait <= 0) break;
-      await this.sleep(wait);
+      if (!mayStepAside) {
+        await this.sleep(wait);
+        continue;
+      }
+      const asked = new Promise<"aside">((resolve) => (line.stepAside = () => resolve("aside")));
+      const woke = await Promise.race([this.sleep(wait).then(() => "slept" as const), asked]);
+      line.stepAside = undefined;
+      if (woke === "aside") return "aside";
     }
     if (this.paced(key)) line.tokens -= 1;
-    return true;
+    return "ready";
   }
 
   private handOver(key: string, line: Line): void {
+    line.stepAside = undefined;
     const next = line.waiting.shift();
-    if (next) return next();
+    if (next) return next.resolve();
     line.busy = false;
     this.tidy(key, line);
   }
@@ -190,8 +243,12 @@ export class ChannelQueue {
     return key.startsWith("chat.postMessage:");
   }
 
-  /** When the head may go: after the pause and, for a paced key, once a whole token is in the bucket. */
-  private readyAt(key: string, line: Line): number {
+  /**
+   * When the head may go: after the pause and, for a paced key, once a whole
+   * token is in the bucket (two for side work where the burst allows: one
+   * stays for the next request post).
+   */
+  private readyAt(key: string, line: Line, side = false): number {
     const now = this.now();
     let at = Math.max(now, line.pausedUntil);
     if (this.paced(key)) {
@@ -199,7 +256,8 @@ export class ChannelQueue {
         line.tokens = Math.min(this.burst, line.tokens + ((now - line.refilledAt) / 1000) * this.rate);
         line.refilledAt = now;
       }
-      if (line.tokens < 1) at = Math.max(at, line.refilledAt + Math.ceil(((1 - line.tokens) / this.rate) * 1000));
+      const needed = side && this.burst >= 2 ? 2 : 1;
+      if (line.tokens < needed) at = Math.max(at, line.refilledAt + Math.ceil(((needed - line.tokens) / this.rate) * 1000));
       if (line.strict) at = Math.max(at, line.repliedAt + Math.ceil(1000 / this.rate));
     }
     return at;
@@ -208,7 +266,7 @@ export class ChannelQueue {
   private line(key: string): Line {
     let line = this.lines.get(key);
     if (!line) {
-      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false, strict: false, repliedAt: 0 };
+      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false, stepAside: undefined, strict: false, repliedAt: 0 };
       this.lines.set(key, line);
     }
     return line;

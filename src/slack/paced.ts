@@ -4,7 +4,8 @@
  * pauses the line for its Retry-After and comes back as a
  * TransientDeliveryError with it, a refusal for good as a
  * PermanentDeliveryError. One attempt: the caller's queue retries. Shared by
- * the calls that are side work of a request (reminders, rule tallies).
+ * the calls that are side work of a request (reminders, rule tallies,
+ * outcome notices, App Home): they take the side lane, behind request posts.
  */
 import { PermanentDeliveryError, TransientDeliveryError } from "../requests/delivery.js";
 import type { ChannelQueue } from "./channel-queue.js";
@@ -12,7 +13,7 @@ import { classifySlackError } from "./retry.js";
 
 /** `call` once it holds the line `key`, waiting for its turn until `deadline` (Unix ms). */
 export async function pacedCall<T>(queue: ChannelQueue, key: string, deadline: number, call: () => Promise<T>): Promise<T> {
-  const turn = await queue.turn(key, deadline);
+  const turn = await queue.turn(key, deadline, { side: true });
   if (!turn) throw new TransientDeliveryError("Slack was rate limiting", queue.pausedFor(key));
   try {
     return await call();

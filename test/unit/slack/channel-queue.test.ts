@@ -192,3 +192,65 @@ describe("Retry-After", () => {
     expect(queue.depth()).toBe(0);
   });
 });
+
+describe("request posts before side work", () => {
+  /** Takes a side-lane turn (a thread notice, a reminder) and releases it at once; true when given. */
+  async function sideCall(queue: ChannelQueue, key: string, deadline: number): Promise<boolean> {
+    const turn = await queue.turn(key, deadline, { side: true });
+    turn?.release();
+    return turn !== undefined;
+  }
+
+  it("a request post that comes while a side post waits for its moment goes first, and the side post follows a second later", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    await call(queue, POSTS, 60_000);
+    await call(queue, POSTS, 60_000);
+    const order: Array<[string, number]> = [];
+    const notice = sideCall(queue, POSTS, 60_000).then(() => order.push(["notice", c.now()]));
+    await vi.advanceTimersByTimeAsync(400);
+    // The agent's question: one second to live, so it may not wait behind the notice.
+    const request = call(queue, POSTS, c.now() + 1000).then((given) => order.push([given ? "request" : "request refused", c.now()]));
+    await settle([notice, request]);
+    expect(order).toEqual([
+      ["request", 1000],
+      ["notice", 3000],
+    ]);
+  });
+
+  it("a side post leaves one token of the burst, so the next request post goes at once", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    await call(queue, POSTS, 60_000);
+    await settle([sideCall(queue, POSTS, 60_000)]);
+    const sideAt = c.now();
+    expect(sideAt).toBe(1000);
+    const givenAt: number[] = [];
+    await settle([call(queue, POSTS, sideAt).then((given) => given && givenAt.push(c.now()))]);
+    expect(givenAt).toEqual([sideAt]);
+  });
+
+  it("request posts queue ahead of side posts already waiting, each lane in its own order", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const head = (await queue.turn(POSTS, 60_000))!;
+    const order: string[] = [];
+    const turns = [
+      sideCall(queue, POSTS, 60_000).then(() => order.push("side 1")),
+      sideCall(queue, POSTS, 60_000).then(() => order.push("side 2")),
+      call(queue, POSTS, 60_000).then(() => order.push("request 1")),
+      call(queue, POSTS, 60_000).then(() => order.push("request 2")),
+    ];
+    head.release();
+    await settle(turns);
+    expect(order).toEqual(["request 1", "request 2", "side 1", "side 2"]);
+  });
+
+  it("a side post whose deadline comes before a token is left for request posts is not given a turn", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    await call(queue, POSTS, 60_000);
+    expect(await settle([sideCall(queue, POSTS, 500)])).toEqual([false]);
+    expect(queue.depth(POSTS)).toBe(0);
+  });
+});
