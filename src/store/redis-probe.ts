@@ -1,8 +1,8 @@
 /**
  * The start's look at the store, before the relay opens its connections
  * (src/main.ts): with Sentinel, whether a sentinel knows the master's name;
- * then whether the server (or that master) takes the relay's credentials and
- * TLS and answers a PING. A definite no (credentials or TLS refused, a name
+ * then whether the server (or that master, or a Redis Cluster through its
+ * seed nodes) takes the relay's credentials and TLS and answers a PING. A definite no (credentials or TLS refused, a name
  * no sentinel knows) stops the start at once, with a line naming the
  * variable (src/config-redis.ts). A store that does not answer yet (starting,
  * failing over) is asked again until `windowMs` pass, and then the start
@@ -11,10 +11,9 @@
  * outage instead: README "When Redis is down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
 import type { RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
 import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
-import { openRedis, SENTINEL_TIMEOUT_MS } from "./redis-target.js";
+import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "./redis-target.js";
 
 /** How long the start waits for a store that does not answer (ms). */
 export const START_WINDOW_MS = 10_000;
@@ -86,7 +85,7 @@ async function withConnection<T extends object>(
   target: RedisTarget,
   ms: number,
   extra: { enableReadyCheck?: boolean },
-  use: (redis: Redis) => Promise<T>,
+  use: (redis: RedisClient) => Promise<T>,
 ): Promise<T | { error: unknown }> {
   const timeout = Math.min(CONNECT_TIMEOUT_MS, ms);
   const redis = openRedis(target, {
@@ -114,6 +113,9 @@ async function withConnection<T extends object>(
 
 /** A failure: refused (credentials, ACL), TLS, or "later" (nothing answered yet). */
 function sorted(error: unknown): { kind: "refused" | "tls" | "later"; reason: string } {
+  // A Cluster client that reached no node says so; the last node's error says why.
+  const { lastNodeError } = (error ?? {}) as { lastNodeError?: unknown };
+  if (lastNodeError) return sorted(lastNodeError);
   const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
   const reason = typeof message === "string" ? message : String(error);
   if (REFUSED.test(reason)) return { kind: "refused", reason };
