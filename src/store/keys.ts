@@ -17,6 +17,7 @@
  * `<prefix>:{<id>}:data`, …), so an upgrade finds its requests; the tagged
  * layout (Redis Cluster, CLUSTER_SHARDS shards) names shard k's keys
  * `<prefix>:{<prefix>:<k>}:…` and the rules' `<prefix>:{<prefix>:rules}:…`.
+ * (The scripts' headers name their keys in the one-shard layout.)
  */
 import { createHash } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";

@@ -6,19 +6,18 @@
  * the claim / retry / complete scripts, each on its own zset and attempts
  * hash (./keys.ts).
  *
- * Each shard has its own queues, and an entry sits on its request's shard.
- * A claim over several shards (Redis Cluster) first looks at each shard's
- * due entries (a plain ZRANGEBYSCORE, pipelined to every shard at once),
- * picks the earliest `limit` of them all, and then has each shard's claim
- * script lease its share: earliest due first over the whole store, as with
- * one shard, and nothing leased that the caller is not handed. When other
- * claims took some of what it saw, it looks again for the rest.
+ * Each shard has its own queues, and an entry sits on its request's shard;
+ * a claim over several shards (Redis Cluster) looks at every shard's due
+ * entries and has each shard's claim script lease its share of the earliest
+ * (redis-shards.ts): earliest due first over the whole store, as with one
+ * shard, and nothing leased that the caller is not handed.
  */
 import type { ClaimedCallback } from "../requests/store.js";
 import { toClaimedCallbacks, toClaimedIds, toClaimedNotices, toClaimedReminders, toPendingUpdateResult, toQueuedResult } from "./codes.js";
 import type { ShardKeys, StoreKeys } from "./keys.js";
-import { compareStrings, noticeKey, reminderKey, type QueueMethods } from "./leased-queue.js";
+import { noticeKey, reminderKey, type QueueMethods } from "./leased-queue.js";
 import { redisCall } from "./redis-connection.js";
+import { claimAcross } from "./redis-shards.js";
 import type { RedisClient } from "./redis-target.js";
 import type { Scripts } from "./scripts.js";
 
@@ -31,50 +30,19 @@ export interface RedisContext {
   call: <T>(operation: string, run: () => Promise<T>) => Promise<T>;
 }
 
-/** Most look-and-claim rounds of one claim over several shards. */
-const MAX_CLAIM_ROUNDS = 8;
-
 type Queue = (shard: ShardKeys) => [zset: string, attempts: string];
 const CALLBACKS: Queue = (shard) => [shard.callbacks, shard.callbackAttempts];
 const UPDATES: Queue = (shard) => [shard.updates, shard.updateAttempts];
 const REMINDERS: Queue = (shard) => [shard.reminders, shard.reminderAttempts];
 const NOTICES: Queue = (shard) => [shard.notices, shard.noticeAttempts];
 
-export function queueMethods({ redis, keys, scripts, call }: RedisContext): QueueMethods {
+export function queueMethods(context: RedisContext): QueueMethods {
+  const { redis, keys, scripts, call } = context;
   const shardOf = (id: string) => keys.shards[keys.shardOf(id)]!;
 
-  /** Up to `limit` members due at `at` over every shard, earliest first, each claimed by `claimOn` on its shard. */
-  async function claimSharded<T>(
-    zsetOf: (shard: ShardKeys) => string,
-    at: number,
-    limit: number,
-    claimOn: (shard: ShardKeys, count: number) => Promise<T[]>,
-    memberOf: (entry: T) => string,
-  ): Promise<T[]> {
-    if (limit <= 0) return [];
-    if (keys.shards.length === 1) return claimOn(keys.shards[0]!, limit);
-    const claimed: T[] = [];
-    // Another instance may lease what this one looked at first: look again for the rest, until nothing is due (each round, someone's claim took what it saw).
-    for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < limit; round += 1) {
-      const wanted = limit - claimed.length;
-      const looks = await Promise.all(
-        keys.shards.map((shard) => redisCall("ZRANGEBYSCORE", redis.zrangebyscore(zsetOf(shard), "-inf", at, "WITHSCORES", "LIMIT", 0, wanted))),
-      );
-      const due = looks.flatMap((flat, k) => Array.from({ length: flat.length / 2 }, (_, i) => ({ k, member: flat[2 * i]!, dueAt: Number(flat[2 * i + 1]) })));
-      if (due.length === 0) break;
-      due.sort((a, b) => a.dueAt - b.dueAt || compareStrings(a.member, b.member));
-      const picked = due.slice(0, wanted);
-      const counts = new Map<number, number>();
-      for (const { k } of picked) counts.set(k, (counts.get(k) ?? 0) + 1);
-      const got = (await Promise.all([...counts].map(([k, count]) => claimOn(keys.shards[k]!, count)))).flat();
-      const rank = new Map(picked.map(({ member }, i) => [member, i]));
-      claimed.push(...got.sort((a, b) => (rank.get(memberOf(a)) ?? picked.length) - (rank.get(memberOf(b)) ?? picked.length)));
-    }
-    return claimed;
-  }
-
   const claim = (queue: Queue, at: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]> =>
-    claimSharded(
+    claimAcross(
+      context,
       (shard) => queue(shard)[0],
       at,
       limit,
@@ -103,7 +71,8 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
 
     claimReminders: (at, leaseMs, limit) =>
       call("claimReminders", () =>
-        claimSharded(
+        claimAcross(
+          context,
           (shard) => shard.reminders,
           at,
           limit,
@@ -117,7 +86,8 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
 
     claimNotices: (at, leaseMs, limit) =>
       call("claimNotices", () =>
-        claimSharded(
+        claimAcross(
+          context,
           (shard) => shard.notices,
           at,
           limit,
@@ -130,7 +100,8 @@ export function queueMethods({ redis, keys, scripts, call }: RedisContext): Queu
 
     claimUnposted: (at, leaseMs, limit) =>
       call("claimUnposted", () =>
-        claimSharded(
+        claimAcross(
+          context,
           (shard) => shard.posting,
           at,
           limit,

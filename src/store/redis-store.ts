@@ -8,6 +8,13 @@
  * (redis-notifications.ts), so a waiter on one instance wakes when a request
  * ends on another.
  *
+ * On Redis Cluster the keys are sharded (./keys.ts): each script runs on the
+ * keys of its request's shard, a create with an idempotency key takes an id
+ * of that key's shard (newId), and what looks across requests (the expiry
+ * sweep, the claims, counts, listing, the lookup by Slack message) asks
+ * every shard and merges (redis-shards.ts, redis-queues.ts, redis-listing.ts). The one-shard layout of one server is the same
+ * code with one shard.
+ *
  * Every method answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts says how, and which ioredis options
  * `connectRedisStore` sets for it).
@@ -15,9 +22,8 @@
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
  * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
- * from a URL or a Sentinel target and quits both on close().
+ * from a URL, a Sentinel target or a cluster's seed nodes and quits both on close().
  */
-import { randomUUID } from "node:crypto";
 import { Cluster } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
@@ -37,8 +43,8 @@ import {
   within,
   type OutageListener,
 } from "./redis-connection.js";
-import { compareStrings } from "./leased-queue.js";
 import { listRequests } from "./redis-listing.js";
+import { shardMethods } from "./redis-shards.js";
 import { queueMethods } from "./redis-queues.js";
 import { approvalField, decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
 import { EndedNotifications } from "./redis-notifications.js";
@@ -165,19 +171,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
   const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run(), onUnavailable);
   /** The keys of the shard a request's id places it on. */
   const shardOf = (id: string) => keys.shards[keys.shardOf(id)]!;
-  /** Runs `task` on every shard at once. */
-  const everyShard = <T>(task: (shard: StoreKeys["shards"][number]) => Promise<T>) => Promise.all(keys.shards.map(task));
-
-  /** A fresh UUID; with an idempotency key, one of the key's shard (one in `shards.length` UUIDs is). */
-  function newId(idempotencyKey?: string): string {
-    if (idempotencyKey === undefined || keys.shards.length === 1) return randomUUID();
-    const wanted = keys.shardOfIdempotency(idempotencyKey);
-    for (;;) {
-      const id = randomUUID();
-      if (keys.shardOf(id) === wanted) return id;
-    }
-  }
-
+  const across = shardMethods({ redis, keys, call });
   /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
   const endingKeys = (id: string) => {
     const shard = shardOf(id);
@@ -191,13 +185,13 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
   }
 
   return {
-    newId,
+    ...across,
 
     create: (given: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
       call("create", async () => {
         // With an idempotency key the request goes on the key's shard, so its id must be one of that shard's.
         const fits = idempotencyKey === undefined || keys.shardOf(given.id) === keys.shardOfIdempotency(idempotencyKey);
-        const record = fits ? given : { ...given, id: newId(idempotencyKey) };
+        const record = fits ? given : { ...given, id: across.newId(idempotencyKey) };
         const key = keys.data(record.id);
         const shard = shardOf(record.id);
         // No idempotency key: the script is given the request's own key in its place (see create-6.lua).
@@ -244,13 +238,6 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
         return toSlackResult(key, await scripts.addOtherMessage([key, shard.message(slack), shard.updates], args));
       }),
 
-    // A message's index key sits on its request's shard, which the message does not tell: every shard is asked (one, on one server).
-    findBySlackMessage: (slack: SlackRef) =>
-      call("findBySlackMessage", async () => {
-        const ids = await everyShard((shard) => redisCall("GET", redis.get(shard.message(slack))));
-        return ids.find((id) => id !== null) ?? undefined;
-      }),
-
     transition: (id: string, change: Transition): Promise<TransitionResult> =>
       call("transition", async () => {
         const script = SCRIPT_FOR[change.status];
@@ -275,26 +262,6 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
       }),
 
     listRequests: (query) => call("listRequests", () => listRequests({ redis, keys, read }, query)),
-
-    dueForExpiry: (at: number, limit: number) =>
-      call("dueForExpiry", async () => {
-        if (limit <= 0) return [];
-        const looks = await everyShard((shard) =>
-          redisCall("ZRANGEBYSCORE", redis.zrangebyscore(shard.deadlines, "-inf", at, "WITHSCORES", "LIMIT", 0, limit)),
-        );
-        if (looks.length === 1) return looks[0]!.filter((_, i) => i % 2 === 0);
-        const due = looks.flatMap((flat) => Array.from({ length: flat.length / 2 }, (_, i) => ({ id: flat[2 * i]!, at: Number(flat[2 * i + 1]) })));
-        due.sort((a, b) => a.at - b.at || compareStrings(a.id, b.id));
-        return due.slice(0, limit).map(({ id }) => id);
-      }),
-
-    counts: () =>
-      call("counts", async () => {
-        const sizes = await everyShard((shard) =>
-          Promise.all([redisCall("ZCARD", redis.zcard(shard.deadlines)), redisCall("ZCARD", redis.zcard(shard.callbacks))]),
-        );
-        return { pending: sizes.reduce((sum, [pending]) => sum + pending, 0), callbacks: sizes.reduce((sum, [, callbacks]) => sum + callbacks, 0) };
-      }),
 
     ...queueMethods({ redis, keys, scripts, call }),
 

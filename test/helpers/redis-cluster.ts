@@ -5,14 +5,14 @@
  * `--cluster-enabled yes` and a cluster bus port of its own, joined with
  * `redis-cli --cluster create`. Ready once every master says
  * cluster_state:ok and knows the other two. The shared Redis on 6379 and the
- * run's throwaway one are never touched.
+ * run's throwaway one are never touched. (No vitest import: the bench uses it.)
  */
 import { execFile } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { Cluster, Redis } from "ioredis";
 import { freePort } from "./ports.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
-import { until } from "./redis.js";
 
 const run = promisify(execFile);
 
@@ -77,18 +77,17 @@ export async function startRedisCluster({ args = [] }: RedisClusterOptions = {})
 /** Resolves once the master on `port` says the cluster is ok and knows every master. */
 async function untilReady(port: number): Promise<void> {
   const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
+  const deadline = Date.now() + 20_000;
   try {
-    await until(
-      async () => {
-        const info = String(await redis.call("CLUSTER", "INFO"));
-        const known = String(await redis.call("CLUSTER", "NODES"))
-          .trim()
-          .split("\n").length;
-        return /cluster_state:ok/.test(info) && known === MASTERS;
-      },
-      20_000,
-      `the cluster on port ${port} to be ok`,
-    );
+    for (;;) {
+      const info = String(await redis.call("CLUSTER", "INFO"));
+      const known = String(await redis.call("CLUSTER", "NODES"))
+        .trim()
+        .split("\n").length;
+      if (/cluster_state:ok/.test(info) && known === MASTERS) return;
+      if (Date.now() > deadline) throw new Error(`the cluster on port ${port} was not ok within 20 s: ${info.trim()}`);
+      await sleep(50);
+    }
   } finally {
     redis.disconnect();
   }
