@@ -11,7 +11,8 @@
  * outage instead: README "When Redis is down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import { settleBefore } from "../protocol/timing.js";
 import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
 import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "./redis-target.js";
 
@@ -73,11 +74,40 @@ async function askSentinel(target: SentinelRedis, address: RedisAddress, leftMs:
 }
 
 async function ping(target: RedisTarget, leftMs: number): Promise<Look> {
-  const result = await withConnection(target, leftMs, {}, async (redis) => ({ pong: await redis.ping() }));
+  // A cluster is checked by its own CLUSTER INFO, not by ioredis's ready check (which waits on, without settling, while the cluster is not ok).
+  const result = await withConnection(target, leftMs, target.mode === "cluster" ? { enableReadyCheck: false } : {}, async (redis) => {
+    const pong = await redis.ping();
+    if (target.mode === "cluster") {
+      const state = clusterState(await redis.call("CLUSTER", "INFO"));
+      // A cluster that does not serve every slot (a master down, slots unassigned) fails some of the store's scripts.
+      if (state !== "ok") throw new Error(`CLUSTER INFO says cluster_state:${state}`);
+    }
+    return { pong };
+  });
   if (!("error" in result)) return { kind: "ok" };
   const { error } = result;
   const { kind, reason } = sorted(error);
-  return kind === "later" ? { kind, by: "server", reason } : { kind: "problem", problem: { kind, by: "server", reason } };
+  if (kind !== "later") return { kind: "problem", problem: { kind, by: "server", reason } };
+  const seed = target.mode === "cluster" ? await seedState(target, leftMs) : undefined;
+  return { kind, by: "server", reason: seed === undefined ? reason : `${reason}; ${seed}` };
+}
+
+function clusterState(info: unknown): string {
+  return /cluster_state:(\w+)/.exec(String(info))?.[1] ?? "unknown";
+}
+
+/** What the first seed node that answers says of the cluster's state ("127.0.0.1:7000 says cluster_state:fail"), when the Cluster client got nowhere. */
+async function seedState(target: ClusterRedis, leftMs: number): Promise<string | undefined> {
+  for (const address of target.nodes) {
+    const node: RedisTarget = { mode: "single", address, db: 0, ...pickAccess(target) };
+    const result = await withConnection(node, Math.min(leftMs, SENTINEL_TIMEOUT_MS), {}, async (redis) => ({ info: await redis.call("CLUSTER", "INFO") }));
+    if (!("error" in result)) return `${address.host}:${address.port} says cluster_state:${clusterState(result.info)}`;
+  }
+  return undefined;
+}
+
+function pickAccess({ username, password, tls }: ClusterRedis): Pick<ClusterRedis, "username" | "password" | "tls"> {
+  return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }), ...(tls === undefined ? {} : { tls }) };
 }
 
 /** Runs `use` on a connection of its own that never retries, within `ms`; the error when it fails (the last one ioredis reported). */
@@ -102,8 +132,11 @@ async function withConnection<T extends object>(
   let reported: unknown;
   redis.on("error", (error: unknown) => (reported = error));
   try {
-    await redis.connect();
-    return await use(redis);
+    // A Cluster client may wait on without settling (a node that serves no slots): the look ends within `timeout` anyway.
+    const look = redis.connect().then(() => use(redis));
+    return await settleBefore(look, { ms: timeout + 100 }, () => {
+      throw new Error(`no answer within ${timeout} ms`);
+    });
   } catch (error) {
     return { error: reported ?? error };
   } finally {

@@ -5,7 +5,8 @@
  * node URLs, takes a request and answers it on a click; with two instances,
  * a long-poll held on A is answered by a click that lands on B; a wrong
  * password stops the start with one line naming REDIS_CLUSTER_NODES, and a
- * cluster that does not answer is unreachable once the probe's window passes.
+ * cluster that does not answer, or does not serve every slot, is unreachable
+ * once the probe's window passes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisStartLine, type RedisTarget } from "../../../src/config-redis.js";
@@ -14,7 +15,7 @@ import { probeRedis } from "../../../src/store/redis-probe.js";
 import { agentCall, createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { relayAclUser } from "../../helpers/redis-server.js";
+import { relayAclUser, startRedisServer } from "../../helpers/redis-server.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 
 const PREFIX = "cstart";
@@ -75,6 +76,22 @@ describe("the relay on Redis Cluster", () => {
     expect(await startFailure({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER_NODES: nodesWith("wrong-pw") }, SECRETS)).toMatch(
       /^REDIS_CLUSTER_NODES: the cluster at 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+ refused the relay \(WRONGPASS [^)]*\): check the user and password in the node URLs/,
     );
+  });
+
+  it("a cluster that does not serve every slot: unreachable once the probe's window has passed, saying its cluster_state", async () => {
+    const lone = await startRedisServer(undefined, { args: ["--cluster-enabled", "yes"] });
+    try {
+      const target: RedisTarget = { mode: "cluster", nodes: [{ host: "127.0.0.1", port: lone.port }] };
+      const problem = await probeRedis(target, { windowMs: 600 });
+      expect(problem).toMatchObject({ kind: "unreachable", by: "server", seconds: 1 });
+      expect(redisStartLine(target, problem!)).toMatch(
+        new RegExp(
+          `^REDIS_CLUSTER_NODES: the cluster at 127\\.0\\.0\\.1:${lone.port} did not answer as a cluster within 1 s \\(.+; 127\\.0\\.0\\.1:${lone.port} says cluster_state:fail\\): check`,
+        ),
+      );
+    } finally {
+      await lone.stop();
+    }
   });
 
   it("seed nodes where nothing listens: unreachable once the probe's window has passed, in a line naming REDIS_CLUSTER_NODES", async () => {
