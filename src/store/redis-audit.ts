@@ -55,7 +55,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   return buildLog(options, false);
 }
 
-/** A log that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the store's bounded-call options; close() quits it. */
+/** A log that owns its connection to `target` (a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster), with the store's bounded-call options; close() quits it. */
 export function connectRedisAuditLog(target: RedisTargetInput, options: ConnectRedisAuditLogOptions): AuditLog {
   const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
   keepConnected(redis);

@@ -45,7 +45,7 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
   return buildRuleStore(options, false);
 }
 
-/** A store that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the request store's bounded-call options; close() quits it. */
+/** A store that owns its connection to `target` (a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster), with the request store's bounded-call options; close() quits it. */
 export function connectRedisRuleStore(target: RedisTargetInput, options: ConnectRedisRuleStoreOptions = {}): RuleStore {
   const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
   keepConnected(redis);

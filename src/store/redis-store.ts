@@ -12,8 +12,9 @@
  * keys of its request's shard, a create with an idempotency key takes an id
  * of that key's shard (newId), and what looks across requests (the expiry
  * sweep, the claims, counts, listing, the lookup by Slack message) asks
- * every shard and merges (redis-shards.ts, redis-queues.ts, redis-listing.ts). The one-shard layout of one server is the same
- * code with one shard.
+ * every shard and merges (redis-shards.ts, redis-queues.ts,
+ * redis-listing.ts). The one-shard layout of one server is the same code
+ * with one shard.
  *
  * Every method answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts says how, and which ioredis options
@@ -22,7 +23,8 @@
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
  * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
- * from a URL, a Sentinel target or a cluster's seed nodes and quits both on close().
+ * from a URL, a Sentinel target or a cluster's seed nodes and quits both on
+ * close().
  */
 import { Cluster } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
@@ -106,7 +108,7 @@ export function createRedisStore(options: RedisStoreOptions): RequestStore {
   return buildStore(redis, subscriber, settings, { redis: false, subscriber: options.subscriber === undefined });
 }
 
-/** A store that owns its connections to `target`: a redis:// or rediss:// URL, or Sentinel's master (./redis-target.ts). */
+/** A store that owns its connections to `input`: a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster (./redis-target.ts). */
 export function connectRedisStore(input: RedisTargetInput, options: ConnectRedisStoreOptions = {}): RequestStore {
   const target = toTarget(input);
   const settings = settle(options, target.mode === "cluster" ? CLUSTER_SHARDS : undefined);
