@@ -4,10 +4,16 @@
  * port and temp dir, stopped with the process that started it) with
  * `--cluster-enabled yes` and a cluster bus port of its own, joined with
  * `redis-cli --cluster create`. Ready once every master says
- * cluster_state:ok and knows the other two. The shared Redis on 6379 and the
+ * cluster_state:ok and knows the other two. With `persist`, each master
+ * keeps its data and its cluster config in a dir of its own (written
+ * through on every command), so that one killed can be started again on its
+ * ports (`restart`) and rejoin with its slots and data. The shared Redis on 6379 and the
  * run's throwaway one are never touched. (No vitest import: the bench uses it.)
  */
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { Cluster, Redis } from "ioredis";
@@ -24,27 +30,45 @@ export interface RedisCluster {
   seeds: Array<{ host: string; port: number }>;
   /** A Cluster client of the helper's (the caller quits it). */
   connect(): Cluster;
+  /** Starts master `index` again (after its kill()) on its ports and dir (needs `persist`); resolves once the cluster is ok again. */
+  restart(index: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface RedisClusterOptions {
   /** More redis-server arguments for every master (e.g. `--user …` for an ACL user). */
   args?: string[];
+  /** Keep each master's data and cluster config in a dir of its own, for restart(). */
+  persist?: boolean;
+}
+
+/** Where one master listens and keeps its files. */
+interface NodeSetup {
+  port: number;
+  bus: number;
+  dataDir?: string;
 }
 
 const MASTERS = 3;
 
-/** One cluster-enabled master on a free port, its bus on another. */
-async function startNode(args: string[]): Promise<RedisServer> {
+/** One cluster-enabled master on `setup`'s ports (and dir). */
+function startNode({ port, bus, dataDir }: NodeSetup, args: string[]): Promise<RedisServer> {
+  return startRedisServer(undefined, {
+    port,
+    ...(dataDir === undefined ? {} : { dataDir }),
+    args: ["--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-node-timeout", "2000", ...args],
+  });
+}
+
+/** One cluster-enabled master on a free port, its bus on another (others again when one was taken meanwhile). */
+async function startFreshNode(args: string[], persist: boolean): Promise<{ server: RedisServer; setup: NodeSetup }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const [port, bus] = [await freePort(), await freePort()];
+    const setup: NodeSetup = { port: await freePort(), bus: await freePort(), ...(persist ? { dataDir: mkdtempSync(join(tmpdir(), "relay-cluster-")) } : {}) };
     try {
-      return await startRedisServer(undefined, {
-        port,
-        args: ["--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-node-timeout", "2000", ...args],
-      });
+      return { server: await startNode(setup, args), setup };
     } catch (error) {
+      if (setup.dataDir) rmSync(setup.dataDir, { recursive: true, force: true });
       lastError = error;
       if (!/address already in use/i.test(String(error))) break;
     }
@@ -52,11 +76,23 @@ async function startNode(args: string[]): Promise<RedisServer> {
   throw lastError;
 }
 
-export async function startRedisCluster({ args = [] }: RedisClusterOptions = {}): Promise<RedisCluster> {
+export async function startRedisCluster({ args = [], persist = false }: RedisClusterOptions = {}): Promise<RedisCluster> {
   const masters: RedisServer[] = [];
-  const stop = () => Promise.all(masters.map((master) => master.stop())).then(() => undefined);
+  const setups: NodeSetup[] = [];
+  const stop = async () => {
+    await Promise.all(masters.map((master) => master.stop()));
+    for (const { dataDir } of setups) if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
-    masters.push(...(await Promise.all(Array.from({ length: MASTERS }, () => startNode(args)))));
+    const started = await Promise.allSettled(Array.from({ length: MASTERS }, () => startFreshNode(args, persist)));
+    for (const result of started) {
+      if (result.status === "fulfilled") {
+        masters.push(result.value.server);
+        setups.push(result.value.setup);
+      }
+    }
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
     const addresses = masters.map(({ port }) => `127.0.0.1:${port}`);
     await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 20_000 });
     await Promise.all(masters.map(({ port }) => untilReady(port)));
@@ -70,6 +106,12 @@ export async function startRedisCluster({ args = [] }: RedisClusterOptions = {})
     nodes: masters.map(({ url }) => url).join(","),
     seeds,
     connect: () => new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 2 } }),
+    async restart(index) {
+      const setup = setups[index]!;
+      if (!setup.dataDir) throw new Error("restart() needs a cluster started with persist");
+      masters[index] = await startNode(setup, args);
+      await Promise.all(masters.map(({ port }) => untilReady(port)));
+    },
     stop,
   };
 }
