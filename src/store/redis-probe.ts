@@ -85,29 +85,25 @@ async function ping(target: RedisTarget, leftMs: number): Promise<Look> {
     return { pong };
   });
   if (!("error" in result)) return { kind: "ok" };
-  const { error } = result;
-  const { kind, reason } = sorted(error);
-  if (kind !== "later") return { kind: "problem", problem: { kind, by: "server", reason } };
-  const seed = target.mode === "cluster" ? await seedState(target, leftMs) : undefined;
-  return { kind, by: "server", reason: seed === undefined ? reason : `${reason}; ${seed}` };
+  const first = sorted(result.error);
+  // A Cluster client hides why its nodes failed ("Connection is closed."): one seed node, asked alone, tells (TLS, credentials, its cluster_state).
+  const { kind, reason } = first.kind === "later" && target.mode === "cluster" ? await askSeed(target, leftMs, first.reason) : first;
+  return kind === "later" ? { kind, by: "server", reason } : { kind: "problem", problem: { kind, by: "server", reason } };
 }
 
 function clusterState(info: unknown): string {
   return /cluster_state:(\w+)/.exec(String(info))?.[1] ?? "unknown";
 }
 
-/** What the first seed node that answers says of the cluster's state ("127.0.0.1:7000 says cluster_state:fail"), when the Cluster client got nowhere. */
-async function seedState(target: ClusterRedis, leftMs: number): Promise<string | undefined> {
-  for (const address of target.nodes) {
-    const node: RedisTarget = { mode: "single", address, db: 0, ...pickAccess(target) };
-    const result = await withConnection(node, Math.min(leftMs, SENTINEL_TIMEOUT_MS), {}, async (redis) => ({ info: await redis.call("CLUSTER", "INFO") }));
-    if (!("error" in result)) return `${address.host}:${address.port} says cluster_state:${clusterState(result.info)}`;
-  }
-  return undefined;
-}
-
-function pickAccess({ username, password, tls }: ClusterRedis): Pick<ClusterRedis, "username" | "password" | "tls"> {
-  return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }), ...(tls === undefined ? {} : { tls }) };
+/** Why the Cluster client got nowhere (`reason`), as the first seed node asked alone says: its refusal, its TLS failure, or its cluster_state. */
+async function askSeed(target: ClusterRedis, leftMs: number, reason: string): Promise<{ kind: "refused" | "tls" | "later"; reason: string }> {
+  const { mode: _mode, nodes, ...access } = target;
+  const address = nodes[0]!;
+  const node: RedisTarget = { mode: "single", address, db: 0, ...access };
+  const result = await withConnection(node, Math.min(leftMs, SENTINEL_TIMEOUT_MS), {}, async (redis) => ({ info: await redis.call("CLUSTER", "INFO") }));
+  if (!("error" in result)) return { kind: "later", reason: `${reason}; ${address.host}:${address.port} says cluster_state:${clusterState(result.info)}` };
+  const seed = sorted(result.error);
+  return seed.kind === "later" ? { kind: "later", reason } : seed;
 }
 
 /** Runs `use` on a connection of its own that never retries, within `ms`; the error when it fails (the last one ioredis reported). */

@@ -7,16 +7,18 @@
  * cluster_state:ok and knows the other two. With `persist`, each master
  * keeps its data and its cluster config in a dir of its own (written
  * through on every command), so that one killed can be started again on its
- * ports (`restart`) and rejoin with its slots and data. The shared Redis on 6379 and the
+ * ports (`restart`) and rejoin with its slots and data. With `tls`, the
+ * masters speak TLS only, the cluster bus included. The shared Redis on 6379 and the
  * run's throwaway one are never touched. (No vitest import: the bench uses it.)
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { Cluster, Redis } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Certificates } from "./certificates.js";
 import { freePort } from "./ports.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 
@@ -24,7 +26,7 @@ const run = promisify(execFile);
 
 export interface RedisCluster {
   masters: RedisServer[];
-  /** REDIS_CLUSTER_NODES for a relay: every master, comma-separated redis:// URLs. */
+  /** REDIS_CLUSTER_NODES for a relay: every master, comma-separated redis:// URLs (rediss:// with `tls`). */
   nodes: string;
   /** The seed nodes as `{ host, port }` (for ioredis's Cluster). */
   seeds: Array<{ host: string; port: number }>;
@@ -40,6 +42,8 @@ export interface RedisClusterOptions {
   args?: string[];
   /** Keep each master's data and cluster config in a dir of its own, for restart(). */
   persist?: boolean;
+  /** TLS only (clients and the cluster bus), with this certificate (it must name IP:127.0.0.1: the nodes are given out by address). */
+  tls?: Certificates;
 }
 
 /** Where one master listens and keeps its files. */
@@ -51,22 +55,28 @@ interface NodeSetup {
 
 const MASTERS = 3;
 
+/** The redis-server arguments that make a master speak TLS only, on `port`. */
+function tlsArgs(tls: Certificates, port: number): string[] {
+  const files = ["--tls-cert-file", tls.certFile, "--tls-key-file", tls.keyFile, "--tls-ca-cert-file", tls.caFile];
+  return ["--port", "0", "--tls-port", String(port), ...files, "--tls-auth-clients", "no", "--tls-cluster", "yes"];
+}
+
 /** One cluster-enabled master on `setup`'s ports (and dir). */
-function startNode({ port, bus, dataDir }: NodeSetup, args: string[]): Promise<RedisServer> {
+function startNode({ port, bus, dataDir }: NodeSetup, args: string[], tls: Certificates | undefined): Promise<RedisServer> {
   return startRedisServer(undefined, {
     port,
     ...(dataDir === undefined ? {} : { dataDir }),
-    args: ["--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-node-timeout", "2000", ...args],
+    args: [...(tls ? tlsArgs(tls, port) : []), "--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-node-timeout", "2000", ...args],
   });
 }
 
 /** One cluster-enabled master on a free port, its bus on another (others again when one was taken meanwhile). */
-async function startFreshNode(args: string[], persist: boolean): Promise<{ server: RedisServer; setup: NodeSetup }> {
+async function startFreshNode(args: string[], persist: boolean, tls: Certificates | undefined): Promise<{ server: RedisServer; setup: NodeSetup }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const setup: NodeSetup = { port: await freePort(), bus: await freePort(), ...(persist ? { dataDir: mkdtempSync(join(tmpdir(), "relay-cluster-")) } : {}) };
     try {
-      return { server: await startNode(setup, args), setup };
+      return { server: await startNode(setup, args, tls), setup };
     } catch (error) {
       if (setup.dataDir) rmSync(setup.dataDir, { recursive: true, force: true });
       lastError = error;
@@ -76,7 +86,8 @@ async function startFreshNode(args: string[], persist: boolean): Promise<{ serve
   throw lastError;
 }
 
-export async function startRedisCluster({ args = [], persist = false }: RedisClusterOptions = {}): Promise<RedisCluster> {
+export async function startRedisCluster({ args = [], persist = false, tls }: RedisClusterOptions = {}): Promise<RedisCluster> {
+  const clientTls = tls ? { tls: { ca: readFileSync(tls.caFile) } } : {};
   const masters: RedisServer[] = [];
   const setups: NodeSetup[] = [];
   const stop = async () => {
@@ -84,7 +95,7 @@ export async function startRedisCluster({ args = [], persist = false }: RedisClu
     for (const { dataDir } of setups) if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const started = await Promise.allSettled(Array.from({ length: MASTERS }, () => startFreshNode(args, persist)));
+    const started = await Promise.allSettled(Array.from({ length: MASTERS }, () => startFreshNode(args, persist, tls)));
     for (const result of started) {
       if (result.status === "fulfilled") {
         masters.push(result.value.server);
@@ -94,8 +105,9 @@ export async function startRedisCluster({ args = [], persist = false }: RedisClu
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
     const addresses = masters.map(({ port }) => `127.0.0.1:${port}`);
-    await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 20_000 });
-    await Promise.all(masters.map(({ port }) => untilReady(port)));
+    const cliTls = tls ? ["--tls", "--cacert", tls.caFile] : [];
+    await run("redis-cli", [...cliTls, "--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 20_000 });
+    await Promise.all(masters.map(({ port }) => untilReady(port, clientTls)));
   } catch (error) {
     await stop();
     throw error;
@@ -103,22 +115,22 @@ export async function startRedisCluster({ args = [], persist = false }: RedisClu
   const seeds = masters.map(({ port }) => ({ host: "127.0.0.1", port }));
   return {
     masters,
-    nodes: masters.map(({ url }) => url).join(","),
+    nodes: masters.map(({ port }) => `${tls ? "rediss" : "redis"}://127.0.0.1:${port}`).join(","),
     seeds,
-    connect: () => new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 2 } }),
+    connect: () => new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 2, ...clientTls } }),
     async restart(index) {
       const setup = setups[index]!;
       if (!setup.dataDir) throw new Error("restart() needs a cluster started with persist");
-      masters[index] = await startNode(setup, args);
-      await Promise.all(masters.map(({ port }) => untilReady(port)));
+      masters[index] = await startNode(setup, args, tls);
+      await Promise.all(masters.map(({ port }) => untilReady(port, clientTls)));
     },
     stop,
   };
 }
 
 /** Resolves once the master on `port` says the cluster is ok and knows every master. */
-async function untilReady(port: number): Promise<void> {
-  const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
+async function untilReady(port: number, options: RedisOptions): Promise<void> {
+  const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1, ...options });
   const deadline = Date.now() + 20_000;
   try {
     for (;;) {

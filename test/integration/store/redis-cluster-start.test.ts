@@ -2,7 +2,8 @@
  * The relay on Redis Cluster (REDIS_CLUSTER_NODES), against a 3-master
  * cluster the file starts (helpers/redis-cluster.ts) with the README's ACL
  * user on every master: the relay signs in with the user and password of the
- * node URLs, takes a request and answers it on a click; with two instances,
+ * node URLs, takes a request and answers it on a click (over TLS too, on a
+ * second cluster that speaks TLS only); with two instances,
  * a long-poll held on A is answered by a click that lands on B; a wrong
  * password stops the start with one line naming REDIS_CLUSTER_NODES, and a
  * cluster that does not answer, or does not serve every slot, is unreachable
@@ -12,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisStartLine, type RedisTarget } from "../../../src/config-redis.js";
 import { Action } from "../../../src/slack/ids.js";
 import { probeRedis } from "../../../src/store/redis-probe.js";
+import { makeCertificates } from "../../helpers/certificates.js";
 import { agentCall, createAndAnswer, startFailure, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
@@ -70,6 +72,22 @@ describe("the relay on Redis Cluster", () => {
     expect(await held).toMatchObject({ status: 200, body: { id, status: "answered", decision: { reply: "y" } } });
     expect(Date.now() - clickedAt).toBeLessThan(2_000);
     expect([...a.errors(), ...b.errors()]).toEqual([]);
+  });
+
+  it("over TLS (rediss:// nodes): trusting the CA of REDIS_TLS_CA_FILE, the relay reaches every master and answers a request; without it the start stops with one line naming REDIS_CLUSTER_NODES", async () => {
+    const certificates = makeCertificates(["localhost", "IP:127.0.0.1"]);
+    const tlsCluster = await startRedisCluster({ tls: certificates });
+    try {
+      const env = { REDIS_PREFIX: "ctls", REDIS_CLUSTER_NODES: tlsCluster.nodes };
+      expect(await startFailure(env, SECRETS)).toMatch(
+        /^REDIS_CLUSTER_NODES: the TLS handshake with the cluster at .+ failed \(.+\): set REDIS_TLS_CA_FILE to the CA/,
+      );
+      await createAndAnswer(await relay({ ...env, REDIS_TLS_CA_FILE: certificates.caFile }));
+    } finally {
+      await Promise.all(relays.splice(0).map((started) => started.close()));
+      await tlsCluster.stop();
+      certificates.remove();
+    }
   });
 
   it("a wrong password stops the start with one line naming REDIS_CLUSTER_NODES, never the password", async () => {
