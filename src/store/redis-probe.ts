@@ -2,13 +2,16 @@
  * The start's look at the store, before the relay opens its connections
  * (src/main.ts): with Sentinel, whether a sentinel knows the master's name;
  * then whether the server (or that master, or a Redis Cluster through its
- * seed nodes) takes the relay's credentials and TLS and answers a PING. A definite no (credentials or TLS refused, a name
- * no sentinel knows) stops the start at once, with a line naming the
- * variable (src/config-redis.ts). A store that does not answer yet (starting,
- * failing over) is asked again until `windowMs` pass, and then the start
- * stops too: a relay that cannot reach its store cannot check its settings,
- * and its orchestrator starts it again. (A running relay rides out an
- * outage instead: README "When Redis is down".)
+ * seed nodes) takes the relay's credentials and TLS and answers a PING; a
+ * cluster must also say cluster_state:ok, and when the Cluster client gets
+ * nowhere, a seed node asked alone says why (the client does not). A
+ * definite no (credentials or TLS refused, a name no sentinel knows) stops
+ * the start at once, with a line naming the variable (src/config-redis.ts).
+ * A store that does not answer yet (starting, failing over) is asked again
+ * until `windowMs` pass, and then the start stops too: a relay that cannot
+ * reach its store cannot check its settings, and its orchestrator starts it
+ * again. (A running relay rides out an outage instead: README "When Redis is
+ * down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
