@@ -104,6 +104,7 @@ export function createRedisStore(options: RedisStoreOptions): RequestStore {
   if (redis.options.keyPrefix) throw new Error("the Redis store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (options.subscriber === redis) throw new Error("the Redis store needs a separate subscriber connection");
   const settings = settle(options, options.shards ?? (redis instanceof Cluster ? CLUSTER_SHARDS : undefined));
+  // The two clients' duplicate() differ in signature, so each is called as its own.
   const subscriber = options.subscriber ?? (redis instanceof Cluster ? redis.duplicate() : redis.duplicate());
   return buildStore(redis, subscriber, settings, { redis: false, subscriber: options.subscriber === undefined });
 }
