@@ -100,7 +100,7 @@ export async function runMemory({ relay, agent, store }: Target, options: Memory
   } finally {
     held.destroy();
     await Promise.allSettled(replies);
-    if (store === "redis") await cancelAll(agent, ids);
+    if (store !== "memory") await cancelAll(agent, ids);
   }
 }
 

@@ -36,8 +36,15 @@ export interface Machine {
   load: [number, number];
 }
 
-/** Click-to-agent p50 per store (issue 6: ≤ 2 ms memory, ≤ 3 ms Redis) and p99 for both, in ms; peak RSS; hook/core ratio. */
-export const TARGETS = { p50: { memory: 2, redis: 3 }, p99: 10, memoryBytes: 300 * 1024 * 1024, hookRatio: 2, postSecondsOver: 5, postCallsOver: 10 } as const;
+/** Click-to-agent p50 per store (issue 6: ≤ 2 ms memory, ≤ 3 ms Redis, a cluster as one Redis) and p99 for all, in ms; peak RSS; hook/core ratio. */
+export const TARGETS = {
+  p50: { memory: 2, redis: 3, cluster: 3 },
+  p99: 10,
+  memoryBytes: 300 * 1024 * 1024,
+  hookRatio: 2,
+  postSecondsOver: 5,
+  postCallsOver: 10,
+} as const;
 
 export interface Table {
   title: string;
@@ -52,7 +59,7 @@ function tables(results: StoreResults[]): Table[] {
     const first = latency[0]!.latency!;
     out.push({
       title: `Click-to-agent latency, ms (${first.kind}; ${first.median.n} clicks × ${first.rounds.length} rounds; median round)`,
-      header: ["store", "p50", "p90", "p99", "max", "p50 of rounds", "target p50 ≤ 2 (memory) / 3 (redis), p99 ≤ 10"],
+      header: ["store", "p50", "p90", "p99", "max", "p50 of rounds", "target p50 ≤ 2 (memory) / 3 (redis, cluster), p99 ≤ 10"],
       rows: latency.map(({ store, latency: l }) => {
         const m = l!.median;
         const spread = l!.rounds.map((r) => ms(r.p50)).join(" / ");

@@ -3,14 +3,18 @@
  * Slack Web API stand-in — click-to-agent latency, throughput, memory with
  * many held long-polls, the Claude Code hook endpoint, and posting behind
  * Slack's per-channel rate limit (ratelimit), and what a route's approver
- * policy adds to a click (policy) — with the memory store and with Redis. A benchmark, not a test: machines here are shared and
+ * policy adds to a click (policy) — with the memory store and with Redis, and
+ * with --cluster on a Redis Cluster too. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
  * Redis: REDIS_TEST_URL when set (the bench's keys are removed afterwards),
  * otherwise a throwaway redis-server from the PATH for the run; with neither,
- * only the memory store is measured.
+ * only the memory store is measured. The cluster (--cluster) is always a
+ * throwaway one of three masters (test/helpers/redis-cluster.ts), stopped at
+ * the end.
  *
  *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit,policy]
- *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
+ *                    [--memory] [--redis] [--cluster] (default: --memory --redis)
+ *                    [--no-build] [--cpu-prof] [--log-level warn]
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
@@ -22,6 +26,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
+import { startRedisCluster, type RedisCluster } from "../test/helpers/redis-cluster.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
@@ -55,7 +60,7 @@ const PROFILES = {
   },
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3]\n`;
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory] [--redis] [--cluster] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3]\n`;
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -65,6 +70,7 @@ function parseOptions(argv: string[]) {
       only: { type: "string", multiple: true },
       memory: { type: "boolean", default: false },
       redis: { type: "boolean", default: false },
+      cluster: { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       "log-level": { type: "string", default: "warn" },
@@ -79,7 +85,8 @@ function parseOptions(argv: string[]) {
     .filter(Boolean);
   const unknown = only.filter((v) => !(SCENARIOS as readonly string[]).includes(v));
   if (unknown.length > 0) throw new Error(`unknown --only ${unknown.join(", ")}; choose from ${SCENARIOS.join(", ")}`);
-  const stores: StoreName[] = values.memory === values.redis ? ["memory", "redis"] : values.memory ? ["memory"] : ["redis"];
+  const chosen = (["memory", "redis", "cluster"] as const).filter((store) => values[store]);
+  const stores: StoreName[] = chosen.length > 0 ? [...chosen] : ["memory", "redis"];
   return {
     help: values.help,
     profile: values.quick ? ("quick" as const) : ("default" as const),
@@ -159,7 +166,24 @@ async function openRedis(): Promise<{ url: string; server?: RedisServer } | unde
   return { url: server.url, server };
 }
 
-async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>, redisUrl: string): Promise<StoreResults> {
+/** A throwaway 3-master cluster; undefined (said why) when one cannot be started. */
+async function openCluster(): Promise<RedisCluster | undefined> {
+  const log = progress("cluster");
+  if (!findRedisServer()) {
+    log("no redis-server on the PATH: the cluster is not measured");
+    return undefined;
+  }
+  try {
+    const cluster = await startRedisCluster();
+    log(`throwaway 3-master cluster at ${cluster.nodes}`);
+    return cluster;
+  } catch (error) {
+    log(`could not start a cluster (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): the cluster is not measured`);
+    return undefined;
+  }
+}
+
+async function runStore(store: StoreName, options: ReturnType<typeof parseOptions>, redisUrl: string, clusterNodes: string): Promise<StoreResults> {
   const settings = PROFILES[options.profile];
   const results: StoreResults = { store, problems: [] };
   for (const scenario of options.scenarios) {
@@ -168,6 +192,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       store,
       mainPath: join(ROOT, "dist", "main.js"),
       redisUrl,
+      clusterNodes,
       redisPrefix: REDIS_PREFIX,
       logLevel: options.logLevel,
       nodeFlags: [
@@ -212,10 +237,13 @@ async function main(): Promise<number> {
   if (options.build) build();
   const redis = options.stores.includes("redis") ? await openRedis() : undefined;
   if (options.stores.includes("redis") && !redis) options.stores = options.stores.filter((s) => s !== "redis");
+  const cluster = options.stores.includes("cluster") ? await openCluster() : undefined;
+  if (!cluster) options.stores = options.stores.filter((s) => s !== "cluster");
   const results: StoreResults[] = [];
   try {
-    for (const store of options.stores) results.push(await runStore(store, options, redis?.url ?? ""));
+    for (const store of options.stores) results.push(await runStore(store, options, redis?.url ?? "", cluster?.nodes ?? ""));
   } finally {
+    await cluster?.stop();
     if (redis?.server) await redis.server.stop();
     else if (redis) progress("redis")(`removed ${await removeBenchKeys(redis.url)} keys under ${REDIS_PREFIX}:*`);
   }

@@ -1,6 +1,7 @@
 /**
  * One relay under test with everything around it: a Slack stand-in, the relay
- * child process configured against it (memory or Redis store) and a
+ * child process configured against it (memory store, one Redis server, or a
+ * Redis Cluster) and a
  * BenchAgent to drive it. `withTarget` always tears all three down, whatever
  * the scenario throws.
  */
@@ -9,13 +10,15 @@ import { BenchAgent } from "./agent.js";
 import { startRelayProcess, type RelayProcess } from "./relay-process.js";
 import { startSlackStandIn, type SlackStandIn, type StandInOptions } from "./slack-stand-in.js";
 
-export type StoreName = "memory" | "redis";
+export type StoreName = "memory" | "redis" | "cluster";
 
 export interface TargetOptions {
   store: StoreName;
   /** dist/main.js of the built relay. */
   mainPath: string;
   redisUrl: string;
+  /** REDIS_CLUSTER_NODES of the cluster (store "cluster"). */
+  clusterNodes: string;
   /** Key prefix of this bench run (REDIS_PREFIX), removed at the end. */
   redisPrefix: string;
   /** LOG_LEVEL of the relay. */
@@ -55,6 +58,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         RELAY_TOKENS: `bench:${token}`,
         LOG_LEVEL: options.logLevel,
         ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
+        ...(options.store === "cluster" ? { REDIS_CLUSTER_NODES: options.clusterNodes, REDIS_PREFIX: options.redisPrefix } : {}),
         ...options.env,
       },
     });

@@ -1,6 +1,7 @@
 /**
  * Where the shared store lives: one Redis server (REDIS_URL, user, password,
- * database and TLS in the URL) or the master a group of Sentinels names
+ * database and TLS in the URL), a Redis Cluster (REDIS_CLUSTER_NODES, seed
+ * node URLs of that form without the database), or the master a group of Sentinels names
  * (REDIS_SENTINELS and REDIS_SENTINEL_NAME, the master's user and password in
  * REDIS_USERNAME / REDIS_PASSWORD, the sentinels' own in
  * REDIS_SENTINEL_USERNAME / REDIS_SENTINEL_PASSWORD, TLS for both with
@@ -43,11 +44,18 @@ export interface SentinelRedis extends RedisAccess {
   sentinelPassword?: string;
 }
 
-export type RedisTarget = SingleRedis | SentinelRedis;
+export interface ClusterRedis extends RedisAccess {
+  mode: "cluster";
+  /** Seed nodes: ioredis asks them for the cluster's slots and finds every master from there. */
+  nodes: RedisAddress[];
+}
+
+export type RedisTarget = SingleRedis | SentinelRedis | ClusterRedis;
 
 /** The Redis variables as config.ts read them (each already checked alone). */
 export interface RedisVariables {
   url?: SingleRedis;
+  cluster?: ClusterRedis;
   sentinels?: RedisAddress[];
   name?: string;
   username?: string;
@@ -93,6 +101,30 @@ export function parseRedisUrl(value: string): SingleRedis | undefined {
   };
 }
 
+/**
+ * REDIS_CLUSTER_NODES: comma-separated `redis[s]://[[user]:password@]host[:port]`
+ * seed nodes, one scheme and one user and password for all (ioredis signs in
+ * to every node alike), no database (a cluster has only database 0).
+ */
+export function parseClusterNodes(value: string): ClusterRedis | undefined {
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const nodes = entries.map((entry) => (/^rediss?:\/\/[^/]*\/?$/.test(entry) ? parseRedisUrl(entry) : undefined));
+  const [first] = nodes;
+  if (!first || nodes.some((node) => node === undefined)) return undefined;
+  const access = (node: SingleRedis) => JSON.stringify([node.username, node.password, node.tls !== undefined]);
+  if (nodes.some((node) => access(node!) !== access(first))) return undefined;
+  return {
+    mode: "cluster",
+    nodes: nodes.map((node) => node!.address),
+    ...(first.username === undefined ? {} : { username: first.username }),
+    ...(first.password === undefined ? {} : { password: first.password }),
+    ...(first.tls === undefined ? {} : { tls: {} }),
+  };
+}
+
 /** REDIS_SENTINELS: comma-separated `host:port` (IPv6 in brackets); undefined when an entry is not one. */
 export function parseAddresses(value: string): RedisAddress[] | undefined {
   const entries = value
@@ -114,6 +146,24 @@ export function redisTarget(v: RedisVariables): RedisTarget | undefined {
   };
   if (v.url && v.sentinels) {
     fail("REDIS_SENTINELS and REDIS_URL are both set: use REDIS_URL for one Redis server, or REDIS_SENTINELS with REDIS_SENTINEL_NAME for Sentinel, not both");
+  }
+  if (v.cluster) {
+    const other = v.url ? "REDIS_URL" : v.sentinels ? "REDIS_SENTINELS" : undefined;
+    if (other) {
+      fail(
+        `REDIS_CLUSTER_NODES and ${other} are both set: use REDIS_CLUSTER_NODES for Redis Cluster, REDIS_URL for one Redis server, or REDIS_SENTINELS for Sentinel, only one of them`,
+      );
+    }
+    const forSentinel = { REDIS_SENTINEL_NAME: v.name, REDIS_SENTINEL_USERNAME: v.sentinelUsername, REDIS_SENTINEL_PASSWORD: v.sentinelPassword };
+    const forMaster = { REDIS_USERNAME: v.username, REDIS_PASSWORD: v.password, REDIS_TLS: v.tls };
+    const [name] = Object.entries({ ...forSentinel, ...forMaster }).find(([, value]) => value !== undefined) ?? [];
+    if (name) {
+      fail(
+        `${name} is set with REDIS_CLUSTER_NODES: ${name in forMaster ? "put the user and password in each node's URL (redis://user:password@host:port), and use rediss:// for TLS" : "Sentinel's variables do not apply to Redis Cluster; unset it"}`,
+      );
+    }
+    if (v.caFile !== undefined && v.cluster.tls === undefined) fail("REDIS_TLS_CA_FILE is set but TLS is off: use rediss:// node URLs in REDIS_CLUSTER_NODES");
+    return { ...v.cluster, ...(v.cluster.tls === undefined ? {} : { tls: v.caFile === undefined ? {} : { ca: readCa(v.caFile) } }) };
   }
   if (!v.sentinels) {
     const forSentinel = { REDIS_SENTINEL_NAME: v.name, REDIS_SENTINEL_USERNAME: v.sentinelUsername, REDIS_SENTINEL_PASSWORD: v.sentinelPassword };
@@ -186,6 +236,17 @@ export function redisStartLine(target: RedisTarget, problem: RedisStartProblem):
         return `REDIS_URL: the TLS handshake with Redis at ${server} failed (${problem.reason}): ${tlsFix}`;
       default:
         return `REDIS_URL: Redis at ${server} did not answer within ${problem.seconds} s (${problem.reason}): check the address, and that Redis runs and accepts this host`;
+    }
+  }
+  if (target.mode === "cluster") {
+    const nodes = `the cluster at ${target.nodes.map(at).join(", ")}`;
+    switch (problem.kind) {
+      case "refused":
+        return `REDIS_CLUSTER_NODES: ${nodes} refused the relay (${problem.reason}): check the user and password in the node URLs, and that the ACL user may run the relay's commands on every node`;
+      case "tls":
+        return `REDIS_CLUSTER_NODES: the TLS handshake with ${nodes} failed (${problem.reason}): ${tlsFix}`;
+      default:
+        return `REDIS_CLUSTER_NODES: ${nodes} did not answer as a cluster within ${problem.seconds} s (${problem.reason}): check the host:port list, and that the cluster is up (CLUSTER INFO says cluster_state:ok)`;
     }
   }
   const master = `the master "${target.name}"`;

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { AlwaysAllowScope, ConfigFileError, placesOf, readConfigFile, type ConfigFile, type Route } from "./config-file.js";
 import { defaultPolicy, scheduleProblem, type PolicySettings } from "./config-policy.js";
-import { CA_FILE_HINT, parseAddresses, parseRedisUrl, redisTarget, RedisSettingsError, type RedisTarget } from "./config-redis.js";
+import { CA_FILE_HINT, parseAddresses, parseClusterNodes, parseRedisUrl, redisTarget, RedisSettingsError, type RedisTarget } from "./config-redis.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "./protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "./protocol/request-body.js";
 
@@ -40,7 +40,7 @@ export interface Config {
   adminTokens: AgentToken[];
   /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
   auditMaxEvents: number;
-  /** The shared store: one Redis server (REDIS_URL) or Sentinel's master (REDIS_SENTINELS); undefined → the in-memory store. */
+  /** The shared store: one Redis server (REDIS_URL), a Redis Cluster (REDIS_CLUSTER_NODES) or Sentinel's master (REDIS_SENTINELS); undefined → the in-memory store. */
   redis?: RedisTarget;
   /** Prefix of every Redis key, so several relays may share one Redis. */
   redisPrefix: string;
@@ -108,6 +108,8 @@ const hint = {
   RELAY_AUDIT_MAX_EVENTS: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
   REDIS_URL:
     "use redis://[user:password@]host[:port][/db] (rediss:// for TLS, redis://:password@host for a password alone), or unset it for the in-memory store",
+  REDIS_CLUSTER_NODES:
+    "list the cluster's seed nodes as comma-separated redis://[user:password@]host:port URLs, e.g. redis://redis-1:6379,redis://redis-2:6379 (rediss:// for TLS), all with one scheme, user and password and no database number",
   REDIS_SENTINELS: "list the sentinels as comma-separated host:port pairs, e.g. sentinel-1:26379,sentinel-2:26379 (IPv6 in brackets)",
   REDIS_SENTINEL_NAME: "use the master's name from the sentinels' `sentinel monitor <name> …` line: letters, digits, '.', '_' or '-'",
   REDIS_USERNAME: "use the ACL user the relay signs in to the master as (no spaces), or unset it for the default user",
@@ -169,6 +171,7 @@ const fields = {
   RELAY_ADMIN_TOKENS: namedTokens().optional(),
   RELAY_AUDIT_MAX_EVENTS: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
   REDIS_URL: z.string().transform(parseRedisUrl).pipe(z.custom<NonNullable<ReturnType<typeof parseRedisUrl>>>(Boolean)).optional(),
+  REDIS_CLUSTER_NODES: z.string().transform(parseClusterNodes).pipe(z.custom<NonNullable<ReturnType<typeof parseClusterNodes>>>(Boolean)).optional(),
   REDIS_SENTINELS: z.string().transform(parseAddresses).pipe(z.custom<NonNullable<ReturnType<typeof parseAddresses>>>(Boolean)).optional(),
   REDIS_SENTINEL_NAME: z
     .string()
@@ -308,6 +311,7 @@ function readRedisTarget(read: <K extends keyof typeof fields>(name: K) => z.out
   try {
     return redisTarget({
       url: read("REDIS_URL"),
+      cluster: read("REDIS_CLUSTER_NODES"),
       sentinels: read("REDIS_SENTINELS"),
       name: read("REDIS_SENTINEL_NAME"),
       username: read("REDIS_USERNAME"),

@@ -50,7 +50,7 @@ export interface RunningRelay {
 }
 
 /** Why the in-memory store's pending requests are cancelled at shutdown. */
-export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL or REDIS_SENTINELS to keep requests across restarts)`;
+export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS to keep requests across restarts)`;
 
 /** Errors Slack gives for a bot token it will never accept. */
 const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
@@ -210,7 +210,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     {
       url,
       slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-      store: config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis ? "redis" : "memory",
+      store: config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis?.mode === "cluster" ? "redis cluster" : config.redis ? "redis" : "memory",
       tokens: config.tokens.map((t) => t.name),
       adminTokens: config.adminTokens.map((t) => t.name),
       auditMaxEvents: config.auditMaxEvents,
@@ -223,7 +223,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 /**
  * The request store, the audit log and the rule store: all on Redis (a
  * connection each, the same settings, their outages counted by
- * `onUnavailable`) when REDIS_URL or REDIS_SENTINELS is set, else all in
+ * `onUnavailable`) when REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set, else all in
  * memory. Redis is looked at first (./store/redis-probe.ts): credentials or
  * TLS it refuses, a master name no sentinel knows, or a store that does not
  * answer within 10 s stop the start with one line. The Redis code (ioredis)
@@ -253,7 +253,7 @@ async function openStorage(
     };
   }
   logger.warn(
-    "Neither REDIS_URL nor REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
+    "None of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
 }

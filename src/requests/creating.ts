@@ -23,7 +23,8 @@ export interface CreatingContext {
   rules: RuleBook | undefined;
   /** Unix time in milliseconds. */
   now: () => number;
-  newId: () => string;
+  /** A new request's id, for a create with `idempotencyKey` (scoped) or none. */
+  newId: (idempotencyKey?: string) => string;
   /** When a post lease taken at `at` (Unix ms) runs out. */
   leaseFrom: (at: number) => number;
   /** Told of a request this create stored (not one an idempotency key named), before a rule's use of it is counted. */
@@ -37,8 +38,9 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   const matched = matchRoute(routes ?? [], { tokenName, body });
   const policy = await createPolicy({ body, matched, defaults: ctx.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
   const createdAt = ctx.now();
+  const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;
   const record = newRecord({
-    id: ctx.newId(),
+    id: ctx.newId(scopedKey),
     tokenName,
     body,
     createdAt,
@@ -51,7 +53,7 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   });
   const ruled = await ctx.rules?.match(record);
   const result = await ctx.store.create(ruled?.record ?? record, {
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey: `${tokenName}:${idempotencyKey}` }),
+    ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
     postLeaseUntil: ctx.leaseFrom(createdAt),
   });
   if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {

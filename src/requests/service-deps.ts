@@ -56,6 +56,7 @@ export interface RequestServiceDeps {
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
+  /** A new request's id; default: the store's (RequestStore.newId), which a sharded store needs for idempotency keys. */
   newId?: () => string;
   /** Milliseconds a poster holds a new request before another instance may post it (default 30 s). */
   postLeaseMs?: number;

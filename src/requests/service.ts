@@ -4,7 +4,6 @@
  * tells Slack (through a RequestMessenger, driven by ./delivery.ts) when a
  * message must be posted or must change.
  */
-import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../logger.js";
 import type { ApproveResult, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
@@ -45,7 +44,7 @@ export class RequestService {
   private readonly store: RequestStore;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly newId: () => string;
+  private readonly newId: (idempotencyKey?: string) => string;
   private readonly waiters: Waiters;
   private readonly ending: Ending;
   private readonly delivery: Delivery;
@@ -67,7 +66,7 @@ export class RequestService {
     this.store = deps.store;
     this.logger = deps.logger ?? silentLogger;
     this.now = deps.now ?? Date.now;
-    this.newId = deps.newId ?? randomUUID;
+    this.newId = deps.newId ?? ((idempotencyKey) => deps.store.newId(idempotencyKey));
     this.waiters = new Waiters();
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;

@@ -191,9 +191,15 @@ export interface RequestStore {
    * Stores a new request. With `idempotencyKey`, a second create with the
    * same key returns the first request and `created: false`. A pending
    * request without a Slack message enters the posting set, leased to
-   * `postLeaseUntil`.
+   * `postLeaseUntil`. A sharded store (Redis Cluster) places a request made
+   * with an idempotency key on that key's shard, which its id names: it
+   * stores the record under an id of that shard, the record's own when it
+   * is one (`newId`'s are), a fresh UUID otherwise; the result holds the
+   * record as stored.
    */
   create(record: RequestRecord, options?: CreateOptions): Promise<CreateResult>;
+  /** A fresh UUID for a new request, one that a create with `idempotencyKey` (scoped, as CreateOptions') stores as it is. */
+  newId(idempotencyKey?: string): string;
   get(id: string): Promise<RequestRecord | undefined>;
   /**
    * Records where the Slack message lives (and takes the request out of the

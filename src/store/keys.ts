@@ -2,28 +2,38 @@
  * Every Redis key (and the pub/sub channel) the Redis store uses, built in
  * this one place. Lua scripts get key names through KEYS, never assemble them.
  *
- * Per-request keys carry a hash tag (`<prefix>:{<id>}:…`) so one request's
- * keys share a Redis Cluster slot. The global keys (deadlines, idempotency,
- * message index, the leased queues, posting set, recent index) live in other
- * slots, so the scripts that touch them together would need adjusting for
- * Redis Cluster; the relay runs on one Redis server (or a primary with
- * replicas), not on Cluster.
+ * Redis Cluster runs a script only when all its keys share a slot, so the
+ * keys are laid out in shards: a shard's keys (its deadlines, posting set,
+ * leased queues and their attempts hashes, recent index, idempotency and
+ * message-index keys, and the hashes of the requests placed on it) all carry
+ * one hash tag, and every script touches one shard's keys only. A request's
+ * shard follows from its id (`shardOf`); a create with an idempotency key
+ * picks an id of the key's shard (`shardOfIdempotency`), so every create with
+ * that key meets on one shard. The rule keys share a tag of their own, and
+ * the audit stream is one key.
+ *
+ * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
+ * keeps the key names the relay has always used (`<prefix>:deadlines`,
+ * `<prefix>:{<id>}:data`, …), so an upgrade finds its requests; the tagged
+ * layout (Redis Cluster, CLUSTER_SHARDS shards) names shard k's keys
+ * `<prefix>:{<prefix>:<k>}:…` and the rules' `<prefix>:{<prefix>:rules}:…`.
+ * (The scripts' headers name their keys in the one-shard layout.)
  */
 import { createHash } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RuleScope } from "../requests/rules.js";
 
-export interface StoreKeys {
-  /** HASH of one request's fields (see redis-record.ts). */
-  data(id: string): string;
+/** Shards of the tagged layout (Redis Cluster): enough to spread over a few masters, few enough that a sweep of every shard stays cheap. */
+export const CLUSTER_SHARDS = 16;
+
+/** The keys of one shard. */
+export interface ShardKeys {
   /** ZSET of pending request ids, scored by expiresAt (Unix ms). */
   readonly deadlines: string;
   /** STRING: a scoped idempotency key ("<token name>:<key>") → request id. */
   idempotency(scopedKey: string): string;
   /** STRING: a Slack message (channel + ts) → request id. */
   message(slack: SlackRef): string;
-  /** Pub/sub channel that carries the id of every request that ends. */
-  readonly ended: string;
   /** ZSET of request ids whose callback awaits delivery, scored by when it is due (Unix ms). */
   readonly callbacks: string;
   /** HASH: request id → callback delivery attempts made so far. */
@@ -44,6 +54,19 @@ export interface StoreKeys {
   readonly noticeAttempts: string;
   /** ZSET of recently created request ids, scored by createdAt (Unix ms), trimmed to the newest; the listing walks it. */
   readonly recent: string;
+}
+
+export interface StoreKeys {
+  /** Every shard, in order (one in the one-shard layout). */
+  readonly shards: readonly ShardKeys[];
+  /** Index (in `shards`) of the shard a request's id places it on. */
+  shardOf(id: string): number;
+  /** Index of the shard whose requests a scoped idempotency key may name: a create with it takes an id of that shard. */
+  shardOfIdempotency(scopedKey: string): number;
+  /** HASH of one request's fields (see redis-record.ts), on the request's shard. */
+  data(id: string): string;
+  /** Pub/sub channel that carries the id of every request that ends. */
+  readonly ended: string;
   /** STREAM of audit events (src/requests/audit.ts), capped in length. */
   readonly audit: string;
   /** HASH of one "Allow for a while" rule's fields (see redis-rules.ts), expiring with the rule. */
@@ -54,32 +77,65 @@ export interface StoreKeys {
   readonly rules: string;
 }
 
-export function storeKeys(prefix: string): StoreKeys {
+/** FNV-1a over the UTF-16 code units: cheap, stable across processes and versions. */
+function spread(text: string, buckets: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % buckets;
+}
+
+function shardKeys(base: string): ShardKeys {
+  return {
+    deadlines: `${base}:deadlines`,
+    idempotency: (scopedKey) => `${base}:idem:${scopedKey}`,
+    message: (slack) => `${base}:msg:${slack.channel}:${slack.ts}`,
+    callbacks: `${base}:callbacks`,
+    callbackAttempts: `${base}:callback-attempts`,
+    posting: `${base}:posting`,
+    updates: `${base}:updates`,
+    updateAttempts: `${base}:update-attempts`,
+    reminders: `${base}:reminders`,
+    reminderAttempts: `${base}:reminder-attempts`,
+    notices: `${base}:notices`,
+    noticeAttempts: `${base}:notice-attempts`,
+    recent: `${base}:recent`,
+  };
+}
+
+/** The keys under `prefix`: the one-shard layout, or with `shards` the tagged layout of that many shards (Redis Cluster). */
+export function storeKeys(prefix: string, shards?: number): StoreKeys {
   if (prefix.length === 0 || /[{}]/.test(prefix)) {
     throw new Error(`Redis key prefix "${prefix}" must be non-empty and contain no braces`);
   }
+  if (shards !== undefined && (!Number.isSafeInteger(shards) || shards < 1)) throw new Error("shards must be a positive integer");
+  const scopeHash = ({ token, sessionId, toolName }: RuleScope) =>
+    createHash("sha256")
+      .update(JSON.stringify([token, sessionId, toolName]))
+      .digest("hex");
+  const common = { ended: `${prefix}:ended`, audit: `${prefix}:audit` };
+  if (shards === undefined) {
+    return {
+      ...common,
+      shards: [shardKeys(prefix)],
+      shardOf: () => 0,
+      shardOfIdempotency: () => 0,
+      data: (id) => `${prefix}:{${id}}:data`,
+      rule: (id) => `${prefix}:rule:{${id}}`,
+      ruleScope: (scope) => `${prefix}:rule-scope:${scopeHash(scope)}`,
+      rules: `${prefix}:rules`,
+    };
+  }
+  const tag = (name: string | number) => `${prefix}:{${prefix}:${name}}`;
+  const shardOf = (id: string) => spread(id, shards);
+  const rules = tag("rules");
   return {
-    data: (id) => `${prefix}:{${id}}:data`,
-    deadlines: `${prefix}:deadlines`,
-    idempotency: (scopedKey) => `${prefix}:idem:${scopedKey}`,
-    message: (slack) => `${prefix}:msg:${slack.channel}:${slack.ts}`,
-    ended: `${prefix}:ended`,
-    callbacks: `${prefix}:callbacks`,
-    callbackAttempts: `${prefix}:callback-attempts`,
-    posting: `${prefix}:posting`,
-    updates: `${prefix}:updates`,
-    updateAttempts: `${prefix}:update-attempts`,
-    reminders: `${prefix}:reminders`,
-    reminderAttempts: `${prefix}:reminder-attempts`,
-    notices: `${prefix}:notices`,
-    noticeAttempts: `${prefix}:notice-attempts`,
-    recent: `${prefix}:recent`,
-    audit: `${prefix}:audit`,
-    rule: (id) => `${prefix}:rule:{${id}}`,
-    ruleScope: ({ token, sessionId, toolName }) =>
-      `${prefix}:rule-scope:${createHash("sha256")
-        .update(JSON.stringify([token, sessionId, toolName]))
-        .digest("hex")}`,
-    rules: `${prefix}:rules`,
+    ...common,
+    shards: Array.from({ length: shards }, (_, k) => shardKeys(tag(k))),
+    shardOf,
+    shardOfIdempotency: (scopedKey) => spread(scopedKey, shards),
+    data: (id) => `${tag(shardOf(id))}:${id}:data`,
+    rule: (id) => `${rules}:rule:${id}`,
+    ruleScope: (scope) => `${rules}:rule-scope:${scopeHash(scope)}`,
+    rules: `${rules}:rules`,
   };
 }

@@ -2,6 +2,7 @@
  * In-memory RequestStore for a single relay instance (no REDIS_URL). Same
  * contract as the Redis store; state is lost when the process exits.
  */
+import { randomUUID } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
 import {
@@ -87,6 +88,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   }
 
   return {
+    newId: () => randomUUID(),
+
     async create(record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> {
       prune();
       if (idempotencyKey !== undefined) {

@@ -20,18 +20,17 @@
  * Every call answers or throws StoreUnavailableError within `timeoutMs`, as
  * the request store's (./redis-connection.ts).
  */
-import type { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import { AuditEntry, AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { readStart } from "./audit-ids.js";
 import { storeKeys } from "./keys.js";
 import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, type OutageListener } from "./redis-connection.js";
-import { openRedis, type RedisTargetInput } from "./redis-target.js";
+import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
 
 export interface RedisAuditLogOptions {
   /** Connection for commands; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
-  redis: Redis;
+  redis: RedisClient;
   /** Prefix of the stream's key (the store's REDIS_PREFIX). */
   prefix?: string;
   /** Most events kept (RELAY_AUDIT_MAX_EVENTS). */
@@ -56,7 +55,7 @@ export function createRedisAuditLog(options: RedisAuditLogOptions): AuditLog {
   return buildLog(options, false);
 }
 
-/** A log that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the store's bounded-call options; close() quits it. */
+/** A log that owns its connection to `target` (a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster), with the store's bounded-call options; close() quits it. */
 export function connectRedisAuditLog(target: RedisTargetInput, options: ConnectRedisAuditLogOptions): AuditLog {
   const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
   keepConnected(redis);

@@ -44,10 +44,11 @@
  * Also here: the connections' life (their outages logged once, a close
  * that never hangs, no end but that close).
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import { StoreUnavailableError } from "../requests/errors.js";
+import type { RedisClient } from "./redis-target.js";
 
 /** How long a new connection to Redis may take to open (ms). */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -131,7 +132,7 @@ const QUIT_TIMEOUT_MS = 1000;
  * outage) and its coming back; its own connections only (a caller's client is
  * the caller's to watch).
  */
-export function watchConnection(connection: Redis, name: string, logger: Logger): void {
+export function watchConnection(connection: RedisClient, name: string, logger: Logger): void {
   let down = false;
   connection.on("error", (error: unknown) => {
     if (down) return logger.debug({ connection: name, error }, "redis connection error");
@@ -146,7 +147,7 @@ export function watchConnection(connection: Redis, name: string, logger: Logger)
 }
 
 /** Connections being closed on purpose (shutdown()): the only ones keepConnected lets end. */
-const closing = new WeakSet<Redis>();
+const closing = new WeakSet<RedisClient>();
 
 /**
  * Connects again a connection that ioredis ended by itself. ioredis 6 ends a
@@ -156,7 +157,7 @@ const closing = new WeakSet<Redis>();
  * the sentinel lookup in flight, and ioredis takes that for a close of its
  * own. Half of the tests' failovers of a dead master ended so.
  */
-export function keepConnected(connection: Redis): void {
+export function keepConnected(connection: RedisClient): void {
   let attempts = 0;
   connection.on("ready", () => (attempts = 0));
   connection.on("end", () => {
@@ -169,7 +170,7 @@ export function keepConnected(connection: Redis): void {
 }
 
 /** Quits gracefully when connected, else (or when QUIT hangs) drops the connection. */
-export async function shutdown(connection: Redis): Promise<void> {
+export async function shutdown(connection: RedisClient): Promise<void> {
   closing.add(connection);
   if (connection.status === "ready" && (await within(QUIT_TIMEOUT_MS, connection.quit())) === "OK") return;
   connection.disconnect();

@@ -5,19 +5,21 @@
  * deadlines zset, which holds every pending request, fills in pending ones
  * the trimmed recent zset no longer reaches. Candidates are screened on two small hash fields (status
  * and meta, never the body) before whole records are read, and entries of
- * the recent zset whose request is gone are removed on the way.
+ * the recent zset whose request is gone are removed on the way. With several
+ * shards (Redis Cluster) each shard is listed so and the lists merged: the
+ * newest `limit` of each shard hold the newest `limit` of all.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { RequestRecord } from "../requests/model.js";
 import type { ListQuery } from "../requests/store.js";
-import type { StoreKeys } from "./keys.js";
+import type { ShardKeys, StoreKeys } from "./keys.js";
 import { compareStrings } from "./leased-queue.js";
 import { redisCall } from "./redis-connection.js";
 import { Field, UnreadableRecordError } from "./redis-record.js";
+import type { RedisClient } from "./redis-target.js";
 
 export interface ListingContext {
-  redis: Redis;
+  redis: RedisClient;
   keys: StoreKeys;
   read: (id: string) => Promise<RequestRecord | undefined>;
 }
@@ -28,16 +30,22 @@ const PAGE = 200;
 const Screened = RequestRecord.pick({ status: true, tokenName: true, createdAt: true });
 type Candidate = Pick<RequestRecord, "id" | "status" | "tokenName" | "createdAt">;
 
+/** One shard's keys, with the connection and where a request's hash is. */
+interface Shard {
+  redis: RedisClient;
+  keys: ShardKeys;
+  data: (id: string) => string;
+}
+
 export async function listRequests({ redis, keys, read }: ListingContext, { status, tokenName, limit }: ListQuery): Promise<RequestRecord[]> {
   if (limit <= 0) return [];
   const wanted = (candidate: Candidate) => tokenName === undefined || candidate.tokenName === tokenName;
-  const found: Candidate[] = [];
-  if (status === "pending") {
-    found.push(...(await pendingNewestFirst(redis, keys, wanted, limit)));
-  } else {
-    if (status === undefined) found.push(...(await allPending(redis, keys, wanted)));
-    found.push(...(await recentEnded(redis, keys, (candidate) => (status === undefined || candidate.status === status) && wanted(candidate), limit)));
-  }
+  const listShard = async (shard: Shard): Promise<Candidate[]> => {
+    if (status === "pending") return pendingNewestFirst(shard, wanted, limit);
+    const pending = status === undefined ? await allPending(shard, wanted) : [];
+    return [...pending, ...(await recentEnded(shard, (candidate) => (status === undefined || candidate.status === status) && wanted(candidate), limit))];
+  };
+  const found = (await Promise.all(keys.shards.map((shardKeys) => listShard({ redis, keys: shardKeys, data: keys.data })))).flat();
   found.sort((a, b) => b.createdAt - a.createdAt || compareStrings(b.id, a.id));
   const records = await Promise.all(found.slice(0, limit).map(({ id }) => read(id)));
   // A request may have ended or gone between the screen and the read.
@@ -48,8 +56,9 @@ export async function listRequests({ redis, keys, read }: ListingContext, { stat
 }
 
 /** Every pending request `wanted` accepts, screened from the deadlines zset (which holds them all). */
-async function allPending(redis: Redis, keys: StoreKeys, wanted: (candidate: Candidate) => boolean): Promise<Candidate[]> {
-  const pending = await screen(redis, keys, await redisCall("ZRANGE", redis.zrange(keys.deadlines, "0", "-1")));
+async function allPending(shard: Shard, wanted: (candidate: Candidate) => boolean): Promise<Candidate[]> {
+  const { redis, keys } = shard;
+  const pending = await screen(shard, await redisCall("ZRANGE", redis.zrange(keys.deadlines, "0", "-1")));
   return pending.filter((candidate): candidate is Candidate => candidate !== undefined && candidate.status === "pending" && wanted(candidate));
 }
 
@@ -60,18 +69,19 @@ async function allPending(redis: Redis, keys: StoreKeys, wanted: (candidate: Can
  * walk runs past the end of the recent zset (which is trimmed) with fewer
  * found than there are pending requests does it screen the deadlines zset too.
  */
-async function pendingNewestFirst(redis: Redis, keys: StoreKeys, wanted: (candidate: Candidate) => boolean, limit: number): Promise<Candidate[]> {
-  const walk = await walkRecent(redis, keys, (candidate) => candidate.status === "pending" && wanted(candidate), limit);
+async function pendingNewestFirst(shard: Shard, wanted: (candidate: Candidate) => boolean, limit: number): Promise<Candidate[]> {
+  const { redis, keys } = shard;
+  const walk = await walkRecent(shard, (candidate) => candidate.status === "pending" && wanted(candidate), limit);
   if (walk.found.length >= limit || !walk.exhausted) return walk.found;
   const pendingCount = Number(await redisCall("ZCARD", redis.zcard(keys.deadlines)));
   if (walk.pendingSeen >= pendingCount) return walk.found;
   const seen = new Set(walk.found.map(({ id }) => id));
-  return [...walk.found, ...(await allPending(redis, keys, wanted)).filter(({ id }) => !seen.has(id))];
+  return [...walk.found, ...(await allPending(shard, wanted)).filter(({ id }) => !seen.has(id))];
 }
 
 /** Up to `limit` ended requests from the recent zset that `matches` accepts, newest first. */
-async function recentEnded(redis: Redis, keys: StoreKeys, matches: (candidate: Candidate) => boolean, limit: number): Promise<Candidate[]> {
-  return (await walkRecent(redis, keys, (candidate) => candidate.status !== "pending" && matches(candidate), limit)).found;
+async function recentEnded(shard: Shard, matches: (candidate: Candidate) => boolean, limit: number): Promise<Candidate[]> {
+  return (await walkRecent(shard, (candidate) => candidate.status !== "pending" && matches(candidate), limit)).found;
 }
 
 /**
@@ -80,18 +90,18 @@ async function recentEnded(redis: Redis, keys: StoreKeys, matches: (candidate: C
  * gone. `pendingSeen` counts the pending requests passed on the way.
  */
 async function walkRecent(
-  redis: Redis,
-  keys: StoreKeys,
+  shard: Shard,
   matches: (candidate: Candidate) => boolean,
   limit: number,
 ): Promise<{ found: Candidate[]; exhausted: boolean; pendingSeen: number }> {
+  const { redis, keys } = shard;
   const found: Candidate[] = [];
   const gone: string[] = [];
   let exhausted = false;
   let pendingSeen = 0;
   for (let offset = 0; found.length < limit; offset += PAGE) {
     const ids = await redisCall("ZREVRANGE", redis.zrevrange(keys.recent, offset, offset + PAGE - 1));
-    const screened = await screen(redis, keys, ids);
+    const screened = await screen(shard, ids);
     for (const [i, candidate] of screened.entries()) {
       if (candidate === undefined) gone.push(ids[i]!);
       else {
@@ -109,10 +119,10 @@ async function walkRecent(
 }
 
 /** Each id's status, token name and creation time (undefined for a request that is gone), read without its body. */
-async function screen(redis: Redis, keys: StoreKeys, ids: readonly string[]): Promise<Array<Candidate | undefined>> {
+async function screen({ redis, data }: Shard, ids: readonly string[]): Promise<Array<Candidate | undefined>> {
   return Promise.all(
     ids.map(async (id) => {
-      const key = keys.data(id);
+      const key = data(id);
       const [status, meta] = await redisCall("HMGET", redis.hmget(key, Field.status, Field.meta));
       if (status === null || status === undefined) return undefined;
       const parsed = Screened.safeParse({ ...parseObject(meta), status });

@@ -5,10 +5,10 @@
  * comes back after a gap, whatever was published meanwhile is lost, so the
  * resync listeners are told to read again.
  */
-import type { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
 import type { RequestStore } from "../requests/store.js";
 import { shutdown, within } from "./redis-connection.js";
+import type { RedisClient } from "./redis-target.js";
 
 /** How long close() waits for Redis to acknowledge UNSUBSCRIBE (ms). */
 const UNSUBSCRIBE_TIMEOUT_MS = 1000;
@@ -22,7 +22,7 @@ export class EndedNotifications implements Pick<RequestStore, "onEnded" | "onRes
   private closed = false;
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly channel: string,
     private readonly logger: Logger,
   ) {

@@ -1,20 +1,23 @@
 /**
  * The start's look at the store, before the relay opens its connections
  * (src/main.ts): with Sentinel, whether a sentinel knows the master's name;
- * then whether the server (or that master) takes the relay's credentials and
- * TLS and answers a PING. A definite no (credentials or TLS refused, a name
- * no sentinel knows) stops the start at once, with a line naming the
- * variable (src/config-redis.ts). A store that does not answer yet (starting,
- * failing over) is asked again until `windowMs` pass, and then the start
- * stops too: a relay that cannot reach its store cannot check its settings,
- * and its orchestrator starts it again. (A running relay rides out an
- * outage instead: README "When Redis is down".)
+ * then whether the server (or that master, or a Redis Cluster through its
+ * seed nodes) takes the relay's credentials and TLS and answers a PING; a
+ * cluster must also say cluster_state:ok, and when the Cluster client gets
+ * nowhere, a seed node asked alone says why (the client does not). A
+ * definite no (credentials or TLS refused, a name no sentinel knows) stops
+ * the start at once, with a line naming the variable (src/config-redis.ts).
+ * A store that does not answer yet (starting, failing over) is asked again
+ * until `windowMs` pass, and then the start stops too: a relay that cannot
+ * reach its store cannot check its settings, and its orchestrator starts it
+ * again. (A running relay rides out an outage instead: README "When Redis is
+ * down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import type { RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import { settleBefore } from "../protocol/timing.js";
 import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
-import { openRedis, SENTINEL_TIMEOUT_MS } from "./redis-target.js";
+import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "./redis-target.js";
 
 /** How long the start waits for a store that does not answer (ms). */
 export const START_WINDOW_MS = 10_000;
@@ -74,11 +77,36 @@ async function askSentinel(target: SentinelRedis, address: RedisAddress, leftMs:
 }
 
 async function ping(target: RedisTarget, leftMs: number): Promise<Look> {
-  const result = await withConnection(target, leftMs, {}, async (redis) => ({ pong: await redis.ping() }));
+  // A cluster is checked by its own CLUSTER INFO, not by ioredis's ready check (which waits on, without settling, while the cluster is not ok).
+  const result = await withConnection(target, leftMs, target.mode === "cluster" ? { enableReadyCheck: false } : {}, async (redis) => {
+    const pong = await redis.ping();
+    if (target.mode === "cluster") {
+      const state = clusterState(await redis.call("CLUSTER", "INFO"));
+      // A cluster that does not serve every slot (a master down, slots unassigned) fails some of the store's scripts.
+      if (state !== "ok") throw new Error(`CLUSTER INFO says cluster_state:${state}`);
+    }
+    return { pong };
+  });
   if (!("error" in result)) return { kind: "ok" };
-  const { error } = result;
-  const { kind, reason } = sorted(error);
+  const first = sorted(result.error);
+  // A Cluster client hides why its nodes failed ("Connection is closed."): one seed node, asked alone, tells (TLS, credentials, its cluster_state).
+  const { kind, reason } = first.kind === "later" && target.mode === "cluster" ? await askSeed(target, leftMs, first.reason) : first;
   return kind === "later" ? { kind, by: "server", reason } : { kind: "problem", problem: { kind, by: "server", reason } };
+}
+
+function clusterState(info: unknown): string {
+  return /cluster_state:(\w+)/.exec(String(info))?.[1] ?? "unknown";
+}
+
+/** Why the Cluster client got nowhere (`reason`), as the first seed node asked alone says: its refusal, its TLS failure, or its cluster_state. */
+async function askSeed(target: ClusterRedis, leftMs: number, reason: string): Promise<{ kind: "refused" | "tls" | "later"; reason: string }> {
+  const { mode: _mode, nodes, ...access } = target;
+  const address = nodes[0]!;
+  const node: RedisTarget = { mode: "single", address, db: 0, ...access };
+  const result = await withConnection(node, Math.min(leftMs, SENTINEL_TIMEOUT_MS), {}, async (redis) => ({ info: await redis.call("CLUSTER", "INFO") }));
+  if (!("error" in result)) return { kind: "later", reason: `${reason}; ${address.host}:${address.port} says cluster_state:${clusterState(result.info)}` };
+  const seed = sorted(result.error);
+  return seed.kind === "later" ? { kind: "later", reason } : seed;
 }
 
 /** Runs `use` on a connection of its own that never retries, within `ms`; the error when it fails (the last one ioredis reported). */
@@ -86,7 +114,7 @@ async function withConnection<T extends object>(
   target: RedisTarget,
   ms: number,
   extra: { enableReadyCheck?: boolean },
-  use: (redis: Redis) => Promise<T>,
+  use: (redis: RedisClient) => Promise<T>,
 ): Promise<T | { error: unknown }> {
   const timeout = Math.min(CONNECT_TIMEOUT_MS, ms);
   const redis = openRedis(target, {
@@ -103,8 +131,11 @@ async function withConnection<T extends object>(
   let reported: unknown;
   redis.on("error", (error: unknown) => (reported = error));
   try {
-    await redis.connect();
-    return await use(redis);
+    // A Cluster client may wait on without settling (a node that serves no slots): the look ends within `timeout` anyway.
+    const look = redis.connect().then(() => use(redis));
+    return await settleBefore(look, { ms: timeout + 100 }, () => {
+      throw new Error(`no answer within ${timeout} ms`);
+    });
   } catch (error) {
     return { error: reported ?? error };
   } finally {
@@ -114,6 +145,9 @@ async function withConnection<T extends object>(
 
 /** A failure: refused (credentials, ACL), TLS, or "later" (nothing answered yet). */
 function sorted(error: unknown): { kind: "refused" | "tls" | "later"; reason: string } {
+  // A Cluster client that reached no node says so; the last node's error says why.
+  const { lastNodeError } = (error ?? {}) as { lastNodeError?: unknown };
+  if (lastNodeError) return sorted(lastNodeError);
   const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
   const reason = typeof message === "string" ? message : String(error);
   if (REFUSED.test(reason)) return { kind: "refused", reason };

@@ -13,22 +13,22 @@
  * every call answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts).
  */
-import { type Redis } from "ioredis";
+import { Cluster } from "ioredis";
 import { z } from "zod";
 import { silentLogger, type Logger } from "../logger.js";
 import { ruleLives } from "../requests/rule-matching.js";
 import { Rule, scopeOf, type CreatedRule, type RuleQuery, type RuleStore } from "../requests/rules.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { ScriptCode, ScriptReplyError } from "./codes.js";
-import { storeKeys } from "./keys.js";
+import { CLUSTER_SHARDS, storeKeys } from "./keys.js";
 import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, watchConnection } from "./redis-connection.js";
-import { openRedis, type RedisTargetInput } from "./redis-target.js";
+import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
 import { pairsToHash } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptArg, type ScriptName } from "./scripts.js";
 
 export interface RedisRuleStoreOptions {
   /** Connection for commands and scripts; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
-  redis: Redis;
+  redis: RedisClient;
   /** Prefix of every key (the request store's REDIS_PREFIX). */
   prefix?: string;
   /** Longest a call may take (ms) before it throws StoreUnavailableError. */
@@ -45,7 +45,7 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
   return buildRuleStore(options, false);
 }
 
-/** A store that owns its connection to `target` (a redis:// or rediss:// URL, or Sentinel's master), with the request store's bounded-call options; close() quits it. */
+/** A store that owns its connection to `target` (a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster), with the request store's bounded-call options; close() quits it. */
 export function connectRedisRuleStore(target: RedisTargetInput, options: ConnectRedisRuleStoreOptions = {}): RuleStore {
   const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
   keepConnected(redis);
@@ -56,7 +56,8 @@ export function connectRedisRuleStore(target: RedisTargetInput, options: Connect
 function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIMEOUT_MS }: RedisRuleStoreOptions, owned: boolean): RuleStore {
   if (redis.options.keyPrefix) throw new Error("the Redis rule store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
-  const keys = storeKeys(prefix);
+  // On a cluster, the tagged layout: every rule key shares one slot, so each rule script touches one.
+  const keys = storeKeys(prefix, redis instanceof Cluster ? CLUSTER_SHARDS : undefined);
   const scripts = registerScripts(redis, loadScripts());
   // With no offline queue (connectRedisRuleStore), commands fail until the connection is ready.
   const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();

@@ -8,6 +8,14 @@
  * (redis-notifications.ts), so a waiter on one instance wakes when a request
  * ends on another.
  *
+ * On Redis Cluster the keys are sharded (./keys.ts): each script runs on the
+ * keys of its request's shard, a create with an idempotency key takes an id
+ * of that key's shard (newId), and what looks across requests (the expiry
+ * sweep, the claims, counts, listing, the lookup by Slack message) asks
+ * every shard and merges (redis-shards.ts, redis-queues.ts,
+ * redis-listing.ts). The one-shard layout of one server is the same code
+ * with one shard.
+ *
  * Every method answers or throws StoreUnavailableError within `timeoutMs`
  * (./redis-connection.ts says how, and which ioredis options
  * `connectRedisStore` sets for it).
@@ -15,16 +23,17 @@
  * Connections: `createRedisStore` never quits the `redis` client it is given
  * (the caller owns it and may share it); it quits the subscriber only when it
  * made it (`redis.duplicate()`). `connectRedisStore` makes both connections
- * from a URL or a Sentinel target and quits both on close().
+ * from a URL, a Sentinel target or a cluster's seed nodes and quits both on
+ * close().
  */
-import type { Redis } from "ioredis";
+import { Cluster } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
 import type { ApproveResult, CreateOptions, CreateResult, RequestStore, SlackMessageOptions, Transition, TransitionResult } from "../requests/store.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
 import { toApproveResult, toCreateReply, toExtendResult, toSlackResult, toTransitionResult } from "./codes.js";
-import { storeKeys, type StoreKeys } from "./keys.js";
+import { CLUSTER_SHARDS, storeKeys, type StoreKeys } from "./keys.js";
 import {
   bounded,
   commandConnectionOptions,
@@ -37,19 +46,22 @@ import {
   type OutageListener,
 } from "./redis-connection.js";
 import { listRequests } from "./redis-listing.js";
+import { shardMethods } from "./redis-shards.js";
 import { queueMethods } from "./redis-queues.js";
 import { approvalField, decodeRecord, encodeRecord, otherMessageField } from "./redis-record.js";
 import { EndedNotifications } from "./redis-notifications.js";
 import { loadScripts, registerScripts, type ScriptName, type Scripts, type ScriptSources } from "./scripts.js";
-import { openRedis, type RedisTargetInput } from "./redis-target.js";
+import { openRedis, toTarget, type RedisClient, type RedisTargetInput } from "./redis-target.js";
 
 export interface RedisStoreOptions {
-  /** Connection for commands and scripts. Must not set ioredis `keyPrefix` (use `prefix`). */
-  redis: Redis;
+  /** Connection for commands and scripts (a Cluster client for Redis Cluster). Must not set ioredis `keyPrefix` (use `prefix`). */
+  redis: RedisClient;
   /** Connection for the "ended" subscription; defaults to `redis.duplicate()`. */
-  subscriber?: Redis;
+  subscriber?: RedisClient;
   /** Prefix of every key and of the pub/sub channel. */
   prefix?: string;
+  /** Shards of the tagged key layout (./keys.ts); unset → CLUSTER_SHARDS on a Cluster client, else the one-shard layout of one server. */
+  shards?: number;
   /** How long an ended request stays readable (ms). */
   retentionMs?: number;
   /** Unix time in milliseconds. */
@@ -63,7 +75,7 @@ export interface RedisStoreOptions {
   onUnavailable?: OutageListener;
 }
 
-export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber">;
+export type ConnectRedisStoreOptions = Omit<RedisStoreOptions, "redis" | "subscriber" | "shards">;
 
 const PING_TIMEOUT_MS = 1000;
 /** Requests the recent index keeps by default (RedisStoreOptions.recentLimit). */
@@ -91,16 +103,18 @@ export function createRedisStore(options: RedisStoreOptions): RequestStore {
   const { redis } = options;
   if (redis.options.keyPrefix) throw new Error("the Redis store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (options.subscriber === redis) throw new Error("the Redis store needs a separate subscriber connection");
-  const settings = settle(options);
-  const subscriber = options.subscriber ?? redis.duplicate();
+  const settings = settle(options, options.shards ?? (redis instanceof Cluster ? CLUSTER_SHARDS : undefined));
+  // The two clients' duplicate() differ in signature, so each is called as its own.
+  const subscriber = options.subscriber ?? (redis instanceof Cluster ? redis.duplicate() : redis.duplicate());
   return buildStore(redis, subscriber, settings, { redis: false, subscriber: options.subscriber === undefined });
 }
 
-/** A store that owns its connections to `target`: a redis:// or rediss:// URL, or Sentinel's master (./redis-target.ts). */
-export function connectRedisStore(target: RedisTargetInput, options: ConnectRedisStoreOptions = {}): RequestStore {
-  const settings = settle(options);
+/** A store that owns its connections to `input`: a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster (./redis-target.ts). */
+export function connectRedisStore(input: RedisTargetInput, options: ConnectRedisStoreOptions = {}): RequestStore {
+  const target = toTarget(input);
+  const settings = settle(options, target.mode === "cluster" ? CLUSTER_SHARDS : undefined);
   const redis = openRedis(target, commandConnectionOptions(settings.timeoutMs));
-  const subscriber = redis.duplicate(SUBSCRIBER_OVERRIDES);
+  const subscriber = openRedis(target, { ...commandConnectionOptions(settings.timeoutMs), ...SUBSCRIBER_OVERRIDES });
   keepConnected(redis);
   keepConnected(subscriber);
   return buildStore(redis, subscriber, settings, { redis: true, subscriber: true });
@@ -118,22 +132,34 @@ interface Settings {
 }
 
 /** Checks the options before any connection is made. */
-function settle({
-  prefix = "relay",
-  retentionMs = DEFAULT_RETENTION_MS,
-  now = Date.now,
-  logger = silentLogger,
-  timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
-  recentLimit = DEFAULT_RECENT_LIMIT,
-  onUnavailable,
-}: ConnectRedisStoreOptions): Settings {
+function settle(
+  {
+    prefix = "relay",
+    retentionMs = DEFAULT_RETENTION_MS,
+    now = Date.now,
+    logger = silentLogger,
+    timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    recentLimit = DEFAULT_RECENT_LIMIT,
+    onUnavailable,
+  }: ConnectRedisStoreOptions,
+  shards: number | undefined,
+): Settings {
   for (const [name, value] of Object.entries({ retentionMs, timeoutMs, recentLimit })) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
   }
-  return { keys: storeKeys(prefix), sources: loadScripts(), retentionMs, now, logger, timeoutMs, recentLimit, ...(onUnavailable ? { onUnavailable } : {}) };
+  return {
+    keys: storeKeys(prefix, shards),
+    sources: loadScripts(),
+    retentionMs,
+    now,
+    logger,
+    timeoutMs,
+    recentLimit,
+    ...(onUnavailable ? { onUnavailable } : {}),
+  };
 }
 
-function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
+function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Settings, owned: { redis: boolean; subscriber: boolean }): RequestStore {
   const { keys, retentionMs, now, logger, timeoutMs, recentLimit, onUnavailable } = settings;
   const scripts = boundScripts(registerScripts(redis, settings.sources));
   let closed = false;
@@ -146,18 +172,14 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
 
   /** One store method: bounded, its outages turned into StoreUnavailableError. */
   const call = <T>(operation: string, run: () => Promise<T>): Promise<T> => bounded(operation, timeoutMs, run(), onUnavailable);
-
+  /** The keys of the shard a request's id places it on. */
+  const shardOf = (id: string) => keys.shards[keys.shardOf(id)]!;
+  const across = shardMethods({ redis, keys, call });
   /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
-  const endingKeys = (id: string) => [
-    keys.data(id),
-    keys.deadlines,
-    keys.callbacks,
-    keys.posting,
-    keys.updates,
-    keys.reminders,
-    keys.reminderAttempts,
-    keys.notices,
-  ];
+  const endingKeys = (id: string) => {
+    const shard = shardOf(id);
+    return [keys.data(id), shard.deadlines, shard.callbacks, shard.posting, shard.updates, shard.reminders, shard.reminderAttempts, shard.notices];
+  };
 
   async function read(id: string): Promise<RequestRecord | undefined> {
     const key = keys.data(id);
@@ -166,13 +188,19 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
   }
 
   return {
-    create: (record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
+    ...across,
+
+    create: (given: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
       call("create", async () => {
+        // With an idempotency key the request goes on the key's shard, so its id must be one of that shard's.
+        const fits = idempotencyKey === undefined || keys.shardOf(given.id) === keys.shardOfIdempotency(idempotencyKey);
+        const record = fits ? given : { ...given, id: across.newId(idempotencyKey) };
         const key = keys.data(record.id);
+        const shard = shardOf(record.id);
         // No idempotency key: the script is given the request's own key in its place (see create-6.lua).
-        const idemKey = idempotencyKey === undefined ? key : keys.idempotency(idempotencyKey);
+        const idemKey = idempotencyKey === undefined ? key : shard.idempotency(idempotencyKey);
         const fields = encodeRecord(record);
-        const createKeys = [key, keys.deadlines, idemKey, keys.callbacks, keys.posting, keys.recent];
+        const createKeys = [key, shard.deadlines, idemKey, shard.callbacks, shard.posting, shard.recent];
         let staleId = "";
         for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
           const at = now();
@@ -196,8 +224,9 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const ref = JSON.stringify({ channel: slack.channel, ts: slack.ts });
         const at = now();
         const queued = reminders.flatMap(({ index, dueAt }) => [index, dueAt]);
+        const shard = shardOf(id);
         const raw = await scripts.setSlack(
-          [key, keys.message(slack), keys.posting, keys.updates, keys.reminders, keys.notices],
+          [key, shard.message(slack), shard.posting, shard.updates, shard.reminders, shard.notices],
           [id, ref, at + UPDATE_GRACE_MS, postedAt ?? at, at, ...queued],
         );
         return toSlackResult(key, raw);
@@ -208,10 +237,9 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
         const key = keys.data(id);
         const ref = { channel: slack.channel, ts: slack.ts };
         const args = [id, otherMessageField(ref), JSON.stringify(ref), now() + UPDATE_GRACE_MS];
-        return toSlackResult(key, await scripts.addOtherMessage([key, keys.message(slack), keys.updates], args));
+        const shard = shardOf(id);
+        return toSlackResult(key, await scripts.addOtherMessage([key, shard.message(slack), shard.updates], args));
       }),
-
-    findBySlackMessage: (slack: SlackRef) => call("findBySlackMessage", async () => (await redisCall("GET", redis.get(keys.message(slack)))) ?? undefined),
 
     transition: (id: string, change: Transition): Promise<TransitionResult> =>
       call("transition", async () => {
@@ -232,19 +260,11 @@ function buildStore(redis: Redis, subscriber: Redis, settings: Settings, owned: 
       call("extend", async () => {
         const at = now();
         const args = [id, expiresAt, at, retentionMs, at + UPDATE_GRACE_MS];
-        return toExtendResult(keys.data(id), await scripts.extend([keys.data(id), keys.deadlines, keys.updates], args));
+        const shard = shardOf(id);
+        return toExtendResult(keys.data(id), await scripts.extend([keys.data(id), shard.deadlines, shard.updates], args));
       }),
 
     listRequests: (query) => call("listRequests", () => listRequests({ redis, keys, read }, query)),
-
-    dueForExpiry: (at: number, limit: number) =>
-      call("dueForExpiry", async () => (limit <= 0 ? [] : redisCall("ZRANGEBYSCORE", redis.zrangebyscore(keys.deadlines, "-inf", at, "LIMIT", 0, limit)))),
-
-    counts: () =>
-      call("counts", async () => {
-        const [pending, callbacks] = await Promise.all([redisCall("ZCARD", redis.zcard(keys.deadlines)), redisCall("ZCARD", redis.zcard(keys.callbacks))]);
-        return { pending, callbacks };
-      }),
 
     ...queueMethods({ redis, keys, scripts, call }),
 

@@ -16,9 +16,17 @@
  * at once and reconnects on the usual schedule (redis-connection.ts), asking
  * the sentinels again each time, so calls go to the new master within about
  * a second of the sentinels promoting it.
+ *
+ * Redis Cluster, with ioredis's Cluster client: it asks the seed nodes for
+ * the slots, sends each command to the master of its key's slot (the store's
+ * keys are laid out so each script's keys share one, ./keys.ts), follows
+ * MOVED and ASK, and refreshes the slots when a node fails. The options that
+ * concern the whole client (offline queue, reconnects, lazy connect, ready
+ * check) are the cluster's; the rest (credentials, TLS, timeouts) go to each
+ * node's connection.
  */
 import { isIP } from "node:net";
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { RedisTarget } from "../config-redis.js";
 import { parseRedisUrl } from "../config-redis.js";
 
@@ -36,8 +44,11 @@ export function toTarget(input: RedisTargetInput): RedisTarget {
   return target;
 }
 
-/** The ioredis options that reach `target`. */
-export function targetOptions(target: RedisTarget): RedisOptions {
+/** A command connection: to one server (or Sentinel's master), or a Cluster client. */
+export type RedisClient = Redis | Cluster;
+
+/** The ioredis options that reach `target` (one server or Sentinel's master; a cluster's are clusterOptions'). */
+export function targetOptions(target: Exclude<RedisTarget, { mode: "cluster" }>): RedisOptions {
   const tls = target.tls === undefined ? undefined : { ...(target.tls.ca === undefined ? {} : { ca: target.tls.ca }) };
   const access = {
     ...(target.username === undefined ? {} : { username: target.username }),
@@ -61,7 +72,27 @@ export function targetOptions(target: RedisTarget): RedisOptions {
   };
 }
 
-/** A new connection to `target` with `options` (redis-connection.ts's, or the probe's) on top of how to reach it. */
-export function openRedis(target: RedisTargetInput, options: RedisOptions): Redis {
-  return new Redis({ ...targetOptions(toTarget(target)), ...options });
+/** The Cluster client's options for `options` (written for one connection) with the cluster's credentials and TLS. */
+export function clusterOptions(target: Extract<RedisTarget, { mode: "cluster" }>, options: RedisOptions): ClusterOptions {
+  const { enableOfflineQueue, lazyConnect, retryStrategy, enableReadyCheck, sentinelRetryStrategy: _s, failoverDetector: _f, ...perNode } = options;
+  const tls = target.tls === undefined ? undefined : { ...(target.tls.ca === undefined ? {} : { ca: target.tls.ca }) };
+  return {
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
+    ...(enableReadyCheck === undefined ? {} : { enableReadyCheck }),
+    ...(retryStrategy === undefined ? {} : { clusterRetryStrategy: retryStrategy ?? (() => null) }),
+    redisOptions: {
+      ...(target.username === undefined ? {} : { username: target.username }),
+      ...(target.password === undefined ? {} : { password: target.password }),
+      ...(tls ? { tls } : {}),
+      ...perNode,
+    },
+  };
+}
+
+/** A new connection to `target` with `options` (redis-connection.ts's, or the probe's) on top of how to reach it: a Cluster client for a cluster. */
+export function openRedis(target: RedisTargetInput, options: RedisOptions): RedisClient {
+  const resolved = toTarget(target);
+  if (resolved.mode === "cluster") return new Cluster(resolved.nodes, clusterOptions(resolved, options));
+  return new Redis({ ...targetOptions(resolved), ...options });
 }

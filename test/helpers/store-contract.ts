@@ -174,7 +174,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     describe("idempotency", () => {
       it("when the same key is used twice, the second create returns the first request and stores nothing", async () => {
         const { store, record } = await open();
-        const first = record();
+        const first = record({ id: store.newId("ci:deploy-1") });
         const second = record({ body: { kind: "step_gate", toolName: "Other", input: {} } });
         expect(await store.create(first, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: true });
         expect(await store.create(second, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: false });
@@ -183,7 +183,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("returns the first request as it is now, even after it ended", async () => {
         const { store, record, clock } = await open();
-        const first = record();
+        const first = record({ id: store.newId("ci:deploy-2") });
         await store.create(first, { idempotencyKey: "ci:deploy-2" });
         await store.transition(first.id, answer(clock.t, { reply: "n" }));
         const again = await store.create(record(), { idempotencyKey: "ci:deploy-2" });
@@ -197,6 +197,26 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const b = await store.create(record(), { idempotencyKey: "ci:b" });
         expect(a.created && b.created).toBe(true);
         expect(a.record.id).not.toBe(b.record.id);
+      });
+
+      it("a create with a key stores the record under the id it returns, and a later create with the key finds it there", async () => {
+        const { store, record } = await open();
+        for (const key of ["ci:any-1", "ci:any-2", "ci:any-3", "ci:any-4"]) {
+          const given = record();
+          const { record: stored, created } = await store.create(given, { idempotencyKey: key });
+          expect(created).toBe(true);
+          expect(stored).toStrictEqual({ ...given, id: stored.id });
+          expect(await store.get(stored.id)).toStrictEqual(stored);
+          expect(await store.create(record(), { idempotencyKey: key })).toStrictEqual({ record: stored, created: false });
+        }
+      });
+
+      it("newId gives a fresh UUID each time, with or without a key, which a create with that key keeps", async () => {
+        const { store, record } = await open();
+        const ids = [store.newId(), store.newId(), store.newId("ci:n"), store.newId("ci:n")];
+        expect(new Set(ids).size).toBe(4);
+        for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect((await store.create(record({ id: ids[2] }), { idempotencyKey: "ci:n" })).record.id).toBe(ids[2]);
       });
 
       it("when 10 creates race with one key, exactly one request is created and all return it", async () => {
@@ -641,7 +661,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("a repeated idempotency key adds nothing: the first request is handed out once", async () => {
         const { store, record, clock } = await open();
-        const first = record();
+        const first = record({ id: store.newId("ci:post-once") });
         await store.create(first, { idempotencyKey: "ci:post-once" });
         await store.create(record(), { idempotencyKey: "ci:post-once" });
         expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([first.id]);
@@ -741,7 +761,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("forgets an ended request, its idempotency key and its message after the retention", async () => {
         const { store, record, created, clock, advance } = await open(RETENTION_MS);
-        const request = record();
+        const request = record({ id: store.newId("ci:retained") });
         await store.create(request, { idempotencyKey: "ci:retained" });
         const slack = { channel: "C0123456789", ts: "5.5" };
         await store.setSlackMessage(request.id, slack);

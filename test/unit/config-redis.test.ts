@@ -2,6 +2,7 @@
  * The Redis variables through loadConfig (src/config-redis.ts): REDIS_URL with
  * its user, password, database and TLS; Sentinel's REDIS_SENTINELS and
  * REDIS_SENTINEL_NAME with the master's and the sentinels' credentials;
+ * REDIS_CLUSTER_NODES, seed node URLs with their user, password and TLS;
  * REDIS_TLS_CA_FILE. One line for every bad input, naming the variable and
  * never quoting a value (a URL may carry a password), and the lines the
  * start stops with when the store refuses it or does not answer.
@@ -123,6 +124,53 @@ describe("REDIS_SENTINELS and REDIS_SENTINEL_NAME", () => {
   });
 });
 
+describe("REDIS_CLUSTER_NODES", () => {
+  it.each([
+    ["redis://node-1:7000", { nodes: [{ host: "node-1", port: 7000 }] }],
+    [
+      ` redis://node-1:7000, redis://10.0.0.5:7001/ ,redis://[fd00::7]`,
+      {
+        nodes: [
+          { host: "node-1", port: 7000 },
+          { host: "10.0.0.5", port: 7001 },
+          { host: "fd00::7", port: 6379 },
+        ],
+      },
+    ],
+    [
+      `rediss://relay:${encodeURIComponent("p@ss")}@node-1:7000,rediss://relay:${encodeURIComponent("p@ss")}@node-2:7000`,
+      { username: "relay", password: "p@ss", tls: {} },
+    ],
+    [`redis://:${PASSWORD}@node-1:7000`, { password: PASSWORD }],
+  ])("reads %s: the seed nodes, one user and password (decoded), TLS for rediss://", (value, expected) => {
+    expect(redisOf({ REDIS_CLUSTER_NODES: value })).toStrictEqual({ mode: "cluster", nodes: expect.any(Array), ...expected });
+  });
+
+  it.each([
+    ["node-1:7000,node-2:7000", "bare host:port entries"],
+    ["redis://node-1:7000,http://node-2:7000", "a node that is not redis://"],
+    ["redis://node-1:7000/1", "a database number"],
+    ["redis://node-1:7000?family=6", "a query"],
+    ["redis://node-1:7000,rediss://node-2:7000", "TLS on some nodes only"],
+    [`redis://relay:${PASSWORD}@node-1:7000,redis://node-2:7000`, "a password on some nodes only"],
+    [`redis://a:${PASSWORD}@node-1:7000,redis://b:${PASSWORD}@node-2:7000`, "two users"],
+    [" , ,", "no node at all"],
+    ["redis://node-1:99999", "a port out of range"],
+  ])("refuses %s (%s) in one line naming REDIS_CLUSTER_NODES, never the value", (value) => {
+    expect(lineFor({ REDIS_CLUSTER_NODES: value })).toMatch(
+      /^REDIS_CLUSTER_NODES is invalid: list the cluster's seed nodes as comma-separated redis:\/\/\[user:password@\]host:port URLs/,
+    );
+  });
+
+  it("takes a CA file with rediss:// nodes, and refuses one with redis:// nodes", () => {
+    const ca = file(PEM, "pem");
+    expect(redisOf({ REDIS_CLUSTER_NODES: "rediss://node-1:7000", REDIS_TLS_CA_FILE: ca })).toMatchObject({ mode: "cluster", tls: { ca: PEM } });
+    expect(lineFor({ REDIS_CLUSTER_NODES: "redis://node-1:7000", REDIS_TLS_CA_FILE: ca })).toBe(
+      "REDIS_TLS_CA_FILE is set but TLS is off: use rediss:// node URLs in REDIS_CLUSTER_NODES",
+    );
+  });
+});
+
 /** [what is set, the environment, the line]. */
 const misfits: Array<[string, Record<string, string>, string]> = [
   [
@@ -160,6 +208,21 @@ const misfits: Array<[string, Record<string, string>, string]> = [
     { REDIS_URL: "redis://cache.internal", [name]: name === "REDIS_TLS" ? "true" : PASSWORD },
     `${name} is set with REDIS_URL: put the user and password in the URL (redis://user:password@host:port/db), and use rediss:// for TLS`,
   ]),
+  ...["REDIS_URL", "REDIS_SENTINELS"].map((name): [string, Record<string, string>, string] => [
+    `REDIS_CLUSTER_NODES and ${name}`,
+    { REDIS_CLUSTER_NODES: "redis://node-1:7000", ...(name === "REDIS_URL" ? { REDIS_URL: "redis://cache.internal" } : sentinels) },
+    `REDIS_CLUSTER_NODES and ${name} are both set: use REDIS_CLUSTER_NODES for Redis Cluster, REDIS_URL for one Redis server, or REDIS_SENTINELS for Sentinel, only one of them`,
+  ]),
+  ...["REDIS_USERNAME", "REDIS_PASSWORD", "REDIS_TLS"].map((name): [string, Record<string, string>, string] => [
+    `${name} with REDIS_CLUSTER_NODES`,
+    { REDIS_CLUSTER_NODES: "redis://node-1:7000", [name]: name === "REDIS_TLS" ? "true" : PASSWORD },
+    `${name} is set with REDIS_CLUSTER_NODES: put the user and password in each node's URL (redis://user:password@host:port), and use rediss:// for TLS`,
+  ]),
+  [
+    "REDIS_SENTINEL_NAME with REDIS_CLUSTER_NODES",
+    { REDIS_CLUSTER_NODES: "redis://node-1:7000", REDIS_SENTINEL_NAME: "relay-master" },
+    "REDIS_SENTINEL_NAME is set with REDIS_CLUSTER_NODES: Sentinel's variables do not apply to Redis Cluster; unset it",
+  ],
   [
     "REDIS_USERNAME without REDIS_PASSWORD",
     { ...sentinels, REDIS_USERNAME: "relay" },
@@ -207,6 +270,14 @@ describe("REDIS_TLS_CA_FILE", () => {
 describe("the lines the start stops with", () => {
   const single: RedisTarget = { mode: "single", address: { host: "cache.internal", port: 6380 }, db: 0, password: PASSWORD };
   const sentinel: RedisTarget = { mode: "sentinel", sentinels: [{ host: "s1", port: 26379 }], name: "relay-master", password: PASSWORD };
+  const cluster: RedisTarget = {
+    mode: "cluster",
+    nodes: [
+      { host: "node-1", port: 7000 },
+      { host: "fd00::7", port: 7001 },
+    ],
+    password: PASSWORD,
+  };
   const wrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
 
   const lines: Array<[RedisTarget, RedisStartProblem, string]> = [
@@ -243,6 +314,17 @@ describe("the lines the start stops with", () => {
       sentinel,
       { kind: "unreachable", by: "server", reason: "connect ECONNREFUSED", seconds: 10 },
       'REDIS_SENTINEL_NAME: the master "relay-master" the sentinels name did not answer within 10 s',
+    ],
+    [
+      cluster,
+      { kind: "refused", by: "server", reason: wrongPass },
+      `REDIS_CLUSTER_NODES: the cluster at node-1:7000, [fd00::7]:7001 refused the relay (${wrongPass}): check the user and password in the node URLs`,
+    ],
+    [cluster, { kind: "tls", by: "server", reason: "self-signed certificate" }, "REDIS_CLUSTER_NODES: the TLS handshake with the cluster at node-1:7000"],
+    [
+      cluster,
+      { kind: "unreachable", by: "server", reason: "Failed to refresh slots cache.", seconds: 10 },
+      "REDIS_CLUSTER_NODES: the cluster at node-1:7000, [fd00::7]:7001 did not answer as a cluster within 10 s (Failed to refresh slots cache.)",
     ],
   ];
   it.each(lines)("%#: names the variable to fix, in one line without the password", (target, problem, start) => {

@@ -1,5 +1,6 @@
 /**
  * The Redis store against the shared store contract on a real Redis server,
+ * (in the one-shard layout, and in the sharded layout of Redis Cluster),
  * plus what only Redis has: the key layout, TTLs, connection ownership,
  * corrupt data and an unreachable server.
  */
@@ -12,6 +13,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import { UnreadableRecordError } from "../../../src/store/redis-record.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { loadScripts } from "../../../src/store/scripts.js";
+import { CLUSTER_SHARDS } from "../../../src/store/keys.js";
 import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
 
@@ -32,6 +34,15 @@ runStoreContract("redis", async ({ now, retentionMs }) => {
   const prefix = uniquePrefix();
   prefixes.push(prefix);
   const store = createRedisStore({ redis, prefix, now, retentionMs });
+  await store.ready();
+  return { store, elapse: sleep };
+});
+
+// The cluster's key layout (16 shards, each script on one shard's keys) on one server: redis-cluster.test.ts runs it on a real cluster.
+runStoreContract("redis, sharded layout", async ({ now, retentionMs }) => {
+  const prefix = uniquePrefix();
+  prefixes.push(prefix);
+  const store = createRedisStore({ redis, prefix, now, retentionMs, shards: CLUSTER_SHARDS });
   await store.ready();
   return { store, elapse: sleep };
 });

@@ -5,19 +5,25 @@
  * sets of credentials, TLS for both, and the failover detector. Read back
  * from real ioredis clients that never connect (lazyConnect).
  */
-import type { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RedisTarget } from "../../../src/config-redis.js";
 import { commandConnectionOptions, reconnectDelay } from "../../../src/store/redis-connection.js";
-import { openRedis, SENTINEL_TIMEOUT_MS } from "../../../src/store/redis-target.js";
+import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "../../../src/store/redis-target.js";
 
 const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-const opened: Redis[] = [];
+const opened: RedisClient[] = [];
 afterEach(() => opened.splice(0).forEach((redis) => redis.disconnect()));
 
-function optionsFor(target: RedisTarget | string) {
+function clientFor(target: RedisTarget | string): RedisClient {
   const redis = openRedis(target, { ...commandConnectionOptions(2000), lazyConnect: true });
   opened.push(redis);
+  return redis;
+}
+
+function optionsFor(target: RedisTarget | string) {
+  const redis = clientFor(target);
+  if (!(redis instanceof Redis)) throw new Error("expected a connection to one server");
   return redis.options;
 }
 
@@ -80,5 +86,31 @@ describe("ioredis options for Sentinel", () => {
   it("REDIS_TLS=true: TLS to the sentinels and to the master, with the same CA", () => {
     expect(optionsFor({ ...target, tls: { ca: CA } })).toMatchObject({ tls: { ca: CA }, sentinelTLS: { ca: CA }, enableTLSForSentinelMode: true });
     expect(optionsFor(target).enableTLSForSentinelMode).toBe(false);
+  });
+});
+
+describe("ioredis options for Redis Cluster", () => {
+  const target: RedisTarget = {
+    mode: "cluster",
+    nodes: [
+      { host: "node-1", port: 7000 },
+      { host: "node-2", port: 7001 },
+    ],
+    username: "relay",
+    password: "pw",
+  };
+
+  it("a Cluster client of the seed nodes: credentials and timeouts on every node's connection, offline queue and reconnects on the cluster's", () => {
+    const cluster = clientFor(target);
+    expect(cluster).toBeInstanceOf(Cluster);
+    const { options } = cluster as Cluster;
+    expect(cluster.isCluster).toBe(true);
+    expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true, clusterRetryStrategy: reconnectDelay });
+    expect(options.redisOptions).toMatchObject({ username: "relay", password: "pw", commandTimeout: 2000, maxRetriesPerRequest: 0 });
+    expect(options.redisOptions?.tls).toBeUndefined();
+  });
+
+  it("rediss:// nodes turn TLS on for every node, trusting the CA of REDIS_TLS_CA_FILE", () => {
+    expect((clientFor({ ...target, tls: { ca: CA } }) as Cluster).options.redisOptions?.tls).toEqual({ ca: CA });
   });
 });
