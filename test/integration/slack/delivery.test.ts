@@ -97,7 +97,10 @@ describe("posting a request", () => {
     expect(relay.api.callsTo("chat.postMessage")).toHaveLength(4);
     // Each wait is the Retry-After, less the real milliseconds that pass between the 429 and the wait on a busy machine.
     expect(relay.sleeps).toHaveLength(3);
-    for (const ms of relay.sleeps) expect(ms).toBeGreaterThan(29_500), expect(ms).toBeLessThanOrEqual(30_000);
+    for (const ms of relay.sleeps) {
+      expect(ms).toBeGreaterThan(29_500);
+      expect(ms).toBeLessThanOrEqual(30_000);
+    }
     relay.advance(10_000);
     const record = await relay.service.get(created.id);
     expect(record).toMatchObject({
