@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: builds the relay, then measures it on loopback against a
- * Slack Web API stand-in — click-to-agent latency, throughput, memory with
- * many held long-polls, the Claude Code hook endpoint, and posting behind
+ * Slack Web API stand-in — click-to-agent latency, throughput, memory and per-request cost with
+ * 1,000 to 10,000 pending requests held by long-polls and answered by clicks (scale), the Claude Code hook endpoint, and posting behind
  * Slack's per-channel rate limit (ratelimit), and what a route's approver
  * policy adds to a click (policy) — with the memory store and with Redis. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
@@ -9,7 +9,7 @@
  * otherwise a throwaway redis-server from the PATH for the run; with neither,
  * only the memory store is measured.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit,policy]
+ *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,policy]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
@@ -26,21 +26,21 @@ import { findRedisServer, startRedisServer, type RedisServer } from "../test/hel
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
 import { runRateLimit } from "./ratelimit.js";
-import { runMemory } from "./memory.js";
 import { runPolicy } from "./policy.js";
+import { runScale } from "./scale.js";
 import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
 import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "memory", "hook", "ratelimit", "policy"] as const;
+const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "policy"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
   default: {
     latency: { n: 1000, warmup: 200, rounds: 3 },
     throughput: { concurrency: 32, durationMs: 8000, warmupMs: 1500, rounds: 3 },
-    memory: { waiters: 10_000, warmup: 100 },
+    scale: { levels: [1000, 5000, 10_000], warmup: 100, probes: 200 },
     hook: { n: 500, warmup: 50, rounds: 3 },
     ratelimit: { n: 60, tightTimeoutSeconds: 30 },
     policy: { n: 1000, warmup: 200, rounds: 3 },
@@ -48,7 +48,7 @@ const PROFILES = {
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2 },
     throughput: { concurrency: 8, durationMs: 2000, warmupMs: 500, rounds: 2 },
-    memory: { waiters: 1000, warmup: 20 },
+    scale: { levels: [200, 1000], warmup: 20, probes: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
     ratelimit: { n: 10, tightTimeoutSeconds: 5 },
     policy: { n: 100, warmup: 20, rounds: 2 },
@@ -67,7 +67,7 @@ function parseOptions(argv: string[]) {
       redis: { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
-      "log-level": { type: "string", default: "warn" },
+      "log-level": { type: "string" },
       "slack-burst": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -87,6 +87,7 @@ function parseOptions(argv: string[]) {
     stores,
     build: !values["no-build"],
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
+    /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README starts it (its default, info). */
     logLevel: values["log-level"],
     slackBurst: positiveInteger("--slack-burst", values["slack-burst"]),
   };
@@ -166,12 +167,11 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
     const log = progress(`${store} ${scenario}`);
     const target: TargetOptions = {
       store,
-      mainPath: join(ROOT, "dist", "main.js"),
+      root: ROOT,
       redisUrl,
       redisPrefix: REDIS_PREFIX,
-      logLevel: options.logLevel,
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : scenario === "scale" ? {} : { logLevel: "warn" }),
       nodeFlags: [
-        ...(scenario === "memory" ? ["--expose-gc"] : []),
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
@@ -180,12 +180,13 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
     try {
       // Two relays side by side (with and without a config file): the scenario starts them itself.
       if (scenario === "policy") results.policy = await runPolicy(target, settings.policy, log);
+      // A fresh relay for each number of pending requests: the scenario starts them itself.
+      else if (scenario === "scale") results.scale = await runScale(target, settings.scale, log);
       else
         await withTarget(target, async ({ agent, relay, standIn }) => {
           log(`relay pid ${relay.pid} at ${relay.url.origin}`);
           if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
-          if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
           if (scenario === "hook") {
             const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
