@@ -11,6 +11,8 @@
  *
  *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,policy]
  *                    [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn]
+ *                    [--node-flag=--max-semi-space-size=32 …]  (more node flags for the relay, to compare V8 settings)
+ *                    [--scale-levels 1000,10000]  (scale: the numbers of pending requests, a fresh relay each)
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
@@ -55,7 +57,7 @@ const PROFILES = {
   },
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3]\n`;
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory | --redis] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3] [--node-flag F …] [--scale-levels N,N]\n`;
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -67,6 +69,8 @@ function parseOptions(argv: string[]) {
       redis: { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
+      "node-flag": { type: "string", multiple: true },
+      "scale-levels": { type: "string" },
       "log-level": { type: "string" },
       "slack-burst": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
@@ -86,6 +90,8 @@ function parseOptions(argv: string[]) {
     scenarios: (only.length > 0 ? only : SCENARIOS) as readonly Scenario[],
     stores,
     build: !values["no-build"],
+    nodeFlags: values["node-flag"] ?? [],
+    scaleLevels: values["scale-levels"] === undefined ? undefined : values["scale-levels"].split(",").map((v) => positiveInteger("--scale-levels", v.trim())),
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
     /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README starts it (its default, info). */
     logLevel: values["log-level"],
@@ -172,6 +178,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       redisPrefix: REDIS_PREFIX,
       ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : scenario === "scale" ? {} : { logLevel: "warn" }),
       nodeFlags: [
+        ...options.nodeFlags,
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
@@ -181,7 +188,8 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       // Two relays side by side (with and without a config file): the scenario starts them itself.
       if (scenario === "policy") results.policy = await runPolicy(target, settings.policy, log);
       // A fresh relay for each number of pending requests: the scenario starts them itself.
-      else if (scenario === "scale") results.scale = await runScale(target, settings.scale, log);
+      else if (scenario === "scale")
+        results.scale = await runScale(target, { ...settings.scale, ...(options.scaleLevels ? { levels: options.scaleLevels } : {}) }, log);
       else
         await withTarget(target, async ({ agent, relay, standIn }) => {
           log(`relay pid ${relay.pid} at ${relay.url.origin}`);

@@ -14,4 +14,8 @@ export interface CliIo {
   /** Working directory, shown in Slack as where the question comes from. */
   cwd: string;
   fetch?: FetchLike;
+  /** The node command line's flags (process.execArgv); serve keeps the V8 settings given there. */
+  execArgv?: readonly string[];
+  /** Sets V8 flags at run time (node:v8 setFlagsFromString); serve tunes the heap with it (./heap.ts). */
+  setV8Flags?: (flags: string) => void;
 }

@@ -4,6 +4,7 @@
  * CLI touches the process: it reads process.env once, turns Ctrl-C and
  * SIGTERM into an abort (a second one exits at once) and sets the exit code.
  */
+import { setFlagsFromString } from "node:v8";
 import { run } from "./run.js";
 
 const controller = new AbortController();
@@ -23,4 +24,6 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: process.stderr,
   signal: controller.signal,
   cwd: process.cwd(),
+  execArgv: process.execArgv,
+  setV8Flags: setFlagsFromString,
 });

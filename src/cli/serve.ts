@@ -1,9 +1,11 @@
 /**
  * `approval-relay serve` (what `npm start` runs): starts the relay and stops
  * it cleanly on Ctrl-C or SIGTERM. The relay is loaded only here, so `ask`
- * and `hook` start fast and never load Slack or Redis code.
+ * and `hook` start fast and never load Slack or Redis code. Before loading
+ * it, serve sets the V8 heap growth a long-running relay needs (./heap.ts).
  */
 import { parseArgs } from "node:util";
+import { servingV8Flags } from "./heap.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
 
@@ -19,6 +21,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return 0;
   }
+  if (io.setV8Flags) for (const flag of servingV8Flags(io.execArgv ?? [])) io.setV8Flags(flag);
   const { startRelay } = await import("../main.js");
   let relay: Awaited<ReturnType<typeof startRelay>>;
   try {
