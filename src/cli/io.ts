@@ -3,6 +3,7 @@
  * never read globals (process.env, process.stdout) and stay testable.
  */
 import type { FetchLike } from "../client/types.js";
+import type { HeapControls } from "./heap.js";
 
 export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -16,6 +17,6 @@ export interface CliIo {
   fetch?: FetchLike;
   /** The node command line's flags (process.execArgv); serve keeps the V8 settings given there. */
   execArgv?: readonly string[];
-  /** Sets V8 flags at run time (node:v8 setFlagsFromString); serve tunes the heap with it (./heap.ts). */
-  setV8Flags?: (flags: string) => void;
+  /** V8's heap, which serve tunes while the relay runs (./heap.ts); unset: left as it is. */
+  heap?: HeapControls;
 }

@@ -4,7 +4,9 @@
  * CLI touches the process: it reads process.env once, turns Ctrl-C and
  * SIGTERM into an abort (a second one exits at once) and sets the exit code.
  */
-import { setFlagsFromString } from "node:v8";
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import type { HeapControls } from "./heap.js";
 import { run } from "./run.js";
 
 const controller = new AbortController();
@@ -25,5 +27,19 @@ process.exitCode = await run(process.argv.slice(2), {
   signal: controller.signal,
   cwd: process.cwd(),
   execArgv: process.execArgv,
-  setV8Flags: setFlagsFromString,
+  heap: v8Heap(),
 });
+
+function v8Heap(): HeapControls {
+  return {
+    setFlags: setFlagsFromString,
+    usedHeapBytes: () => getHeapStatistics().used_heap_size,
+    onFullGc: (listener) => {
+      const observer = new PerformanceObserver((list) => {
+        if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) listener();
+      });
+      observer.observe({ entryTypes: ["gc"] });
+      return () => observer.disconnect();
+    },
+  };
+}

@@ -2,10 +2,11 @@
  * `approval-relay serve` (what `npm start` runs): starts the relay and stops
  * it cleanly on Ctrl-C or SIGTERM. The relay is loaded only here, so `ask`
  * and `hook` start fast and never load Slack or Redis code. Before loading
- * it, serve sets the V8 heap growth a long-running relay needs (./heap.ts).
+ * it, serve starts following the V8 heap's growth (./heap.ts), so a relay
+ * holding thousands of long-polls does not balloon with garbage.
  */
 import { parseArgs } from "node:util";
-import { servingV8Flags } from "./heap.js";
+import { governHeap, growthGivenOnCommandLine } from "./heap.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
 
@@ -21,7 +22,15 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return 0;
   }
-  if (io.setV8Flags) for (const flag of servingV8Flags(io.execArgv ?? [])) io.setV8Flags(flag);
+  const stopHeap = io.heap && !growthGivenOnCommandLine(io.execArgv ?? []) ? governHeap(io.heap) : () => {};
+  try {
+    return await runRelay(io);
+  } finally {
+    stopHeap();
+  }
+}
+
+async function runRelay(io: CliIo): Promise<number> {
   const { startRelay } = await import("../main.js");
   let relay: Awaited<ReturnType<typeof startRelay>>;
   try {
