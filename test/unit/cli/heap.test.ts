@@ -53,7 +53,7 @@ describe("governHeap", () => {
   it("sets the growth after a full collection finds the heap large, and hands it back to V8 once it is small again", () => {
     const heap = fakeHeap(0);
     governHeap(heap.controls);
-    heap.fullGc(20 * MB);
+    heap.fullGc(10 * MB);
     expect(heap.flags).toEqual([]);
     heap.fullGc(100 * MB);
     heap.fullGc(99 * MB);
