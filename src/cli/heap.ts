@@ -6,8 +6,8 @@
  * has about 160 MB live; answering them at a few hundred clicks a second
  * filled the heap with garbage up to 600–700 MB of RSS before a collection
  * came (bench: scale). A fixed `--heap-growing-percent=30` kept that peak
- * near 350 MB but cost a third more CPU per request on a small, busy heap
- * (bench: throughput), where it made full collections many times as frequent.
+ * near 350 MB, but on a small, busy heap it made full collections many times
+ * as frequent as they need to be.
  *
  * So the growth follows the heap: after each full collection, what is live
  * decides the next limit, as about HEADROOM_BYTES beyond it (never less than
