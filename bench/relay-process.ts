@@ -1,108 +1,149 @@
 /**
- * The relay under test, in a child process running the built code
- * (dist/main.js, plain node, no loader), so the bench's own client work does
- * not share its event loop or its heap. Listens on loopback only; stops on
- * SIGTERM, and by itself when the bench dies (its IPC channel closes). Its
- * memory is read from /proc/<pid>/status; on request (IPC) it also reports its
- * heap, after a full garbage collection when started with --expose-gc.
+ * The relay under test, in a child process started exactly as the README's
+ * quick start starts it: the command of package.json's `start` script
+ * (`node --import ./scripts/ensure-build.mjs dist/bundle/approval-relay.js
+ * serve`: the bundle, the CLI's `serve`, the same node flags), read from
+ * package.json so the two cannot drift, and spawned with this node directly
+ * (not through npm) so its pid is the relay's own. How the process is started
+ * changes its memory (V8 sizes its heap by what it is given), so figures taken
+ * from any other start would not be the ones a user gets. It listens on PORT
+ * (a free loopback port); stops on SIGTERM (the CLI's graceful shutdown), and
+ * when the bench exits. Its memory is read from /proc/<pid>/status, its heap
+ * from the relay's own GET /metrics (prom-client's Node.js metrics), so no
+ * flag is added for the bench (no --expose-gc: heap figures are as they are,
+ * garbage not yet collected included).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { freePort } from "../test/helpers/ports.js";
 
 export interface RelayProcessOptions {
-  /** dist/main.js of the built relay. */
-  mainPath: string;
-  /** Environment the relay's loadConfig reads (SLACK_*, RELAY_TOKENS, REDIS_URL, LOG_LEVEL…). */
+  /** The repository root: package.json's `start` script runs from here. */
+  root: string;
+  /** Environment the relay's loadConfig reads (SLACK_*, RELAY_TOKENS, REDIS_URL, LOG_LEVEL…); PORT is set here. */
   env: Record<string, string>;
-  /** Extra node flags, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
+  /** Extra node flags, put before the start script's own, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
   nodeFlags?: string[];
+}
+
+/** The V8 heap as the relay's /metrics reports it, in bytes. */
+export interface HeapReading {
+  heapUsed: number;
+  heapTotal: number;
 }
 
 export interface RelayProcess {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: URL;
   pid: number;
+  /** The node arguments it was started with (for the report). */
+  args: string[];
   /** Resident set size in bytes (VmRSS). */
   rss(): number;
   /** Largest resident set size so far, in bytes (VmHWM). */
   peakRss(): number;
   /** CPU time used so far, user + system, in milliseconds. */
   cpuMs(): number;
-  /** The relay's process.memoryUsage(), after a full GC when it runs with --expose-gc. */
-  memoryUsage(): Promise<NodeJS.MemoryUsage>;
+  /** The relay's heap (nodejs_heap_size_*_bytes of GET /metrics), as it is: no collection forced. */
+  heap(): Promise<HeapReading>;
   /** The child's last output lines (for error reports). */
   output(): string;
   stop(): Promise<void>;
 }
 
-/** Runs inside the child: start the relay on loopback, print its URL, stop cleanly. */
-const CHILD = `
-const { startRelay } = await import(process.argv[1]);
-const relay = await startRelay({ port: 0, host: "127.0.0.1" });
-process.stdout.write("BENCH_RELAY_URL " + relay.url + "\\n");
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  relay.close().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 5000).unref();
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-process.on("disconnect", stop);
-process.on("message", () => {
-  globalThis.gc?.();
-  process.send({ memory: process.memoryUsage() });
-});
-`;
+/** The node arguments of package.json's `start` script ("node <args>"); anything else is refused. */
+export function startScriptArgs(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+  const words = (scripts?.start ?? "").trim().split(/\s+/);
+  if (words[0] !== "node" || words.some((w) => /["'$&|;<>`]/.test(w))) {
+    throw new Error(`package.json's start script must be a plain "node <args>" command for the bench to start it the same way, got: ${scripts?.start}`);
+  }
+  return words.slice(1);
+}
 
-export async function startRelayProcess({ mainPath, env, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [...nodeFlags, "--input-type=module", "-e", CHILD, pathToFileURL(mainPath).href], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
+/** Relays still running; stopped when the bench exits, whatever the reason. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill("SIGKILL");
+    process.exit(130);
   });
+}
+
+export async function startRelayProcess({ root, env, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
+  const port = await freePort();
+  const url = new URL(`http://127.0.0.1:${port}`);
+  const args = [...nodeFlags, ...startScriptArgs(root)];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };
+  child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = await new Promise<URL>((resolve, reject) => {
-    let buffer = "";
-    const onData = (chunk: Buffer) => {
-      keep(chunk);
-      buffer += chunk.toString("utf8");
-      const match = /BENCH_RELAY_URL (\S+)/.exec(buffer);
-      if (match) {
-        child.stdout!.off("data", onData);
-        child.stdout!.on("data", keep);
-        resolve(new URL(match[1]!));
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`the relay exited (${code}) before it started:\n${lines.join("\n")}`)));
-    setTimeout(() => reject(new Error(`the relay did not start within 20 s:\n${lines.join("\n")}`)), 20_000).unref();
-  }).catch(async (error: unknown) => {
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
+  try {
+    await untilHealthy(url, child, lines);
+  } catch (error) {
     await kill(child, exited);
     throw error;
-  });
+  }
 
   return {
     url,
     pid: child.pid!,
+    args,
     rss: () => readStatus(child.pid!, "VmRSS"),
     peakRss: () => readStatus(child.pid!, "VmHWM"),
     cpuMs: () => readCpuMs(child.pid!),
-    memoryUsage: () =>
-      new Promise((resolve) => {
-        child.once("message", (message) => resolve((message as { memory: NodeJS.MemoryUsage }).memory));
-        child.send("memory");
-      }),
+    heap: () => readHeap(url, env.METRICS_TOKEN),
     output: () => lines.join("\n"),
     stop: () => kill(child, exited),
   };
+}
+
+/** Polls GET /healthz until a 200; fails when the relay exits first or takes over 60 s (a build may run first). */
+async function untilHealthy(url: URL, child: ChildProcess, lines: string[]): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the relay exited (${child.exitCode ?? child.signalCode}) before it started:\n${lines.join("\n")}`);
+    const ok = await fetch(new URL("/healthz", url)).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (performance.now() - started > 60_000) throw new Error(`the relay did not answer /healthz within 60 s:\n${lines.join("\n")}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** nodejs_heap_size_used_bytes and nodejs_heap_size_total_bytes from GET /metrics. */
+async function readHeap(url: URL, token: string | undefined): Promise<HeapReading> {
+  const response = await fetch(new URL("/metrics", url), token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`GET /metrics: HTTP ${response.status}`);
+  const text = await response.text();
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name} (\\S+)`, "m").exec(text);
+    if (!match) throw new Error(`GET /metrics has no ${name}`);
+    return Number(match[1]);
+  };
+  return { heapUsed: gauge("nodejs_heap_size_used_bytes"), heapTotal: gauge("nodejs_heap_size_total_bytes") };
 }
 
 /** SIGTERM, then SIGKILL when the relay has not exited within 8 s. */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: builds the relay, then measures it on loopback against a
- * Slack Web API stand-in — click-to-agent latency, throughput, memory with
- * many held long-polls, the Claude Code hook endpoint, and posting behind
+ * Slack Web API stand-in — click-to-agent latency, throughput, memory and per-request cost with
+ * 1,000 to 10,000 pending requests held by long-polls and answered by clicks (scale), the Claude Code hook endpoint, and posting behind
  * Slack's per-channel rate limit (ratelimit), and what a route's approver
  * policy adds to a click (policy) — with the memory store and with Redis, and
  * with --cluster on a Redis Cluster too. A benchmark, not a test: machines here are shared and
@@ -12,9 +12,11 @@
  * throwaway one of three masters (test/helpers/redis-cluster.ts), stopped at
  * the end.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,memory,hook,ratelimit,policy]
+ *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,policy]
  *                    [--memory] [--redis] [--cluster] (default: --memory --redis)
  *                    [--no-build] [--cpu-prof] [--log-level warn]
+ *                    [--node-flag=--max-semi-space-size=32 …]  (more node flags for the relay, to compare V8 settings)
+ *                    [--scale-levels 1000,10000]  (scale: the numbers of pending requests, a fresh relay each)
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
  * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
@@ -31,21 +33,21 @@ import { findRedisServer, startRedisServer, type RedisServer } from "../test/hel
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
 import { runRateLimit } from "./ratelimit.js";
-import { runMemory } from "./memory.js";
 import { runPolicy } from "./policy.js";
+import { runScale } from "./scale.js";
 import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
 import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "memory", "hook", "ratelimit", "policy"] as const;
+const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "policy"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
   default: {
     latency: { n: 1000, warmup: 200, rounds: 3 },
     throughput: { concurrency: 32, durationMs: 8000, warmupMs: 1500, rounds: 3 },
-    memory: { waiters: 10_000, warmup: 100 },
+    scale: { levels: [1000, 5000, 10_000], warmup: 100, probes: 200 },
     hook: { n: 500, warmup: 50, rounds: 3 },
     ratelimit: { n: 60, tightTimeoutSeconds: 30 },
     policy: { n: 1000, warmup: 200, rounds: 3 },
@@ -53,14 +55,14 @@ const PROFILES = {
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2 },
     throughput: { concurrency: 8, durationMs: 2000, warmupMs: 500, rounds: 2 },
-    memory: { waiters: 1000, warmup: 20 },
+    scale: { levels: [200, 1000], warmup: 20, probes: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
     ratelimit: { n: 10, tightTimeoutSeconds: 5 },
     policy: { n: 100, warmup: 20, rounds: 2 },
   },
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory] [--redis] [--cluster] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3]\n`;
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory] [--redis] [--cluster] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3] [--node-flag F …] [--scale-levels N,N]\n`;
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -73,7 +75,9 @@ function parseOptions(argv: string[]) {
       cluster: { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
-      "log-level": { type: "string", default: "warn" },
+      "node-flag": { type: "string", multiple: true },
+      "scale-levels": { type: "string" },
+      "log-level": { type: "string" },
       "slack-burst": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -93,7 +97,10 @@ function parseOptions(argv: string[]) {
     scenarios: (only.length > 0 ? only : SCENARIOS) as readonly Scenario[],
     stores,
     build: !values["no-build"],
+    nodeFlags: values["node-flag"] ?? [],
+    scaleLevels: values["scale-levels"] === undefined ? undefined : values["scale-levels"].split(",").map((v) => positiveInteger("--scale-levels", v.trim())),
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
+    /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README starts it (its default, info). */
     logLevel: values["log-level"],
     slackBurst: positiveInteger("--slack-burst", values["slack-burst"]),
   };
@@ -190,13 +197,13 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
     const log = progress(`${store} ${scenario}`);
     const target: TargetOptions = {
       store,
-      mainPath: join(ROOT, "dist", "main.js"),
+      root: ROOT,
       redisUrl,
       clusterNodes,
       redisPrefix: REDIS_PREFIX,
-      logLevel: options.logLevel,
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : scenario === "scale" ? {} : { logLevel: "warn" }),
       nodeFlags: [
-        ...(scenario === "memory" ? ["--expose-gc"] : []),
+        ...options.nodeFlags,
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
@@ -205,12 +212,14 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
     try {
       // Two relays side by side (with and without a config file): the scenario starts them itself.
       if (scenario === "policy") results.policy = await runPolicy(target, settings.policy, log);
+      // A fresh relay for each number of pending requests: the scenario starts them itself.
+      else if (scenario === "scale")
+        results.scale = await runScale(target, { ...settings.scale, ...(options.scaleLevels ? { levels: options.scaleLevels } : {}) }, log);
       else
         await withTarget(target, async ({ agent, relay, standIn }) => {
           log(`relay pid ${relay.pid} at ${relay.url.origin}`);
           if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
-          if (scenario === "memory") results.memory = await runMemory({ store, relay, standIn, agent }, settings.memory, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
           if (scenario === "hook") {
             const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");

@@ -14,15 +14,15 @@ export type StoreName = "memory" | "redis" | "cluster";
 
 export interface TargetOptions {
   store: StoreName;
-  /** dist/main.js of the built relay. */
-  mainPath: string;
+  /** The repository root: the relay runs as its `npm start` does (./relay-process.ts). */
+  root: string;
   redisUrl: string;
   /** REDIS_CLUSTER_NODES of the cluster (store "cluster"). */
   clusterNodes: string;
   /** Key prefix of this bench run (REDIS_PREFIX), removed at the end. */
   redisPrefix: string;
-  /** LOG_LEVEL of the relay. */
-  logLevel: string;
+  /** LOG_LEVEL of the relay; unset: the relay's default (info). */
+  logLevel?: string;
   /** Extra node flags for the relay (profiling). */
   nodeFlags?: string[];
   /** How the Slack stand-in behaves (rate limits, user groups). */
@@ -48,7 +48,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
   let agent: BenchAgent | undefined;
   try {
     relay = await startRelayProcess({
-      mainPath: options.mainPath,
+      root: options.root,
       nodeFlags: options.nodeFlags ?? [],
       env: {
         SLACK_BOT_TOKEN: "xoxb-bench-0000000000",
@@ -56,7 +56,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         SLACK_API_URL: standIn.apiUrl,
         SLACK_DEFAULT_CHANNEL: BENCH_CHANNEL,
         RELAY_TOKENS: `bench:${token}`,
-        LOG_LEVEL: options.logLevel,
+        ...(options.logLevel === undefined ? {} : { LOG_LEVEL: options.logLevel }),
         ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
         ...(options.store === "cluster" ? { REDIS_CLUSTER_NODES: options.clusterNodes, REDIS_PREFIX: options.redisPrefix } : {}),
         ...options.env,

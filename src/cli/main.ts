@@ -4,6 +4,9 @@
  * CLI touches the process: it reads process.env once, turns Ctrl-C and
  * SIGTERM into an abort (a second one exits at once) and sets the exit code.
  */
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import type { HeapControls } from "./heap.js";
 import { run } from "./run.js";
 
 const controller = new AbortController();
@@ -23,4 +26,20 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: process.stderr,
   signal: controller.signal,
   cwd: process.cwd(),
+  execArgv: process.execArgv,
+  heap: v8Heap(),
 });
+
+function v8Heap(): HeapControls {
+  return {
+    setFlags: setFlagsFromString,
+    usedHeapBytes: () => getHeapStatistics().used_heap_size,
+    onFullGc: (listener) => {
+      const observer = new PerformanceObserver((list) => {
+        if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) listener();
+      });
+      observer.observe({ entryTypes: ["gc"] });
+      return () => observer.disconnect();
+    },
+  };
+}

@@ -1,9 +1,12 @@
 /**
  * `approval-relay serve` (what `npm start` runs): starts the relay and stops
  * it cleanly on Ctrl-C or SIGTERM. The relay is loaded only here, so `ask`
- * and `hook` start fast and never load Slack or Redis code.
+ * and `hook` start fast and never load Slack or Redis code. Before loading
+ * it, serve starts following the V8 heap's growth (./heap.ts), so a relay
+ * holding thousands of long-polls does not balloon with garbage.
  */
 import { parseArgs } from "node:util";
+import { governHeap, growthGivenOnCommandLine } from "./heap.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
 
@@ -19,6 +22,15 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return 0;
   }
+  const stopHeap = io.heap && !growthGivenOnCommandLine(io.execArgv ?? []) ? governHeap(io.heap) : () => {};
+  try {
+    return await runRelay(io);
+  } finally {
+    stopHeap();
+  }
+}
+
+async function runRelay(io: CliIo): Promise<number> {
   const { startRelay } = await import("../main.js");
   let relay: Awaited<ReturnType<typeof startRelay>>;
   try {

@@ -108,6 +108,38 @@ describe("logger", () => {
     expect(lines[0]).not.toMatch(/s3cr3t-pw|s3nt-pw|top-pw/);
   });
 
+  it("censors the fields REDACTED_PATHS names, at the top, one level down and in headers, and leaves the caller's objects as they were", () => {
+    const { logger, entries } = capture();
+    const fields = {
+      token: "t-top",
+      botToken: "t-bot",
+      signingSecret: "t-signing",
+      call: { token: "t-one", authorization: "Basic t-auth", kept: "visible", headers: { authorization: "Bearer t-hdr", accept: "json" } },
+      req: { headers: { cookie: "t-cookie", authorization: "Bearer t-req" } },
+      tokenName: "my-agent",
+      absent: { token: undefined },
+    };
+    const before = JSON.stringify(fields);
+    logger.info(fields, "call made");
+    expect(entries()[0]).toMatchObject({
+      token: "[redacted]",
+      botToken: "[redacted]",
+      signingSecret: "[redacted]",
+      call: { token: "[redacted]", authorization: "[redacted]", kept: "visible", headers: { authorization: "[redacted]", accept: "json" } },
+      req: { headers: { cookie: "[redacted]", authorization: "[redacted]" } },
+      tokenName: "my-agent",
+    });
+    expect(entries()[0]!.absent).toEqual({});
+    expect(JSON.stringify(fields)).toBe(before);
+  });
+
+  it("scrubs Slack tokens from a child logger's bindings too (the relay's one child binds requestId, method and path)", () => {
+    const { logger, lines } = capture();
+    logger.child({ requestId: "r-1", method: "GET", path: `/v1/requests/${BOT}` }).info("request finished");
+    expect(lines[0]).not.toContain(BOT.slice(5));
+    expect(lines[0]).toContain("/v1/requests/xoxb-[redacted]");
+  });
+
   it("logs a refused Redis sign-in without the password ioredis attaches to the error (the HELLO it sent)", () => {
     const { logger, lines, entries } = capture();
     const error = Object.assign(new Error("WRONGPASS invalid username-password pair or user is disabled."), {
@@ -155,7 +187,7 @@ describe("logger", () => {
     expect(() => logger.error({ error: cyclic }, "background task failed")).not.toThrow();
     expect(() => logger.warn({ n: 10n }, "big number")).not.toThrow();
     expect(entries()).toMatchObject([
-      { time: "2024-01-02T03:04:05.678Z", level: "error", msg: "background task failed", error: { name: "loop", self: { self: "[Circular]" } } },
+      { time: "2024-01-02T03:04:05.678Z", level: "error", msg: "background task failed", error: { name: "loop", self: "[Circular]" } },
       { time: "2024-01-02T03:04:05.678Z", level: "warn", msg: "big number", n: 10 },
     ]);
   });
