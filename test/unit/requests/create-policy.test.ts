@@ -8,7 +8,7 @@
  * found before any lookup.
  */
 import { describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { createPolicy } from "../../../src/requests/create-policy.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
 import { RelayError } from "../../../src/requests/errors.js";
