@@ -66,7 +66,7 @@ export const VARIABLES = {
   SLACK_BOT_TOKEN: {
     schema: slackToken("xoxb-"),
     hint: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
-    about: "The bot token (`xoxb-…`) the relay posts and reads with. Required.",
+    about: "The bot token (`xoxb-…`) the relay posts and reads with.",
     secret: true,
   },
   SLACK_APP_TOKEN: {
@@ -84,7 +84,7 @@ export const VARIABLES = {
   RELAY_TOKENS: {
     schema: namedTokens,
     hint: `set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); ${TOKEN_RULE}`,
-    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester. Required.`,
+    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester.`,
     secret: true,
   },
   RELAY_ADMIN_TOKENS: {
