@@ -12,7 +12,7 @@ import { AlwaysAllowScope } from "../requests/vocabulary.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
 import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
-import { bearerToken, commaList, namedTokens, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
+import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
 
 export interface Variable {
   /** Parses the variable's text (absent when unset or empty). */
@@ -58,7 +58,7 @@ const redisUser = z
   .string()
   .regex(/^\S{1,128}$/)
   .optional();
-const redisPassword = z.string().min(1).max(512).optional();
+const redisPassword = ruled((value) => (value.length > 512 ? refuse(`it is ${value.length} characters long, not 1 to 512`) : value)).optional();
 const TOKEN_RULE = `tokens need ${TOKEN_LENGTH.min}+ characters`;
 
 /** In the order the start checks them: the first wrong one is the one named. */

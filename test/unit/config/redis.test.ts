@@ -126,6 +126,13 @@ describe("REDIS_SENTINELS and REDIS_SENTINEL_NAME", () => {
     expect(line.startsWith(`${name} is invalid: `)).toBe(true);
     expect(line).toContain(fix);
   });
+
+  it.each(["REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD"])("says which rule a refused %s broke, never quoting it", (name) => {
+    const password = `${PASSWORD}${"x".repeat(500)}`;
+    const line = lineFor({ ...sentinels, [name]: password });
+    expect(line.startsWith(`${name} is invalid: it is 521 characters long, not 1 to 512; `), line).toBe(true);
+    expect(line).not.toContain("xxxxxxxx");
+  });
 });
 
 describe("REDIS_CLUSTER_NODES", () => {
