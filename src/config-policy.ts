@@ -1,5 +1,5 @@
 /**
- * The policy keys of a config-file route (DESIGN §7): who may answer
+ * The policy keys of a config-file route (docs/architecture.md §7): who may answer
  * (`approvers`), how many must agree (`quorum`), whether the requester may
  * (`selfApproval`), and when the thread reminds and escalates. Their
  * schemas, and the checks no schema can make alone because they look across
@@ -19,7 +19,7 @@ export type SelfApproval = z.infer<typeof SelfApproval>;
 export const AfterSeconds = z.number().int().min(1).max(MAX_TIMEOUT_SECONDS);
 
 /**
- * An escalation (DESIGN §7): `after` seconds past posting, its users and
+ * An escalation (docs/architecture.md §7): `after` seconds past posting, its users and
  * groups become approvers too and are mentioned in the thread; with a
  * `channel`, a message linking to the request is posted there as well.
  */
