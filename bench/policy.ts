@@ -1,5 +1,5 @@
 /**
- * What a route's approver policy costs a click (issue 8, DESIGN §7): click →
+ * What a route's approver policy costs a click (issue 8, docs/architecture.md §7): click →
  * agent on two relays side by side, one started with a RELAY_CONFIG_FILE
  * whose route the bench's requests match and which names the approvers
  * (a user by id who is not the clicker, and a user group the clicker is in,

@@ -1,6 +1,6 @@
 /**
  * The benchmark's output: one readable table per measurement on stdout, and
- * the same figures as a markdown block to paste into the README, with the
+ * the same figures as a markdown block to paste into bench/RESULTS.md, with the
  * machine they were measured on and whether each target was met.
  */
 import type { HookResult } from "./hook.js";

@@ -19,7 +19,7 @@
  *                    [--scale-levels 1000,10000]  (scale: the numbers of pending requests, a fresh relay each)
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
- * Progress goes to stderr; the tables and a README-ready markdown block to stdout.
+ * Progress goes to stderr; the tables and a markdown block for bench/RESULTS.md to stdout.
  * --cpu-prof writes the relay's V8 CPU profiles (open them in Chrome DevTools);
  * profiling slows the relay, so its figures are not the ones to publish.
  */
@@ -100,7 +100,7 @@ function parseOptions(argv: string[]) {
     nodeFlags: values["node-flag"] ?? [],
     scaleLevels: values["scale-levels"] === undefined ? undefined : values["scale-levels"].split(",").map((v) => positiveInteger("--scale-levels", v.trim())),
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
-    /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README starts it (its default, info). */
+    /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README's quick start starts it (its default, info). */
     logLevel: values["log-level"],
     slackBurst: positiveInteger("--slack-burst", values["slack-burst"]),
   };

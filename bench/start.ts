@@ -8,7 +8,7 @@
  *   - npm alone: `npm run env` (npm's own start, a script run and exit; none of our code)
  * The Slack Web API is a loopback stand-in answering auth.test; memory store.
  * A measurement, not a test: medians and spread of the rounds, with the load
- * average, for the README.
+ * average, for bench/RESULTS.md.
  *
  *   npm run bench:start -- [--rounds 15]
  */

@@ -1,9 +1,9 @@
 /**
  * The CLI's help text and exit codes, in one place so `--help`, misuse
- * messages and the README say the same thing.
+ * messages and docs/integrations.md say the same thing.
  */
 
-/** Exit codes of `approval-relay ask` (DESIGN §1). */
+/** Exit codes of `approval-relay ask` (docs/architecture.md §1). */
 export const EXIT = {
   /** Yes, or an answer was given (--choice, --text). */
   yes: 0,

@@ -1,7 +1,7 @@
 /**
  * For tools that return `InteractiveQuestion[]`: ask them in Slack and hand
  * back the answers keyed by question id, or a clear error when no one
- * answered (DESIGN §2, interactive_questions).
+ * answered (docs/architecture.md §2, interactive_questions).
  */
 import { InteractiveQuestionsDecision, type InteractiveAnswer } from "../protocol/decisions.js";
 import type { AgentInfo, Labels, RequestedBy } from "../protocol/request-body.js";

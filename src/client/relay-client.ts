@@ -1,5 +1,5 @@
 /**
- * The agent's side of the HTTP API (DESIGN §3): create a request, long-poll
+ * The agent's side of the HTTP API (docs/architecture.md §3): create a request, long-poll
  * it until it ends, cancel it, and forward a Claude Code hook call. Built to
  * outlive the relay's restarts and the network's blips: every call retries
  * with backoff, and `wait` keeps polling until the request has ended, so an

@@ -1,6 +1,6 @@
 /**
  * A PreToolUse hook for the Claude Agent SDK that asks a person y / n / q in
- * Slack before each tool call (DESIGN §2, step_gate). The SDK lets the tool
+ * Slack before each tool call (docs/architecture.md §2, step_gate). The SDK lets the tool
  * run when a hook callback times out, so the gate answers deny by itself a
  * few seconds before the matcher's timeout; register it with
  * `onFailure: 'block'` and that same timeout.

@@ -1,5 +1,5 @@
 /**
- * The config file (RELAY_CONFIG_FILE, DESIGN §7): YAML or JSON (JSON is
+ * The config file (RELAY_CONFIG_FILE, docs/architecture.md §7): YAML or JSON (JSON is
  * YAML, so one parser reads both). Its top level holds environment-variable
  * names (`PORT: 8080`, as before routes existed; the environment wins over
  * them) plus `routes` (first match wins) and `default`, read with the

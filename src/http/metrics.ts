@@ -1,5 +1,5 @@
 /**
- * The relay's Prometheus metrics (GET /metrics, DESIGN §8), on prom-client.
+ * The relay's Prometheus metrics (GET /metrics, docs/architecture.md §8), on prom-client.
  * Each relay has its own Registry, never prom-client's global one, so several
  * relays in one process (tests) keep their own counts. The domain and the
  * adapters never import prom-client: they get the narrow recorders this

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI operations of the routes agents call (DESIGN §3): create, read
+ * The OpenAPI operations of the routes agents call (docs/architecture.md §3): create, read
  * (long-poll) and cancel a request, and the Claude Code hook, from the same
  * zod schemas the routes parse requests with and build replies by. Placed in
  * the document at the paths of the route list (./api.ts) by ./openapi.ts.

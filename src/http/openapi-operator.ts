@@ -1,5 +1,5 @@
 /**
- * The OpenAPI operations of the routes operators use (DESIGN §7):
+ * The OpenAPI operations of the routes operators use (docs/architecture.md §7):
  * `GET /v1/requests` (list), `GET /v1/audit` and the "Allow for a while"
  * rules (`GET /v1/rules`, `DELETE /v1/rules/{id}`), from the same schemas the
  * routes reply by (src/protocol/operator.ts), and health, readiness and

@@ -1,6 +1,6 @@
 /**
  * What a request's answer looks like on the wire: one decision shape per kind
- * (DESIGN §2), exactly what the agent receives, plus the fixed y / n / q texts
+ * (docs/architecture.md §2), exactly what the agent receives, plus the fixed y / n / q texts
  * agents see for the step gate. Shared by the relay, the client library and
  * the CLI.
  */

@@ -1,5 +1,5 @@
 /**
- * What operators read with admin tokens (DESIGN §7): the audit log
+ * What operators read with admin tokens (docs/architecture.md §7): the audit log
  * (`GET /v1/audit`), the list of requests (`GET /v1/requests`) and the
  * "Allow for a while" rules (`GET /v1/rules`, `DELETE /v1/rules/{id}`). One
  * definition of each wire shape, shared by the relay (which builds its

@@ -1,5 +1,5 @@
 /**
- * The request bodies agents send (DESIGN §2, §3). Zod schemas are the one
+ * The request bodies agents send (docs/architecture.md §2, §3). Zod schemas are the one
  * source of the request types and of their field limits; the relay parses
  * every body with them, and the client library and the CLI write bodies
  * (and cut long texts) by the same numbers.
@@ -28,7 +28,7 @@ export const LIMITS = {
   cwd: 2000,
 } as const;
 
-/** Limits of `labels` (DESIGN §7): how many, and the longest key and value (characters). */
+/** Limits of `labels` (docs/architecture.md §7): how many, and the longest key and value (characters). */
 export const LABEL_LIMITS = { count: 20, key: 64, value: 256 } as const;
 
 const text = (max: number) => z.string().max(max);
@@ -66,7 +66,7 @@ export const SlackUserId = z.string().regex(/^[UW][A-Z0-9]{2,30}$/, "must be a S
 /** A Slack user group id (S…): approvers by group. Never a handle. */
 export const SlackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,30}$/, "must be a Slack user group id such as S0123ABCD (ids, never handles)");
 
-/** Most approvers a route or a request may list, of each sort, and the largest quorum (DESIGN §7). */
+/** Most approvers a route or a request may list, of each sort, and the largest quorum (docs/architecture.md §7). */
 export const APPROVER_LIMITS = { users: 100, usergroups: 20, quorum: 20 } as const;
 
 /**
@@ -80,7 +80,7 @@ export const ApproverList = z.strictObject({
 });
 export type ApproverList = z.infer<typeof ApproverList>;
 
-/** Distinct approvals a request needs (DESIGN §7: one person counts once, any deny ends it). */
+/** Distinct approvals a request needs (docs/architecture.md §7: one person counts once, any deny ends it). */
 export const Quorum = z.number().int().min(1).max(APPROVER_LIMITS.quorum);
 
 /** The person a request is made for, by Slack user id or by email (resolved with users.lookupByEmail). */
@@ -110,7 +110,7 @@ export const Labels = z.record(z.string(), z.string().max(LABEL_LIMITS.value)).s
 });
 export type Labels = z.infer<typeof Labels>;
 
-/** Fields every kind shares (DESIGN §3). */
+/** Fields every kind shares (docs/architecture.md §3). */
 const common = {
   channel: SlackChannelId.optional(),
   title: text(LIMITS.title).optional(),

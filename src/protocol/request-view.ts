@@ -1,5 +1,5 @@
 /**
- * What the relay answers about a request (DESIGN §3): the view that
+ * What the relay answers about a request (docs/architecture.md §3): the view that
  * `GET /v1/requests/:id` returns, the 201 reply to a create, and the error
  * body of every refusal. The relay builds its replies typed by these
  * schemas; the client library parses every reply with them, because the
@@ -49,7 +49,7 @@ export const RequestView = z.object({
   /** ISO 8601 time of the answer. */
   answeredAt: z.string().optional(),
   slack: SlackRef.optional(),
-  /** Approvals counted so far, oldest first, on a request that needs several (DESIGN §7). */
+  /** Approvals counted so far, oldest first, on a request that needs several (docs/architecture.md §7). */
   approvals: z.array(z.object({ person: Person, /** ISO 8601 time. */ at: z.string() })).optional(),
   /** Why the request failed or was cancelled. */
   error: z.string().optional(),

@@ -1,6 +1,6 @@
 /**
  * A person's answer to a pending request, from the check of who they are to
- * the store step it makes (DESIGN §7). Every answer path — a button, a modal
+ * the store step it makes (docs/architecture.md §7). Every answer path — a button, a modal
  * submission, a thread reply — comes through here, so the rules hold
  * whichever way a person answers:
  *

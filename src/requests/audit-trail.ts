@@ -1,5 +1,5 @@
 /**
- * The audit trail as the rest of the relay uses it (DESIGN §7): the service
+ * The audit trail as the rest of the relay uses it (docs/architecture.md §7): the service
  * records each event of a request's life here, and `GET /v1/audit` reads
  * them back a page at a time.
  *

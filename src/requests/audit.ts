@@ -1,5 +1,5 @@
 /**
- * The audit trail (DESIGN §7): every event of a request's life, who caused
+ * The audit trail (docs/architecture.md §7): every event of a request's life, who caused
  * it and why, appended to a bounded log that operators read with admin
  * tokens (`GET /v1/audit`, `approval-relay audit`). The domain owns the
  * contract; the memory and Redis Stream logs implement it (src/store).

@@ -1,5 +1,5 @@
 /**
- * The policy a new request is created under (DESIGN §7): its route's
+ * The policy a new request is created under (docs/architecture.md §7): its route's
  * approvers, quorum, selfApproval, reminders and escalations (a route's own
  * keys replace the default route's one by one), narrowed by the request's
  * own `approvers` and `quorum`, and the person it is made for

@@ -1,5 +1,5 @@
 /**
- * Who sees which requests (DESIGN §7): an admin token (an operator) every
+ * Who sees which requests (docs/architecture.md §7): an admin token (an operator) every
  * request, an agent token only the ones it created; and the list of them,
  * newest first, that `GET /v1/requests` returns. Another token's request is
  * to an agent token as if it did not exist.

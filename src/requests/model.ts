@@ -22,7 +22,7 @@ export const RequestPolicy = z.object({
 });
 export type RequestPolicy = z.infer<typeof RequestPolicy>;
 
-/** One counted approval of a request that needs several (DESIGN §7). */
+/** One counted approval of a request that needs several (docs/architecture.md §7). */
 export const Approval = z.object({
   person: Person,
   /** Unix time in milliseconds. */

@@ -1,5 +1,5 @@
 /**
- * Everyone told (DESIGN §7): when a request with a Slack message ends, a
+ * Everyone told (docs/architecture.md §7): when a request with a Slack message ends, a
  * reply in its thread records the outcome, who decided and when (so the
  * channel keeps the history; an expiry says so too), and the person it was
  * made for (its requestedBy) gets a DM with the outcome and a link to the

@@ -1,6 +1,6 @@
 /**
  * Who may answer a request, how many must agree, and when its thread
- * reminds and escalates (DESIGN §7), all read from the policy the record was
+ * reminds and escalates (docs/architecture.md §7), all read from the policy the record was
  * created under, so every instance and every answer path (button, modal
  * submit, thread reply) applies the same rules. Pure, but for user group
  * membership, which the PeopleDirectory serves from its cache.

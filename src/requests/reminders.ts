@@ -1,5 +1,5 @@
 /**
- * Reminders and escalations (DESIGN §7): at each reminder time the request's
+ * Reminders and escalations (docs/architecture.md §7): at each reminder time the request's
  * thread mentions the approvers and says how long is left; at an escalation
  * its people and groups become approvers too (./policy.ts approversAt) and
  * are mentioned, and where it names a channel a message linking to the

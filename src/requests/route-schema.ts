@@ -1,5 +1,5 @@
 /**
- * What an approver route is (DESIGN §7): the `match` a request is tested
+ * What an approver route is (docs/architecture.md §7): the `match` a request is tested
  * against, where matched requests may be posted, and the policy keys as an
  * operator writes them (`approvers: any`, `allowRules: true`, …), with the
  * checks one route can make on itself (an approver list that names nobody,

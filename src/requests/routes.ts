@@ -1,5 +1,5 @@
 /**
- * Approver routes (DESIGN §7), the part that applies at create: which of the
+ * Approver routes (docs/architecture.md §7), the part that applies at create: which of the
  * operator's routes a new request falls under (first match wins, no match →
  * the `default` route) and where the route lets it be posted. A route's
  * `channel` is binding, so an agent cannot send its own request to a lenient

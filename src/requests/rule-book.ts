@@ -1,5 +1,5 @@
 /**
- * "Allow for a while" (DESIGN §7): the rules people create with **Allow for
+ * "Allow for a while" (docs/architecture.md §7): the rules people create with **Allow for
  * 15 min**, how a new request is matched against them, and their listing and
  * revocation (HTTP `GET/DELETE /v1/rules`, App Home). The service creates
  * one over the RuleStore and calls it at create and on a rule click.

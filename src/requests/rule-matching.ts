@@ -1,6 +1,6 @@
 /**
  * Which requests "Allow for a while" rules concern, as pure functions of
- * the record (DESIGN §7), so the message that offers the button, the click
+ * the record (docs/architecture.md §7), so the message that offers the button, the click
  * that creates a rule and the create that a rule answers all apply the same
  * conditions:
  *

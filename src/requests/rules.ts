@@ -1,5 +1,5 @@
 /**
- * "Allow for a while" rules (DESIGN §7): what a person's click on **Allow
+ * "Allow for a while" rules (docs/architecture.md §7): what a person's click on **Allow
  * for 15 min** leaves behind, and the RuleStore contract that keeps them,
  * owned here and implemented by the memory and Redis rule stores
  * (src/store/memory-rules.ts, redis-rules.ts), shared by every instance on

@@ -42,7 +42,7 @@ export interface RequestServiceDeps {
    * relay_slack_unavailable and are not created.
    */
   directory?: PeopleDirectory;
-  /** Where every event of a request's life goes (DESIGN §7); none → not audited. */
+  /** Where every event of a request's life goes (docs/architecture.md §7); none → not audited. */
   audit?: AuditRecorder;
   /** Counts requests created and ended (GET /metrics); none → not counted. */
   metrics?: RequestMetrics;

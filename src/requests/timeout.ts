@@ -1,5 +1,5 @@
 /**
- * What happens when nobody answers in time (DESIGN §7, a route's
+ * What happens when nobody answers in time (docs/architecture.md §7, a route's
  * `onTimeout`). By default (`deny`) an expired request carries no decision
  * and every consumer denies. Under `halt` the expiry also stops the agent,
  * so it does not go on to try the next tool: a step gate carries the

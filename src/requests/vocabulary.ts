@@ -1,5 +1,5 @@
 /**
- * The words of approver policy (DESIGN §7): what Always allow may grant,
+ * The words of approver policy (docs/architecture.md §7): what Always allow may grant,
  * whether the requester may answer, when a thread reminds and escalates, how
  * long an "Allow for a while" rule lasts, what an expired request carries,
  * and the policy keys a request is created under. They belong to the domain:
@@ -22,7 +22,7 @@ export type SelfApproval = z.infer<typeof SelfApproval>;
 export const AfterSeconds = z.number().int().min(1).max(MAX_TIMEOUT_SECONDS);
 
 /**
- * An escalation (DESIGN §7): `after` seconds past posting, its users and
+ * An escalation (docs/architecture.md §7): `after` seconds past posting, its users and
  * groups become approvers too and are mentioned in the thread; with a
  * `channel`, a message linking to the request is posted there as well.
  */

@@ -23,7 +23,7 @@
  * the relay's own chatter never makes an agent's question miss its deadline.
  *
  * Pacing is per relay instance: instances sharing Redis do not share it,
- * each honours the 429s it gets (see README Operations).
+ * each honours the 429s it gets (see docs/operations.md, Slack rate limits).
  */
 import { defaultSleep } from "./retry.js";
 

@@ -25,7 +25,7 @@ import { settleBefore } from "../protocol/timing.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../requests/directory.js";
 import { classifySlackError } from "./retry.js";
 
-/** Oldest group membership ever served (ms), as DESIGN §7 allows. */
+/** Oldest group membership ever served (ms), as docs/architecture.md §7 allows. */
 export const MEMBERS_MAX_AGE_MS = 60_000;
 /** A membership read older than this (ms) is served and refreshed in the background, so the next click finds a fresh one. */
 export const MEMBERS_REFRESH_AFTER_MS = 45_000;

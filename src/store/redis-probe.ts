@@ -10,7 +10,7 @@
  * A store that does not answer yet (starting, failing over) is asked again
  * until `windowMs` pass, and then the start stops too: a relay that cannot
  * reach its store cannot check its settings, and its orchestrator starts it
- * again. (A running relay rides out an outage instead: README "When Redis is
+ * again. (A running relay rides out an outage instead: docs/operations.md "When Redis is
  * down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";

@@ -78,7 +78,7 @@ rm -rf "$dir"
 exit $status
 `;
 
-/** The README's ACL user for the relay as redis-server arguments: user `relay`, every command but the dangerous ones (INFO given back), on `prefix`'s keys and channel only. */
+/** docs/operations.md's ACL user for the relay as redis-server arguments: user `relay`, every command but the dangerous ones (INFO given back), on `prefix`'s keys and channel only. */
 export function relayAclUser(prefix: string, password: string): string[] {
   return ["--user", "relay", "on", `>${password}`, `~${prefix}:*`, `&${prefix}:*`, "+@all", "-@dangerous", "+info"];
 }

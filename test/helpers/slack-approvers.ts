@@ -1,5 +1,5 @@
 /**
- * What the Slack tests of who may answer (DESIGN §7) share on top of
+ * What the Slack tests of who may answer (docs/architecture.md §7) share on top of
  * slack-relay.ts: clicks by a given person (a Slack Connect guest too), the
  * agent's long-poll watched while people click, Slack's user group replies,
  * and the ephemeral notices people got.

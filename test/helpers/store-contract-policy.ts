@@ -1,5 +1,5 @@
 /**
- * The store contract for DESIGN §7, run from store-contract.ts against
+ * The store contract for docs/architecture.md §7, run from store-contract.ts against
  * every store: approvals counted towards a quorum (one atomic step with the
  * final answer), pending message updates, the reminder queue (leased like
  * the callbacks, dropped by every step that ends a request) and the listing.

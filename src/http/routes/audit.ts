@@ -1,5 +1,5 @@
 /**
- * `GET /v1/audit?since=&after=&requestId=&limit=` (DESIGN §7), for admin
+ * `GET /v1/audit?since=&after=&requestId=&limit=` (docs/architecture.md §7), for admin
  * tokens only: the audit trail's events, oldest first, a page at a time
  * (`next` → the `after` of the next page). Thin: parse the query (every bad
  * parameter a 400 naming it), read the AuditTrail, render the events.

@@ -1,5 +1,5 @@
 /**
- * POST /v1/hooks/claude-code (DESIGN §3): a Claude Code `http` hook. Thin:
+ * POST /v1/hooks/claude-code (docs/architecture.md §3): a Claude Code `http` hook. Thin:
  * parses the hook URL's query and the hook input (a bad `?timeout=`,
  * `&channel=` or input is a 4xx before anything is created), hands the call
  * to HookCalls (src/requests/hooks/calls.ts), which holds it until a person

@@ -1,5 +1,5 @@
 /**
- * The agent API (DESIGN §3): create, read (long-poll) and cancel requests.
+ * The agent API (docs/architecture.md §3): create, read (long-poll) and cancel requests.
  * Thin: parse and check the input, call the RequestService, render its record.
  *
  * Status codes of POST /v1/requests: 201 for a new request; 200 when the
@@ -13,6 +13,11 @@
  * long-poll on a request still pending, is 503 relay_shutting_down with
  * Retry-After (the client library retries it, reaching another instance);
  * plain reads and cancels are served.
+ *
+ * Cancelling is idempotent: a DELETE of a request already cancelled answers
+ * 200 with it as it is (a client retrying a DELETE whose reply was lost reaches
+ * the state it asked for); one that was answered, expired or failed is a 409
+ * with the request.
  *
  * A request made with another agent token is reported as not found, exactly
  * as an unknown id, so its existence does not leak. Admin tokens (operators)

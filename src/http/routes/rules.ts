@@ -1,5 +1,5 @@
 /**
- * "Allow for a while" rules over HTTP (DESIGN §7): `GET /v1/rules` lists the
+ * "Allow for a while" rules over HTTP (docs/architecture.md §7): `GET /v1/rules` lists the
  * live ones, newest first, and `DELETE /v1/rules/{id}` revokes one. An admin
  * token sees and revokes every rule (revoking only takes a permission away,
  * so it is no write admin tokens are kept from); an agent token only the

@@ -1,6 +1,6 @@
 /**
  * A Claude Code hook call, from its parsed input to the hook JSON it is
- * answered with (DESIGN §3). The HTTP route parses and renders; this holds
+ * answered with (docs/architecture.md §3). The HTTP route parses and renders; this holds
  * the call, and is what shutdown asks to let go.
  *
  * - The call opens (or joins) the request it stands for: a retry of the same

@@ -1,5 +1,5 @@
 /**
- * The hook JSON Claude Code reads back (DESIGN §3), from how the request
+ * The hook JSON Claude Code reads back (docs/architecture.md §3), from how the request
  * ended. Fail closed: only a person's allow (or y) lets the tool run;
  * expired, cancelled, failed or unusable outcomes deny with a message that
  * says why, which the model (PreToolUse) or the transcript (PermissionRequest)

@@ -1,6 +1,6 @@
 /**
  * What a Claude Code hook call becomes in the relay: PermissionRequest → a
- * `permission` request, PreToolUse → a `step_gate` request (DESIGN §3), and
+ * `permission` request, PreToolUse → a `step_gate` request (docs/architecture.md §3), and
  * the idempotency key that makes a retried hook call join the request the
  * first call made instead of posting twice.
  */

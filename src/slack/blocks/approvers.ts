@@ -1,6 +1,6 @@
 /**
  * Who a request is for and who may answer it, as its message shows them
- * (DESIGN §7): "For <@U…>" and, while pending, "Who may answer: <@U…>,
+ * (docs/architecture.md §7): "For <@U…>" and, while pending, "Who may answer: <@U…>,
  * <!subteam^S…> · needs 2 approvals · any deny ends it · not <@U…>, who
  * asked for it"; on a request that needs several approvals, the count so
  * far ("Approvals 1 of 2: <@alice>"), pending and ended. The policy's own

@@ -1,5 +1,5 @@
 /**
- * The ephemeral texts a person gets when their answer was refused (DESIGN
+ * The ephemeral texts a person gets when their answer was refused (docs/architecture.md
  * §7: they are told who may answer, and nothing changed) or counted towards
  * a quorum. Pure: the listeners post them (src/slack/listeners/notices.ts).
  * Mentions come only from ids (./people.ts); no agent text appears here.

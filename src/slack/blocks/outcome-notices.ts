@@ -1,6 +1,6 @@
 /**
  * What the relay says once a request ended, beside rewriting its message
- * (DESIGN §7, everyone told): a reply in the message's thread with the
+ * (docs/architecture.md §7, everyone told): a reply in the message's thread with the
  * outcome, who decided and when (so the thread keeps the history; an expiry
  * says so too), and a DM to the person the request was made for with the
  * outcome and a link to the message. Pure; the messenger sends them

@@ -63,7 +63,7 @@ export function alwaysAllowSections(record: RequestRecord): string[] {
 }
 
 /**
- * True when the message offers Always allow: one approval decides (DESIGN
+ * True when the message offers Always allow: one approval decides (docs/architecture.md
  * §7: a quorum offers Approve / Deny only), something to grant, and every
  * granted rule can be shown in full (in the message, or else in the confirm
  * modal). Rules too long to show anywhere are not offered: fail closed.

@@ -1,6 +1,6 @@
 /**
  * What the relay says when a request's reminder or escalation is due
- * (DESIGN §7): a thread reply that mentions who may answer at that moment
+ * (docs/architecture.md §7): a thread reply that mentions who may answer at that moment
  * and how long is left, and, for an escalation with a `channel`, a post
  * there linking to the request's message. Pure; the reminder worker posts
  * them. Mentions come only from ids (./people.ts); the one line of agent

@@ -1,5 +1,5 @@
 /**
- * What "Allow for a while" rules look like in Slack (DESIGN §7): the
+ * What "Allow for a while" rules look like in Slack (docs/architecture.md §7): the
  * **Allow for 15 min** button beside Allow / Yes, the ephemeral notice its
  * clicker gets once the rule is saved (or could not be), and the thread
  * reply that counts the rule's uses. Pure; the listeners and the messenger

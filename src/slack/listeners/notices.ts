@@ -53,7 +53,7 @@ export async function tellPerson(deps: ListenerDeps, target: NoticeTarget, text:
   }
 }
 
-/** Why the person may not answer this request, and who may (DESIGN §7). */
+/** Why the person may not answer this request, and who may (docs/architecture.md §7). */
 export function refusalNotice(record: RequestRecord, refusal: Refusal): string {
   return `🔒 ${refusalText(refusal, record)}`;
 }

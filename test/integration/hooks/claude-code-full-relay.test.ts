@@ -1,7 +1,7 @@
 /**
  * End to end for Claude Code users: the real Claude Code (bundled with the
  * Agent SDK, run offline against the fake-anthropic stand-in) configured with
- * the README's `type: "http"` hook snippet (Authorization header through
+ * docs/integrations.md's `type: "http"` hook snippet (Authorization header through
  * allowedEnvVars, `onFailure: "block"`, `?timeout=`), pointed at the whole
  * relay as `approval-relay serve` runs it; the person answers with signed
  * Slack clicks on the message the relay posted. No canUseTool: the hook is
@@ -46,7 +46,7 @@ afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-/** The README's settings.json snippet for one hook event, pointed at the relay. */
+/** docs/integrations.md's settings.json snippet for one hook event, pointed at the relay. */
 function readmeSettings(event: "PreToolUse" | "PermissionRequest"): Settings {
   const hook = {
     type: "http" as const,

@@ -1,7 +1,7 @@
 /**
  * The real Claude Code (bundled with the Agent SDK, run offline against the
  * fake-anthropic stand-in) with the relay as its `http` hook, configured
- * exactly as the README's settings.json snippet: the hook input reaches the
+ * exactly as docs/integrations.md's settings.json snippet: the hook input reaches the
  * relay, the person's answer decides what Claude Code does, and the relay's
  * deny arrives before Claude Code's own hook timeout. Also proves the
  * fixtures are what Claude Code sends: the request the relay makes from the
@@ -40,7 +40,7 @@ afterEach(async () => {
 
 type HookEvent = "PreToolUse" | "PermissionRequest";
 
-/** The README snippet for one event, pointed at the test relay. */
+/** The docs/integrations.md snippet for one event, pointed at the test relay. */
 function readmeHooks(event: HookEvent, timeout: number): Settings["hooks"] {
   const hook = {
     type: "http" as const,

@@ -1,6 +1,6 @@
 /**
  * POST /v1/hooks/claude-code when no one answers under a route's
- * `onTimeout: halt` (DESIGN §7), over real HTTP with the JSON Claude Code
+ * `onTimeout: halt` (docs/architecture.md §7), over real HTTP with the JSON Claude Code
  * sends: the expired request carries the decision that stops the agent, and
  * the held call answers with it; under another route the deny is the usual
  * one and the turn goes on.

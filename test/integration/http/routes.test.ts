@@ -1,5 +1,5 @@
 /**
- * Approver routes through the real HTTP app (DESIGN §7): a route's channel
+ * Approver routes through the real HTTP app (docs/architecture.md §7): a route's channel
  * is binding, on POST /v1/requests and on the Claude Code hook's ?channel=,
  * so an agent cannot send its own request to a lenient person's DM; a
  * refusal is a 400 on `channel` and changes nothing. The matched route and

@@ -1,5 +1,5 @@
 /**
- * The operator's policy from end to end (DESIGN §7): the whole relay as
+ * The operator's policy from end to end (docs/architecture.md §7): the whole relay as
  * `approval-relay serve` runs it (src/main.ts), with a RELAY_CONFIG_FILE in
  * YAML, the agent API over HTTP and Slack's Web API on the loopback
  * stand-in (which also answers user group members and email lookups). A

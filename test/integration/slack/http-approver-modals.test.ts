@@ -1,5 +1,5 @@
 /**
- * Who may answer, for answers given through a modal (DESIGN §7), through the
+ * Who may answer, for answers given through a modal (docs/architecture.md §7), through the
  * real Bolt HTTP receiver: the person is checked before the modal opens (a
  * non-approver gets no modal) and again when they submit it, since who may
  * answer can change in between (a user group loses them, the request is

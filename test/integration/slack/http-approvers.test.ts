@@ -1,5 +1,5 @@
 /**
- * Who may answer (DESIGN §7), through the real Bolt HTTP receiver: routes as
+ * Who may answer (docs/architecture.md §7), through the real Bolt HTTP receiver: routes as
  * an operator writes them in RELAY_CONFIG_FILE, signed clicks and thread
  * replies from approvers, strangers, people who share an approver's name,
  * Slack Connect guests and the person a request is for. A refused person is

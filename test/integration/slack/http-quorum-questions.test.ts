@@ -1,5 +1,5 @@
 /**
- * Questions on a route that needs two approvals (DESIGN §7), through the
+ * Questions on a route that needs two approvals (docs/architecture.md §7), through the
  * real Bolt HTTP receiver: the yes/no gate (`approval-relay ask` without
  * --choice or --text, one confirm question) counts each Yes and ends on a
  * No; any other question takes the first answer of an approver.

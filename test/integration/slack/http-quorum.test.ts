@@ -1,5 +1,5 @@
 /**
- * Quorum with veto (DESIGN §7) through the real Bolt HTTP receiver: a route
+ * Quorum with veto (docs/architecture.md §7) through the real Bolt HTTP receiver: a route
  * that needs two approvals, signed clicks and thread replies from its
  * approvers. Each approval is counted once and shown in the message
  * ("Approvals 1 of 2: <@…>") while the buttons stay; the approval that

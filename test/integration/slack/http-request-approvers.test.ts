@@ -1,5 +1,5 @@
 /**
- * Approvers and quorum a request asks for itself (DESIGN §7: an agent may
+ * Approvers and quorum a request asks for itself (docs/architecture.md §7: an agent may
  * only narrow its route's), as people in Slack meet them through the real
  * Bolt HTTP receiver: someone the route lists but the request left out is
  * refused, and a request that asks for two approvals gets them counted

@@ -1,5 +1,5 @@
 /**
- * "Allow for 15 min" (DESIGN §7) through the real Bolt HTTP receiver with
+ * "Allow for 15 min" (docs/architecture.md §7) through the real Bolt HTTP receiver with
  * signed clicks: the click answers like Allow / Yes and creates the rule,
  * the clicker alone is told its scope and end, the next calls of the same
  * session and tool are answered without a post and counted in the original

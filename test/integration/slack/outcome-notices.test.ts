@@ -1,5 +1,5 @@
 /**
- * Everyone told (DESIGN §7) through the real messenger and the Bolt HTTP
+ * Everyone told (docs/architecture.md §7) through the real messenger and the Bolt HTTP
  * receiver, Slack's Web API stubbed with nock: once a person answers (or
  * nobody does), the service's sweep, run by hand, replies in the request's
  * thread with the outcome, who decided and when, and DMs the person the

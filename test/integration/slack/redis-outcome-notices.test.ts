@@ -1,5 +1,5 @@
 /**
- * Outcome notices across relay instances on one Redis (DESIGN §7, everyone
+ * Outcome notices across relay instances on one Redis (docs/architecture.md §7, everyone
  * told): the step that ends a request queues its thread reply and its DM in
  * Redis, so whichever instances sweep, each part goes out once; and what an
  * instance ended just before it stopped is told by the instance that comes

@@ -1,5 +1,5 @@
 /**
- * A quorum across relay instances (DESIGN §7): two instances, each with the
+ * A quorum across relay instances (docs/architecture.md §7): two instances, each with the
  * real Bolt receiver, on one real Redis, and a route that needs two of
  * Alice and Carol. Slack delivers each click to one instance only, so two
  * approvals of the same request land on different instances at the same

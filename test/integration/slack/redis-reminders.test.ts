@@ -1,5 +1,5 @@
 /**
- * Reminders and escalations across relay instances (DESIGN §7): every
+ * Reminders and escalations across relay instances (docs/architecture.md §7): every
  * instance sweeps the same Redis queue, so exactly one sends each reminder
  * and each escalation whatever the number of instances; none is sent for a
  * request that ended on another instance; and what was queued before a

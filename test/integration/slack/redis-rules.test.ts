@@ -1,5 +1,5 @@
 /**
- * "Allow for a while" across relay instances (DESIGN §7): two instances,
+ * "Allow for a while" across relay instances (docs/architecture.md §7): two instances,
  * each with the real Bolt receiver and its own connections, on one real
  * Redis. A rule created by a click that Slack delivered to one instance
  * answers the requests that arrive on the other; the thread counts every

@@ -1,5 +1,5 @@
 /**
- * Reminders and escalations (DESIGN §7) through the real messenger, Slack's
+ * Reminders and escalations (docs/architecture.md §7) through the real messenger, Slack's
  * Web API stubbed with nock: a route that reminds after five minutes and
  * escalates to the SRE leads after ten, the relay's clock moved forward and
  * the service's sweep run by hand. What the approvers see in the request's

@@ -2,7 +2,7 @@
  * A master of a Redis Cluster dies (SIGKILL) and comes back, under two store
  * instances (test/helpers/redis-cluster.ts, each master persisted to a dir of
  * its own). While it is gone every store call answers or throws
- * StoreUnavailableError within the store's bound, as on one server (README
+ * StoreUnavailableError within the store's bound, as on one server (docs/operations.md
  * "When Redis is down"); once it is back with its slots and data, every
  * request is readable again, and a request ended on one instance wakes the
  * other.

@@ -1,6 +1,6 @@
 /**
  * The relay on Redis Cluster (REDIS_CLUSTER_NODES), against a 3-master
- * cluster the file starts (helpers/redis-cluster.ts) with the README's ACL
+ * cluster the file starts (helpers/redis-cluster.ts) with docs/operations.md's ACL
  * user on every master: the relay signs in with the user and password of the
  * node URLs, takes a request and answers it on a click (over TLS too, on a
  * second cluster that speaks TLS only); with two instances,

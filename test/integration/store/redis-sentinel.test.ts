@@ -5,7 +5,7 @@
  * Slack stand-in. When the master dies or hangs, the sentinel promotes the
  * replica, and within seconds the relay takes and answers requests again: a
  * request made before the failover is still answerable (the test lets the
- * replica catch up first: Redis replicates asynchronously, see the README),
+ * replica catch up first: Redis replicates asynchronously, see docs/operations.md),
  * and the "ended" notifications still cross instances (a long-poll on one
  * wakes when the click lands on the other).
  */

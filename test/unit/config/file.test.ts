@@ -1,5 +1,5 @@
 /**
- * RELAY_CONFIG_FILE with routes (DESIGN §7): YAML and JSON read alike, the
+ * RELAY_CONFIG_FILE with routes (docs/architecture.md §7): YAML and JSON read alike, the
  * `default` route stands in for the variables it shares a meaning with (the
  * environment still wins), and every bad file stops the start with one line
  * naming the key path — keys a later version implements included, so a

@@ -1,5 +1,5 @@
 /**
- * The policy keys of a config-file route (DESIGN §7) through loadConfig:
+ * The policy keys of a config-file route (docs/architecture.md §7) through loadConfig:
  * approvers (`any`, or Slack user and user group ids), quorum, selfApproval,
  * reminders and escalations on routes and on `default`, which the
  * configuration hands on as `defaultPolicy`. Every bad policy stops the

@@ -1,5 +1,5 @@
 /**
- * The fixed texts agents read for a step gate's n and q (DESIGN §2).
+ * The fixed texts agents read for a step gate's n and q (docs/architecture.md §2).
  */
 import { describe, expect, it } from "vitest";
 import { STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../../../src/protocol/decisions.js";

@@ -1,7 +1,7 @@
 /**
  * The request schemas: realistic bodies of each kind parse with their
  * defaults applied; every structural problem is refused at the right path;
- * lengths are lenient where DESIGN §2 says so.
+ * lengths are lenient where docs/architecture.md §2 says so.
  */
 import { describe, expect, it } from "vitest";
 import { CreateRequestBody, MAX_TIMEOUT_SECONDS } from "../../../src/protocol/request-body.js";

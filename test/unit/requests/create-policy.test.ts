@@ -1,5 +1,5 @@
 /**
- * The policy a new request is created under (DESIGN §7): the matched
+ * The policy a new request is created under (docs/architecture.md §7): the matched
  * route's keys over the default route's, narrowed by the request's own
  * `approvers` and `quorum` (never widened: each wider ask is a 400 naming
  * the field), and `requestedBy` resolved to a Slack user id. Lookups go to

@@ -1,5 +1,5 @@
 /**
- * Decision shapes (DESIGN §2): each kind takes only its own decision, the
+ * Decision shapes (docs/architecture.md §2): each kind takes only its own decision, the
  * default deny message, and the short summary shown after the answer.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * InteractiveQuestion rules (DESIGN §2 "interactive_questions"): which
+ * InteractiveQuestion rules (docs/architecture.md §2 "interactive_questions"): which
  * questions reach a person, what autonomous mode answers by itself, and how
  * submitted values are checked and completed with defaults.
  */

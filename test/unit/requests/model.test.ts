@@ -1,5 +1,5 @@
 /**
- * toView: the request as the HTTP API shows it (DESIGN §3) — ISO times,
+ * toView: the request as the HTTP API shows it (docs/architecture.md §3) — ISO times,
  * answeredAt only for answered requests, nothing internal leaked.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Approver routes at create (DESIGN §7): matchRoute takes the first route
+ * Approver routes at create (docs/architecture.md §7): matchRoute takes the first route
  * whose every match field holds (token, kind, whole tool name, agent,
  * channel, labels), else the default route; chooseChannel binds the channel
  * to the route's; newRecord takes the route's channel and timeout and keeps

@@ -1,5 +1,5 @@
 /**
- * What RequestService hands its audit recorder (DESIGN §7), on the memory
+ * What RequestService hands its audit recorder (docs/architecture.md §7), on the memory
  * store with the fake messenger: every event of a request's life, in the
  * order it happened, each naming the request the same way and saying who
  * and why where a person or a reason is behind it.

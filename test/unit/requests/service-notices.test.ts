@@ -1,5 +1,5 @@
 /**
- * Everyone told (DESIGN §7), through RequestService on the memory store with
+ * Everyone told (docs/architecture.md §7), through RequestService on the memory store with
  * the fake messenger: once a request with a Slack message ends, the sweep
  * sends the reply in its thread, then the DM to the person it was made for;
  * each part once, a failed part retried on its own (a DM sent again never

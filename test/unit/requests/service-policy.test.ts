@@ -1,5 +1,5 @@
 /**
- * RequestService under the operator's routes (DESIGN §7), on the memory
+ * RequestService under the operator's routes (docs/architecture.md §7), on the memory
  * store with the fake messenger: a request takes its route's policy at
  * create; posting records when the message went out and queues its
  * reminders, which the sweep sends in order and never after the request

@@ -1,5 +1,5 @@
 /**
- * "Allow for a while" through RequestService (DESIGN §7), on the memory
+ * "Allow for a while" through RequestService (docs/architecture.md §7), on the memory
  * stores with the fake messenger and a fake clock: a rule click answers like
  * Allow and then creates the rule; a new request in the rule's scope is
  * answered at once in the creator's name, posted nowhere, audited and

@@ -1,5 +1,5 @@
 /**
- * RequestService when nobody answers (DESIGN §7, a route's onTimeout), on
+ * RequestService when nobody answers (docs/architecture.md §7, a route's onTimeout), on
  * the memory store with the fake messenger: under `halt` the expiry carries
  * the decision that stops the agent, whether the sweep or a read expires
  * the request, and the waiting agent, the message and the audit trail see

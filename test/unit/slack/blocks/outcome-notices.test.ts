@@ -1,5 +1,5 @@
 /**
- * What the thread and the requester's DM say once a request ended (DESIGN
+ * What the thread and the requester's DM say once a request ended (docs/architecture.md
  * §7, everyone told): the outcome, who decided and when, an expiry with how
  * long people had; the DM with what was asked and a link to the message.
  * Agent text is escaped, mentions come only from ids, links only from a
