@@ -10,7 +10,7 @@
  *     clicking person of the relay's own workspace, who is not listed but in
  *     the group, its members served from a SlackPeopleDirectory's warm cache.
  */
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config/config.js";
 import { CreateRequestBody } from "../src/protocol/request-body.js";
 import { createPolicy } from "../src/requests/create-policy.js";
 import type { RequestRecord } from "../src/requests/model.js";
@@ -47,7 +47,7 @@ export async function inProcessCost(configFile: string, usergroups: Record<strin
     [configFile, undefined].map(async (file) => {
       const config = loadConfig({
         SLACK_BOT_TOKEN: "xoxb-bench",
-        SLACK_SIGNING_SECRET: "bench-signing-secret-0000",
+        SLACK_SIGNING_SECRET: "be4c5e0000000000000000000000be4c",
         RELAY_TOKENS: "bench:bench-token-000000000000",
         RELAY_CONFIG_FILE: file,
       });

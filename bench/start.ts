@@ -39,7 +39,7 @@ function env(port: number): Record<string, string> {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? tmpdir(),
     SLACK_BOT_TOKEN: "xoxb-1-bench-start",
-    SLACK_SIGNING_SECRET: "signing-secret-for-bench",
+    SLACK_SIGNING_SECRET: "be4c5e1234567890abcdef1234567890",
     SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
     RELAY_TOKENS: "bench:tok_bench_start_0123456789",
     LOG_LEVEL: "warn",

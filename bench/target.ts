@@ -42,7 +42,7 @@ export const BENCH_CHANNEL = "C0BENCH0001";
 
 export async function withTarget<T>(options: TargetOptions, run: (target: Target) => Promise<T>): Promise<T> {
   const token = randomBytes(24).toString("hex");
-  const signingSecret = `bench-${randomBytes(16).toString("hex")}`;
+  const signingSecret = randomBytes(16).toString("hex");
   const standIn = await startSlackStandIn(options.standIn);
   let relay: RelayProcess | undefined;
   let agent: BenchAgent | undefined;

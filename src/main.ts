@@ -5,8 +5,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
-import { loadConfig, type Config } from "./config.js";
-import { redisStartLine } from "./config-redis.js";
+import { loadConfig, type Config } from "./config/config.js";
+import { redisStartLine } from "./config/redis.js";
 import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";

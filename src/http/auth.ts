@@ -18,7 +18,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { HttpApp } from "./transport.js";
-import type { AgentToken, TokenRole } from "../config.js";
+import type { AgentToken } from "../config/config.js";
+import type { TokenRole } from "../requests/vocabulary.js";
 import { RelayError } from "../requests/errors.js";
 
 declare module "fastify" {

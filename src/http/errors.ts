@@ -13,7 +13,38 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorReply } from "../protocol/request-view.js";
-import { internalErrorMessage, RelayError, SHUTDOWN_RETRY_AFTER_SECONDS, SlackUnavailableError, StoreUnavailableError } from "../requests/errors.js";
+import {
+  internalErrorMessage,
+  RelayError,
+  SHUTDOWN_RETRY_AFTER_SECONDS,
+  SlackUnavailableError,
+  StoreUnavailableError,
+  type RelayErrorCode,
+} from "../requests/errors.js";
+
+/** The HTTP status of each of the domain's refusals: the only place a code meets a status. */
+const STATUS_BY_CODE: Record<RelayErrorCode, number> = {
+  relay_invalid_json: 400,
+  relay_invalid_request: 400,
+  relay_unauthorized: 401,
+  relay_forbidden: 403,
+  relay_not_found: 404,
+  relay_method_not_allowed: 405,
+  relay_body_too_large: 413,
+  relay_unsupported_media_type: 415,
+  relay_already_answered: 409,
+  relay_already_ended: 409,
+  relay_idempotency_mismatch: 409,
+  relay_not_ready: 503,
+  relay_store_unavailable: 503,
+  relay_shutting_down: 503,
+  relay_slack_unavailable: 503,
+};
+
+/** The HTTP status a refusal with `code` is answered with. */
+export function statusOf(code: RelayErrorCode): number {
+  return STATUS_BY_CODE[code];
+}
 
 /** The error body of every refusal (src/protocol/request-view.ts). */
 export type ErrorBody = ErrorReply;
@@ -72,7 +103,7 @@ function fromFastify(error: unknown, log: FastifyBaseLogger, bodyLimitBytes: num
 }
 
 function relayErrorReply(error: RelayError): ErrorResponse {
-  const reply: ErrorResponse = { status: error.status, body: errorBody(error.code, error.message, error.details), headers: {} };
+  const reply: ErrorResponse = { status: statusOf(error.code), body: errorBody(error.code, error.message, error.details), headers: {} };
   switch (error.code) {
     case "relay_unauthorized":
       reply.headers["WWW-Authenticate"] = "Bearer";

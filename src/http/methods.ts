@@ -6,6 +6,7 @@
  * the request arrives, before its body is read.
  */
 import { METHODS } from "node:http";
+import { checkListed } from "./api.js";
 import { methodNotAllowed } from "./errors.js";
 import type { HttpApp } from "./transport.js";
 
@@ -16,13 +17,16 @@ declare module "fastify" {
   }
 }
 
-/** The methods of every path, in the order they are registered (HEAD routes Fastify adds left out). */
+/** The methods of every path, in the order they are registered (HEAD routes Fastify adds left out); each must be in the route list (./api.ts). */
 export function routesByPath(app: HttpApp): Map<string, string[]> {
   const declared = new Map<string, string[]>();
   app.addHook("onRoute", (route) => {
     if (route.config?.allow !== undefined) return;
     const methods = declared.get(route.url) ?? [];
-    for (const method of [route.method].flat()) if (method !== "HEAD") methods.push(method);
+    for (const method of [route.method].flat()) {
+      checkListed(method, route.url);
+      if (method !== "HEAD") methods.push(method);
+    }
     declared.set(route.url, methods);
   });
   return declared;

@@ -2,26 +2,15 @@
  * The OpenAPI operations of the routes operators use (docs/architecture.md §7):
  * `GET /v1/requests` (list), `GET /v1/audit` and the "Allow for a while"
  * rules (`GET /v1/rules`, `DELETE /v1/rules/{id}`), from the same schemas the
- * routes reply by (src/protocol/operator.ts). Kept apart from ./openapi.ts,
- * which places them in the document and hands over the responses every
- * route shares.
+ * routes reply by (src/protocol/operator.ts), and health, readiness and
+ * metrics. Placed in the document at the paths of the route list (./api.ts)
+ * by ./openapi.ts.
  */
 import { z } from "zod";
-import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from "zod-openapi";
 import { AUDIT_LIMITS, AuditEventId, AuditReply, LIST_LIMITS, RequestList, RULE_LIMITS, RuleList, RuleView } from "../protocol/operator.js";
 import { RequestStatus } from "../protocol/request-view.js";
-
-/** What ./openapi.ts shares with these operations. */
-export interface SharedResponses {
-  json: (schema: z.ZodType) => Record<string, { schema: z.ZodType }>;
-  error: (description: string) => ZodOpenApiResponseObject;
-  /** The refusals of every authenticated route. */
-  refusals: ZodOpenApiResponsesObject;
-  /** The 503 of every route that reads the store. */
-  storeRefusals: ZodOpenApiResponsesObject;
-  /** The X-Request-Id header. */
-  requestId: z.ZodObject;
-}
+import { error, json, refusals, requestId, storeRefusals, type Operations } from "./openapi-shared.js";
+import { HealthReply, ReadinessReply } from "./routes/health.js";
 
 const limit = (limits: { max: number; default: number }, what: string) =>
   z
@@ -49,15 +38,9 @@ const listQuery = z.object({
 const ruleQuery = z.object({ limit: limit(RULE_LIMITS, "rules") });
 const rulePath = z.object({ id: z.string().min(1).max(200).meta({ description: "The rule's id, as `GET /v1/rules` lists it." }) });
 
-export function operatorOperations({ json, error, refusals, storeRefusals, requestId }: SharedResponses): {
-  listRequests: ZodOpenApiOperationObject;
-  readAudit: ZodOpenApiOperationObject;
-  listRules: ZodOpenApiOperationObject;
-  revokeRule: ZodOpenApiOperationObject;
-} {
+export function operatorOperations(): Operations<"listRequests" | "readAudit" | "listRules" | "revokeRule" | "health" | "metrics" | "readiness"> {
   return {
     listRequests: {
-      operationId: "listRequests",
       summary: "List requests, newest first",
       description:
         "An admin token (RELAY_ADMIN_TOKENS) lists every request; an agent token only the ones it created. Every pending request, and those that ended within the retention (a day; with Redis, among the 10,000 most recently created).",
@@ -69,7 +52,6 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
       },
     },
     readAudit: {
-      operationId: "readAudit",
       summary: "Read the audit log (admin tokens)",
       description:
         "Every event of every request (created, posted, reminded, escalated, approval, refused, answered, expired, cancelled, failed), oldest first, " +
@@ -83,7 +65,6 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
       },
     },
     listRules: {
-      operationId: "listRules",
       summary: "List the live Allow for a while rules, newest first",
       description:
         'A rule is what a click on "Allow for 15 min" in Slack leaves behind: while it lives, new permission and step_gate requests of its token, agent session and tool are answered at once in its creator\'s name. ' +
@@ -96,7 +77,6 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
       },
     },
     revokeRule: {
-      operationId: "revokeRule",
       summary: "Revoke an Allow for a while rule",
       description:
         "From now on the rule answers no new request. An admin token revokes any rule (this only takes a permission away); an agent token only its own token's.",
@@ -106,6 +86,34 @@ export function operatorOperations({ json, error, refusals, storeRefusals, reque
         "404": error("`relay_not_found`: no such live rule for this token (unknown, ended, already revoked, or another agent token's: all alike)."),
         ...refusals,
         ...storeRefusals,
+      },
+    },
+    health: {
+      summary: "Liveness",
+      security: [],
+      responses: { "200": { description: "The process serves HTTP.", content: json(HealthReply) } },
+    },
+    metrics: {
+      summary: "Prometheus metrics",
+      description:
+        "The relay's metrics in the Prometheus text format: requests created and ended, pending, time to decision, held calls, Slack calls and queue, store errors, " +
+        "callbacks queued, and the process's. With METRICS_TOKEN set it takes that token as a bearer token; without it the route is open (keep it on an internal port).",
+      security: [{ metricsToken: [] }, {}],
+      responses: {
+        "200": { description: "The metrics.", content: { "text/plain; version=0.0.4; charset=utf-8": { schema: z.string() } } },
+        "401": { ...refusals["401"], description: "METRICS_TOKEN is set and the request does not carry it." },
+        "405": refusals["405"],
+      },
+    },
+    readiness: {
+      summary: "Readiness: the store and Slack answer",
+      security: [],
+      responses: {
+        "200": { description: "Ready.", content: json(ReadinessReply) },
+        "503": {
+          description: "Not ready: `checks` says which part is down; `status: shutting_down` (answered at once) while the instance drains after SIGTERM.",
+          content: json(ReadinessReply),
+        },
       },
     },
   };

@@ -12,7 +12,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
-import type { AgentToken } from "../config.js";
+import type { AgentToken } from "../config/config.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";

@@ -9,7 +9,7 @@
  * shown.
  */
 import type { PermissionBody, PermissionUpdate } from "../protocol/request-body.js";
-import type { AlwaysAllowScope } from "../config.js";
+import type { AlwaysAllowScope } from "./vocabulary.js";
 import type { RequestRecord } from "./model.js";
 
 export interface AlwaysAllowGrant {

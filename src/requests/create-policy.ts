@@ -20,8 +20,8 @@ import { invalidRequest, SlackUnavailableError, type FieldProblem } from "./erro
 import type { RequestPolicy } from "./model.js";
 import { takesQuorum } from "./policy.js";
 import type { MatchedRoute } from "./routes.js";
-import type { Route } from "../config.js";
-import type { OnTimeout } from "../config-policy.js";
+import type { Route } from "./route-schema.js";
+import type { OnTimeout } from "./vocabulary.js";
 
 export interface CreatePolicyInput {
   body: CreateRequestBody;

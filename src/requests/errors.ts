@@ -1,6 +1,9 @@
 /**
- * One error class for everything the relay refuses, with a string code (as
- * bolt-js's `slack_bolt_*` codes) and the HTTP status it maps to.
+ * One error class for everything the relay refuses: what went wrong, as a
+ * string code (as bolt-js's `slack_bolt_*` codes), a message and details.
+ * The domain says what; how a transport answers it is the transport's
+ * business (src/http/errors.ts alone maps codes to HTTP statuses; a Slack
+ * listener or a Claude Code hook answers in its own terms).
  */
 import type { RequestView } from "../protocol/request-view.js";
 
@@ -21,24 +24,6 @@ export type RelayErrorCode =
   | "relay_shutting_down"
   | "relay_slack_unavailable";
 
-const statusByCode: Record<RelayErrorCode, number> = {
-  relay_invalid_json: 400,
-  relay_invalid_request: 400,
-  relay_unauthorized: 401,
-  relay_forbidden: 403,
-  relay_not_found: 404,
-  relay_method_not_allowed: 405,
-  relay_body_too_large: 413,
-  relay_unsupported_media_type: 415,
-  relay_already_answered: 409,
-  relay_already_ended: 409,
-  relay_idempotency_mismatch: 409,
-  relay_not_ready: 503,
-  relay_store_unavailable: 503,
-  relay_shutting_down: 503,
-  relay_slack_unavailable: 503,
-};
-
 export interface FieldProblem {
   /** Dotted path of the offending field, e.g. "questions.0.options". */
   path: string;
@@ -46,7 +31,6 @@ export interface FieldProblem {
 }
 
 export class RelayError extends Error {
-  readonly status: number;
   constructor(
     readonly code: RelayErrorCode,
     message: string,
@@ -54,7 +38,6 @@ export class RelayError extends Error {
   ) {
     super(message);
     this.name = "RelayError";
-    this.status = statusByCode[code];
   }
 }
 

@@ -4,7 +4,7 @@
  * newest first, that `GET /v1/requests` returns. Another token's request is
  * to an agent token as if it did not exist.
  */
-import type { TokenRole } from "../config.js";
+import type { TokenRole } from "./vocabulary.js";
 import type { RequestStatus } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import type { RequestStore } from "./store.js";

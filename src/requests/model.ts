@@ -4,10 +4,9 @@
  */
 import { z } from "zod";
 import { Decision } from "../protocol/decisions.js";
-import { ApproverList, Quorum, SlackUserId, StoredRequestBody } from "../protocol/request-body.js";
+import { SlackUserId, StoredRequestBody } from "../protocol/request-body.js";
 import { Person, RequestStatus, SlackRef, type RequestView } from "../protocol/request-view.js";
-import { AfterSeconds, AlwaysAllowScope, Escalation, SelfApproval } from "../config-file.js";
-import { MAX_RULE_MINUTES } from "../config-policy.js";
+import { AlwaysAllowScope, PolicySettings } from "./vocabulary.js";
 
 /**
  * The rules a request was created under, fixed at create so that every
@@ -17,24 +16,9 @@ export const RequestPolicy = z.object({
   alwaysAllow: AlwaysAllowScope,
   /** The approver route the request fell under (`routes.<index>` or `default`); absent on requests stored before routes existed. */
   route: z.string().max(100).optional(),
-  /** Who may answer (the route's, narrowed by the request's own); absent → anyone who sees the message. */
-  approvers: ApproverList.optional(),
-  /** Distinct approvals that allow the request where a quorum applies (see ./policy.ts); absent → 1. */
-  quorum: Quorum.optional(),
-  /** `deny`: the requestedBy person may not answer; absent → `allow`. */
-  selfApproval: SelfApproval.optional(),
   /** The Slack user the request is made for, resolved at create (an email becomes its user id). */
   requestedBy: z.object({ id: SlackUserId, email: z.string().max(254).optional() }).optional(),
-  /** Seconds after posting at which the thread reminds the approvers. */
-  reminders: z.array(AfterSeconds).optional(),
-  /** Escalations, in the route's order (see ./policy.ts for the schedule). */
-  escalate: z.array(Escalation).optional(),
-  /** `false`: the message offers no "Allow for a while" rule; absent → offered where one approval decides. */
-  allowRules: z.literal(false).optional(),
-  /** Minutes an "Allow for a while" rule created on this request lasts; absent → DEFAULT_RULE_MINUTES. */
-  ruleMinutes: z.number().int().min(1).max(MAX_RULE_MINUTES).optional(),
-  /** `halt`: expiring also stops the agent (step_gate q, permission deny with interrupt); absent → deny. */
-  onTimeout: z.literal("halt").optional(),
+  ...PolicySettings.shape,
 });
 export type RequestPolicy = z.infer<typeof RequestPolicy>;
 

@@ -12,7 +12,7 @@
 import type { Decision } from "../protocol/decisions.js";
 import type { ApproverList } from "../protocol/request-body.js";
 import type { Person } from "../protocol/request-view.js";
-import type { Escalation } from "../config-file.js";
+import type { Escalation } from "./vocabulary.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "./directory.js";
 import { questionsForPerson } from "./interactive.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";

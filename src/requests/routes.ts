@@ -8,7 +8,7 @@
  * applies the same.
  */
 import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route, RouteMatch } from "../config.js";
+import type { Route, RouteMatch } from "./route-schema.js";
 import { invalidRequest } from "./errors.js";
 
 /** What a route is matched against. */

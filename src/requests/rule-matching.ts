@@ -13,7 +13,7 @@
  * What the person who created the rule may answer is checked apart
  * (./rule-book.ts), since it needs the people directory.
  */
-import { DEFAULT_RULE_MINUTES } from "../config-policy.js";
+import { DEFAULT_RULE_MINUTES } from "./vocabulary.js";
 import type { Decision } from "../protocol/decisions.js";
 import type { RequestRecord } from "./model.js";
 import { quorumOf } from "./policy.js";

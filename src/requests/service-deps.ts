@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route } from "../config.js";
+import type { Route } from "./route-schema.js";
 import type { AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { PeopleDirectory } from "./directory.js";

@@ -6,7 +6,7 @@
  * cluster must also say cluster_state:ok, and when the Cluster client gets
  * nowhere, a seed node asked alone says why (the client does not). A
  * definite no (credentials or TLS refused, a name no sentinel knows) stops
- * the start at once, with a line naming the variable (src/config-redis.ts).
+ * the start at once, with a line naming the variable (src/config/redis.ts).
  * A store that does not answer yet (starting, failing over) is asked again
  * until `windowMs` pass, and then the start stops too: a relay that cannot
  * reach its store cannot check its settings, and its orchestrator starts it
@@ -14,7 +14,7 @@
  * down".)
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config-redis.js";
+import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config/redis.js";
 import { settleBefore } from "../protocol/timing.js";
 import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
 import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "./redis-target.js";

@@ -1,5 +1,5 @@
 /**
- * How an ioredis connection reaches the store's Redis (src/config-redis.ts
+ * How an ioredis connection reaches the store's Redis (src/config/redis.ts
  * says which): the address, the database, the ACL user and password, TLS,
  * or Sentinel's master. One place, so the store's command connection, its
  * subscriber (a duplicate of it), the audit log's connection and the start's
@@ -27,13 +27,13 @@
  */
 import { isIP } from "node:net";
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
-import type { RedisTarget } from "../config-redis.js";
-import { parseRedisUrl } from "../config-redis.js";
+import type { RedisTarget } from "../config/redis.js";
+import { parseRedisUrl } from "../config/redis.js";
 
 /** How long a sentinel may take to answer where the master is (ms): one that takes longer is skipped for the next. */
 export const SENTINEL_TIMEOUT_MS = 1_000;
 
-/** `target` as a redis:// URL (the tests' and the bench's form) or as config.ts read it. */
+/** `target` as a redis:// URL (the tests' and the bench's form) or as src/config read it. */
 export type RedisTargetInput = RedisTarget | string;
 
 /** The target a redis:// or rediss:// URL names; throws on anything else. */

@@ -11,7 +11,8 @@
 import type { AddressInfo } from "node:net";
 import { afterEach, expect } from "vitest";
 import type { Server } from "node:http";
-import type { AgentToken, Route } from "../../src/config.js";
+import type { AgentToken } from "../../src/config/config.js";
+import type { Route } from "../../src/requests/route-schema.js";
 import type { RelayMetrics } from "../../src/http/metrics.js";
 import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";

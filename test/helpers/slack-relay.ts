@@ -17,7 +17,7 @@ import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
 import type { SlackCallRecorder } from "../../src/slack/counted-client.js";
 import { createSlackMessenger } from "../../src/slack/messenger.js";
 import { SlackPeopleDirectory } from "../../src/slack/directory.js";
-import type { Route } from "../../src/config.js";
+import type { Route } from "../../src/requests/route-schema.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
 import type { RuleStore } from "../../src/requests/rules.js";

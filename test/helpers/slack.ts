@@ -11,7 +11,7 @@ import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import type { Person } from "../../src/protocol/request-view.js";
 import { ALICE } from "../fixtures/people.js";
 
-export const SIGNING_SECRET = "test-signing-secret-0123456789";
+export const SIGNING_SECRET = "5f1e7d3c9b2a4e6f8d0c1b3a5e7f9d2c";
 export const BOT_TOKEN = "xoxb-test-bot-token";
 export const API_HOST = "https://slack.test";
 export const SLACK_API_URL = `${API_HOST}/api/`;

@@ -18,8 +18,9 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Low → high. A module may import from its own layer and the ones before it. */
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "protocol", holds: (f) => f.startsWith("src/protocol/") },
-  { name: "shared", holds: (f) => ["src/logger.ts", "src/config.ts", "src/config-file.ts", "src/config-policy.ts", "src/config-redis.ts"].includes(f) },
+  { name: "shared", holds: (f) => f === "src/logger.ts" },
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
+  { name: "config", holds: (f) => f.startsWith("src/config/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
   { name: "http", holds: (f) => f.startsWith("src/http/") },
   { name: "main", holds: (f) => f === "src/main.ts" },
@@ -67,6 +68,18 @@ function importsOf(file: string): Edge[] {
   };
   visit(source);
   return edges;
+}
+
+/** How many times `file`'s code (not its comments) reads `process.env`. */
+function processEnvReads(file: string): number {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.ES2022, true);
+  let reads = 0;
+  const visit = (node: ts.Node) => {
+    if (ts.isPropertyAccessExpression(node) && node.name.text === "env" && ts.isIdentifier(node.expression) && node.expression.text === "process") reads += 1;
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return reads;
 }
 
 function allTypeOnly(clause: ts.ImportClause): boolean {
@@ -125,6 +138,15 @@ describe("the layers of src/", () => {
       .filter((edge) => layerOf(edge.to) > layerOf(edge.from))
       .map((edge) => `${show(edge)}: ${LAYERS[layerOf(edge.from)]!.name} may not import ${LAYERS[layerOf(edge.to)]!.name}`);
     expect(climbing).toEqual([]);
+  });
+
+  it("the domain (src/requests) never imports the configuration (src/config): config reads the domain's policy vocabulary, not the other way round", () => {
+    expect(edges.filter((edge) => edge.from.startsWith("src/requests/") && edge.to.startsWith("src/config/")).map(show)).toEqual([]);
+  });
+
+  it("only src/config reads process.env, and the CLI's entry, which hands the environment to its commands", () => {
+    const readers = files.filter((file) => processEnvReads(file) > 0 && !file.startsWith("src/config/"));
+    expect(readers).toEqual(["src/cli/main.ts"]);
   });
 
   it("adapters (store, slack, callbacks) do not import each other", () => {

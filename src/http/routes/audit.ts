@@ -9,11 +9,10 @@ import { AUDIT_LIMITS, AuditEventId, type AuditReply } from "../../protocol/oper
 import type { AuditQuery } from "../../requests/audit.js";
 import { toAuditView, type AuditTrail } from "../../requests/audit-trail.js";
 import { invalidRequest } from "../../requests/errors.js";
+import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
 import { parseLimit, queryParams } from "../query.js";
 import { rawQuery, type HttpApp } from "../transport.js";
-
-export const AUDIT_PATH = "/v1/audit";
 
 export interface AuditRoutesDeps {
   audit: Pick<AuditTrail, "read">;
@@ -22,7 +21,7 @@ export interface AuditRoutesDeps {
 }
 
 export function registerAuditRoutes(app: HttpApp, { audit, authenticate }: AuditRoutesDeps): void {
-  app.get(AUDIT_PATH, { onRequest: authenticate }, async (request): Promise<AuditReply> => {
+  serveRoute(app, "readAudit", { onRequest: authenticate }, async (request): Promise<AuditReply> => {
     const page = await audit.read(parseAuditQuery(rawQuery(request)));
     return { events: page.events.map(toAuditView), ...(page.next === undefined ? {} : { next: page.next }) };
   });

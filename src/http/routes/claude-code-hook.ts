@@ -17,11 +17,12 @@
  */
 import { PassThrough } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { denyOutput, HOOK_PATH, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput } from "../../protocol/claude-code-hook.js";
+import { denyOutput, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput } from "../../protocol/claude-code-hook.js";
 import type { HookCalls } from "../../requests/hooks/calls.js";
 import { parseHookInput } from "../../requests/hooks/input.js";
 import { parseHookQuery } from "../../requests/hooks/query.js";
 import { internalErrorMessage } from "../../requests/errors.js";
+import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
 import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 
@@ -45,7 +46,7 @@ export function registerClaudeCodeHookRoutes(
   app: HttpApp,
   { hookCalls, authenticate, hookTimeoutSeconds, keepaliveMs = DEFAULT_HOOK_KEEPALIVE_MS, now = Date.now }: ClaudeCodeHookDeps,
 ): void {
-  app.post(HOOK_PATH, { onRequest: authenticate }, async (request, reply) => {
+  serveRoute(app, "claudeCodeHook", { onRequest: authenticate }, async (request, reply) => {
     // When the call arrived, before its body was read: the reply deadline counts from there.
     const startedAt = now() - reply.elapsedTime;
     const { timeoutSeconds, channel, labels, requestedBy } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
+import { serveRoute } from "../api.js";
 import type { HttpApp } from "../transport.js";
 
 export const Readiness = z.object({ store: z.boolean(), slack: z.boolean() });
@@ -44,9 +45,9 @@ const READINESS_TIMEOUT_MS = 5_000;
 const NOT_CHECKED: Readiness = Object.freeze({ store: false, slack: false });
 
 export function registerHealthRoutes(app: HttpApp, { readiness, draining = () => false, logger }: HealthRoutesDeps): void {
-  app.get("/healthz", async (): Promise<z.infer<typeof HealthReply>> => ({ status: "ok" }));
+  serveRoute(app, "health", {}, async (): Promise<z.infer<typeof HealthReply>> => ({ status: "ok" }));
 
-  app.get("/readyz", async (_request, reply): Promise<z.infer<typeof ReadinessReply>> => {
+  serveRoute(app, "readiness", {}, async (_request, reply): Promise<z.infer<typeof ReadinessReply>> => {
     if (draining()) {
       reply.code(503);
       return { status: "shutting_down" };

@@ -6,11 +6,10 @@
  * route is open, like /healthz, and belongs on an internal port.
  */
 import { RelayError } from "../../requests/errors.js";
+import { serveRoute } from "../api.js";
 import { createTokenCheck, type AuthHook } from "../auth.js";
 import type { RelayMetrics } from "../metrics.js";
 import type { HttpApp } from "../transport.js";
-
-export const METRICS_PATH = "/metrics";
 
 export interface MetricsRouteDeps {
   metrics: Pick<RelayMetrics, "contentType" | "expose">;
@@ -19,7 +18,7 @@ export interface MetricsRouteDeps {
 }
 
 export function registerMetricsRoute(app: HttpApp, { metrics, token }: MetricsRouteDeps): void {
-  app.get(METRICS_PATH, { onRequest: token === undefined ? [] : [metricsAuth(token)] }, async (_request, reply) => {
+  serveRoute(app, "metrics", { onRequest: token === undefined ? [] : [metricsAuth(token)] }, async (_request, reply) => {
     const text = await metrics.expose();
     return reply.type(metrics.contentType).send(text);
   });

@@ -31,6 +31,7 @@ import { RequestStatus, type RequestView } from "../../protocol/request-view.js"
 import { mayView, type ListOptions, type RequestListing, type Viewer } from "../../requests/listing.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
+import { serveRoute } from "../api.js";
 import type { AuthHooks } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseCreateBody, pickIdempotencyKey } from "../parse.js";
@@ -53,7 +54,7 @@ export interface RequestRoutesDeps {
 type IdRoute = { Params: { id: string } };
 
 export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds }: RequestRoutesDeps): void {
-  app.post("/v1/requests", { onRequest: auth.agent }, async (request, reply) => {
+  serveRoute(app, "createRequest", { onRequest: auth.agent }, async (request, reply) => {
     const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
     const body = parseCreateBody(jsonBody(request));
     const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
@@ -66,12 +67,12 @@ export function registerRequestRoutes(app: HttpApp, { service, listing, auth, ma
     return toView(record);
   });
 
-  app.get("/v1/requests", { onRequest: auth.any }, async (request): Promise<RequestList> => {
+  serveRoute(app, "listRequests", { onRequest: auth.any }, async (request): Promise<RequestList> => {
     const records = await listing.list(viewerOf(request), parseListQuery(rawQuery(request)));
     return { requests: records.map(toView) };
   });
 
-  app.get<IdRoute>("/v1/requests/:id", { onRequest: auth.any }, async (request, reply) => {
+  serveRoute<IdRoute>(app, "getRequest", { onRequest: auth.any }, async (request, reply) => {
     const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
     const record = await owned(service, request);
     if (waitMs !== undefined && record.status === "pending") {
@@ -81,7 +82,7 @@ export function registerRequestRoutes(app: HttpApp, { service, listing, auth, ma
     return toView(record);
   });
 
-  app.delete<IdRoute>("/v1/requests/:id", { onRequest: auth.agent }, async (request) => {
+  serveRoute<IdRoute>(app, "cancelRequest", { onRequest: auth.agent }, async (request) => {
     const record = await owned(service, request);
     const result = await service.cancel(record.id, `agent:${request.agent}`);
     if (result.outcome === "not_found") throw notFound("The request");

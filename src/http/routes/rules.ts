@@ -11,12 +11,11 @@ import type { FastifyRequest } from "fastify";
 import { RULE_LIMITS, type RuleList, type RuleView } from "../../protocol/operator.js";
 import type { RuleBook } from "../../requests/rule-book.js";
 import { toRuleView } from "../../requests/rules.js";
+import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseLimit, queryParams } from "../query.js";
 import { rawQuery, type HttpApp } from "../transport.js";
-
-export const RULES_PATH = "/v1/rules";
 
 /** Longer ids are never issued; they are not found without asking the store. */
 const MAX_ID_LENGTH = 200;
@@ -31,13 +30,13 @@ export interface RuleRoutesDeps {
 type IdRoute = { Params: { id: string } };
 
 export function registerRuleRoutes(app: HttpApp, { rules, authenticate }: RuleRoutesDeps): void {
-  app.get(RULES_PATH, { onRequest: authenticate }, async (request): Promise<RuleList> => {
+  serveRoute(app, "listRules", { onRequest: authenticate }, async (request): Promise<RuleList> => {
     const limit = parseLimit(queryParams(rawQuery(request), ["limit"]).get("limit"), { max: RULE_LIMITS.max, fallback: RULE_LIMITS.default });
     const found = rules ? await rules.list({ limit, ...ownToken(request) }) : [];
     return { rules: found.map(toRuleView) };
   });
 
-  app.delete<IdRoute>(`${RULES_PATH}/:id`, { onRequest: authenticate }, async (request): Promise<RuleView> => {
+  serveRoute<IdRoute>(app, "revokeRule", { onRequest: authenticate }, async (request): Promise<RuleView> => {
     const { id } = request.params;
     const revoked = id.length > MAX_ID_LENGTH || !rules ? undefined : await rules.revoke(id, { token: request.agent }, ownToken(request));
     if (!revoked) throw notFound("The rule");

@@ -7,25 +7,28 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpApp } from "../transport.js";
+import { serveRoute } from "../api.js";
 import { notFound, tooLarge } from "../errors.js";
 import { REQUEST_ID_HEADER } from "../logging.js";
 
 export type SlackListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-export const SLACK_EVENTS_PATH = "/slack/events";
-
 /** Bolt throws this code when the request is not for one of its endpoints. */
 const BOLT_UNHANDLED = "slack_bolt_http_receiver_deferred_request_error";
 
 export function registerSlackRoute(app: HttpApp, { listener, bodyLimitBytes }: { listener: SlackListener; bodyLimitBytes: number }): void {
-  void app.register(async (scope) => {
+  void app.register(async (scope: HttpApp) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
-    scope.post(SLACK_EVENTS_PATH, {
-      onRequest: async (request) => {
-        if (Number(request.headers["content-length"]) > bodyLimitBytes) throw tooLarge(bodyLimitBytes);
+    serveRoute(
+      scope,
+      "slackEvents",
+      {
+        onRequest: async (request) => {
+          if (Number(request.headers["content-length"]) > bodyLimitBytes) throw tooLarge(bodyLimitBytes);
+        },
       },
-      handler: async (request, reply) => {
+      async (request, reply) => {
         // Bolt writes the response itself; the request id still goes back for the log's sake.
         reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
         try {
@@ -36,6 +39,6 @@ export function registerSlackRoute(app: HttpApp, { listener, bodyLimitBytes }: {
         }
         return reply.hijack();
       },
-    });
+    );
   });
 }

@@ -6,7 +6,7 @@
  * them. Mentions come only from ids (./people.ts); the one line of agent
  * text (what is asked) is escaped and cut.
  */
-import type { Escalation } from "../../config-file.js";
+import type { Escalation } from "../../requests/vocabulary.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { approversAt, quorumOf } from "../../requests/policy.js";
 import { barredRequester } from "./approvers.js";

@@ -51,7 +51,7 @@ describe("npm start", () => {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? tmpdir(),
         SLACK_BOT_TOKEN: "xoxb-1-npm-start",
-        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+        SLACK_SIGNING_SECRET: "0f9e8d7c6b5a49382716a5b4c3d2e1f0",
         SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
         RELAY_TOKENS: "ci:tok_npm_start_0123456789",
         PORT: String(port),

@@ -67,7 +67,7 @@ async function slackAnswering(authTest: () => Promise<Record<string, unknown>>):
 
 const startEnv = (slackApiUrl: string) => ({
   SLACK_BOT_TOKEN: BOT_TOKEN,
-  SLACK_SIGNING_SECRET: "signing-secret-for-tests",
+  SLACK_SIGNING_SECRET: "0f9e8d7c6b5a49382716a5b4c3d2e1f0",
   SLACK_API_URL: slackApiUrl,
   RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
 });

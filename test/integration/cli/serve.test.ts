@@ -12,8 +12,10 @@ import { RelayClient } from "../../../src/client/index.js";
 import { freePort } from "../../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runCli, startCli } from "../../helpers/cli.js";
+import { configFiles } from "../../helpers/config-files.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
+const configFile = configFiles("yaml");
 let slack: Server;
 /** What the Slack stand-in answers to every call. */
 let slackReply: Record<string, unknown>;
@@ -29,6 +31,16 @@ afterEach(async () => {
   slack.closeAllConnections();
   await new Promise<void>((resolve) => slack.close(() => resolve()));
 });
+
+/** The relay's environment in HTTP mode, Slack's Web API on the stand-in. */
+function relayEnv(): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: "xoxb-1-serve-test",
+    SLACK_SIGNING_SECRET: "0f9e8d7c6b5a49382716a5b4c3d2e1f0",
+    SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+    RELAY_TOKENS: `ci:${TOKEN}`,
+  };
+}
 
 async function waitUntilHealthy(url: string): Promise<void> {
   const end = Date.now() + 15_000;
@@ -49,13 +61,7 @@ describe("approval-relay serve", () => {
     const url = `http://127.0.0.1:${port}`;
     const run = startCli(["serve"], {
       tsx: true,
-      env: {
-        SLACK_BOT_TOKEN: "xoxb-1-serve-test",
-        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
-        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
-        RELAY_TOKENS: `ci:${TOKEN}`,
-        PORT: String(port),
-      },
+      env: { ...relayEnv(), PORT: String(port) },
     });
     await waitUntilHealthy(url);
     const client = new RelayClient({ url, token: TOKEN, retries: 0 });
@@ -71,15 +77,7 @@ describe("approval-relay serve", () => {
     const prefix = uniquePrefix();
     const result = await runCli(["serve"], {
       tsx: true,
-      env: {
-        SLACK_BOT_TOKEN: "xoxb-1-serve-test",
-        SLACK_SIGNING_SECRET: "signing-secret-for-tests",
-        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
-        RELAY_TOKENS: `ci:${TOKEN}`,
-        PORT: String(await freePort()),
-        REDIS_URL: REDIS_TEST_URL,
-        REDIS_PREFIX: prefix,
-      },
+      env: { ...relayEnv(), PORT: String(await freePort()), REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix },
     });
     const redis = connectTestRedis();
     await deleteKeysUnder(redis, prefix);
@@ -94,5 +92,17 @@ describe("approval-relay serve", () => {
     const result = await runCli(["serve"], { tsx: true, env: {} });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
+  });
+
+  it("when the config file holds a misspelt key (METRICS_TOKN), it exits 1 before listening, with one line naming it and the key meant", async () => {
+    const port = await freePort();
+    const file = configFile(`METRICS_TOKN: metrics-scraper-0123456789abcdef\nLOG_LEVEL: warn\n`);
+    const result = await runCli(["serve"], {
+      tsx: true,
+      env: { ...relayEnv(), PORT: String(port), RELAY_CONFIG_FILE: file },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("approval-relay serve: RELAY_CONFIG_FILE is invalid: METRICS_TOKN: is not a known key (did you mean METRICS_TOKEN?)\n");
+    expect(result.stdout).not.toContain("metrics-scraper");
   });
 });

@@ -6,7 +6,7 @@
  * one and the turn goes on.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 

@@ -6,6 +6,8 @@
 import { readFileSync } from "node:fs";
 import { validate } from "@readme/openapi-parser";
 import { afterEach, describe, expect, it } from "vitest";
+import { openApiPath, ROUTES } from "../../../src/http/api.js";
+import { RelayMetrics } from "../../../src/http/metrics.js";
 import { openApiDocument, openApiText } from "../../../src/http/openapi.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
@@ -59,6 +61,18 @@ describe("the OpenAPI document", () => {
     const created = document.paths?.["/v1/requests"]?.post?.responses;
     expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "500", "503"]);
     expect(JSON.stringify(document.components?.schemas?.CreateRequestBody)).toContain('"title":"InteractiveQuestionsBody"');
+  });
+
+  it("lists the documented routes of the route list (src/http/api.ts), each at its method and path with its name as operationId, and the relay serves every route of the list", async () => {
+    const operations = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
+      Object.entries(item ?? {}).map(([method, operation]) => [(operation as { operationId: string }).operationId, `${method.toUpperCase()} ${path}`]),
+    );
+    const documented = Object.entries(ROUTES).filter(([, route]) => !("undocumented" in route));
+    expect(operations).toEqual(documented.map(([name, { method, path }]) => [name, `${method} ${openApiPath(path)}`]));
+
+    relay = await startApiRelay({ metrics: new RelayMetrics(), http: { slackListener: () => undefined } });
+    const unserved = Object.values(ROUTES).filter(({ method, path }) => !relay!.app.hasRoute({ method, url: path }));
+    expect(unserved).toEqual([]);
   });
 
   it("is served at GET /openapi.json without a token, exactly as committed", async () => {

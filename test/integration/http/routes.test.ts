@@ -10,7 +10,7 @@
  * directory.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { RETRIES_UNAVAILABLE_HEADER } from "../../../src/protocol/claude-code-hook.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
 import { SLACK_UNAVAILABLE_DENY } from "../../../src/requests/hooks/calls.js";

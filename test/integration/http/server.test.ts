@@ -2,6 +2,7 @@ import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
+import { ROUTES } from "../../../src/http/api.js";
 import { createHttpApp, SERVER_TIMEOUTS } from "../../../src/http/server.js";
 import { NOT_READY_REASONS } from "../../../src/http/routes/health.js";
 import { AuditTrail } from "../../../src/requests/audit-trail.js";
@@ -50,7 +51,8 @@ describe("Fastify's JSON-schema compilers (ajv), which the relay does not load",
       audit,
       readiness: async () => ({ store: true, slack: true }),
     });
-    app.post("/typed", { schema: { body: { type: "object" } } }, async () => ({}));
+    // A listed route the app did not register (no Slack listener): only listed routes may be added (src/http/api.ts).
+    app.post(ROUTES.slackEvents.path, { schema: { body: { type: "object" } } }, async () => ({}));
     await expect(app.ready()).rejects.toThrow("Fastify route schemas are not used here: parse with the zod schemas of src/protocol");
     service.close();
   });

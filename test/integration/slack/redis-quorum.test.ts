@@ -8,7 +8,7 @@
  * agent waits on. Twenty requests race at once, to make a lost update show.
  */
 import { describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";

@@ -8,7 +8,7 @@
  * nock; each instance's clock is moved past the due time on its own.
  */
 import { describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE } from "../../fixtures/people.js";

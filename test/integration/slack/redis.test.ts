@@ -6,8 +6,8 @@
  * either, and both sweep the same due reminder.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfigFile } from "../../../src/config-file.js";
-import type { Route } from "../../../src/config.js";
+import { parseConfigFile } from "../../../src/config/file.js";
+import type { Route } from "../../../src/requests/route-schema.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import { hasNoButtons, type SlackRelay } from "../../helpers/slack-relay.js";

@@ -8,7 +8,7 @@
  * after Slack's Retry-After.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfigFile } from "../../../src/config-file.js";
+import { parseConfigFile } from "../../../src/config/file.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";

@@ -10,7 +10,7 @@
  * once the probe's window passes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { redisStartLine, type RedisTarget } from "../../../src/config-redis.js";
+import { redisStartLine, type RedisTarget } from "../../../src/config/redis.js";
 import { Action } from "../../../src/slack/ids.js";
 import { probeRedis } from "../../../src/store/redis-probe.js";
 import { makeCertificates } from "../../helpers/certificates.js";

@@ -6,7 +6,7 @@
  * redis-auth and redis-sentinel-start.)
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RedisTarget } from "../../../src/config-redis.js";
+import type { RedisTarget } from "../../../src/config/redis.js";
 import { probeRedis } from "../../../src/store/redis-probe.js";
 import { freePort } from "../../helpers/ports.js";
 import { sleep } from "../../helpers/redis.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorReply, methodNotAllowed } from "../../../src/http/errors.js";
+import { errorReply, methodNotAllowed, statusOf } from "../../../src/http/errors.js";
 import { createLogger } from "../../../src/logger.js";
 import { invalidRequest, RelayError, StoreUnavailableError } from "../../../src/requests/errors.js";
 
@@ -10,6 +10,27 @@ function capture() {
 }
 
 describe("errorReply", () => {
+  it.each([
+    ["relay_invalid_json", 400],
+    ["relay_invalid_request", 400],
+    ["relay_unauthorized", 401],
+    ["relay_forbidden", 403],
+    ["relay_not_found", 404],
+    ["relay_method_not_allowed", 405],
+    ["relay_body_too_large", 413],
+    ["relay_unsupported_media_type", 415],
+    ["relay_already_answered", 409],
+    ["relay_already_ended", 409],
+    ["relay_idempotency_mismatch", 409],
+    ["relay_not_ready", 503],
+    ["relay_store_unavailable", 503],
+    ["relay_shutting_down", 503],
+    ["relay_slack_unavailable", 503],
+  ] as const)("answers the domain's %s with %i: the statuses live here, not on the domain's errors", (code, status) => {
+    expect(statusOf(code)).toBe(status);
+    expect(errorReply(new RelayError(code, "refused"), capture().scene).status).toBe(status);
+  });
+
   it("gives a RelayError its status, code, message and details", () => {
     const { scene, lines } = capture();
     const reply = errorReply(invalidRequest([{ path: "kind", message: "bad" }]), scene);

@@ -8,7 +8,8 @@
  * found before any lookup.
  */
 import { describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { statusOf } from "../../../src/http/errors.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { createPolicy } from "../../../src/requests/create-policy.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
 import { RelayError } from "../../../src/requests/errors.js";
@@ -66,8 +67,9 @@ async function refusal(creating: Promise<unknown>): Promise<{ code: string; stat
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(RelayError);
-  const { code, status, details } = error as RelayError;
-  return { code, status, details };
+  const { code, details } = error as RelayError;
+  // The domain says what went wrong; the status is the one the HTTP layer gives that code.
+  return { code, status: statusOf(code), details };
 }
 
 const problemAt = (path: string, message: string | RegExp) => ({

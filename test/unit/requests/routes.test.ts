@@ -7,7 +7,7 @@
  * policy itself (narrowing) is tested in create-policy.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { RelayError } from "../../../src/requests/errors.js";
 import type { RequestPolicy } from "../../../src/requests/model.js";
 import { newRecord } from "../../../src/requests/new-record.js";

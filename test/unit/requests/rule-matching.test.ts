@@ -4,7 +4,7 @@
  * answer, how long a rule lasts, and what it answers.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RULE_MINUTES } from "../../../src/config-policy.js";
+import { DEFAULT_RULE_MINUTES } from "../../../src/requests/vocabulary.js";
 import { answeredByRule, ruleDecision, ruleLives, ruleMinutesOf, ruleScopeOf, takesRules } from "../../../src/requests/rule-matching.js";
 import { ALICE } from "../../fixtures/people.js";
 import { deployPolicy } from "../../fixtures/policies.js";

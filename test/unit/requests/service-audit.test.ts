@@ -5,7 +5,7 @@
  * and why where a person or a reason is behind it.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { RELAY_PERSON } from "../../../src/requests/service.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";

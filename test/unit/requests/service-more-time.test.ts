@@ -8,7 +8,7 @@
  * longest wait.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import { MAX_TIMEOUT_SECONDS } from "../../../src/protocol/request-body.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { EXTENSION_MS } from "../../../src/requests/more-time.js";

@@ -8,7 +8,7 @@
  * answers the waiting agent, a deny is a veto, and one person counts once.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { Decision } from "../../../src/protocol/decisions.js";
 import type { Answerer } from "../../../src/requests/policy.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";

@@ -6,7 +6,7 @@
  * counted in the thread; and every case where a rule must not apply.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import type { RuleStore } from "../../../src/requests/rules.js";
 import { createMemoryRuleStore } from "../../../src/store/memory-rules.js";

@@ -6,7 +6,7 @@
  * it; elsewhere an expiry carries none.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Route } from "../../../src/config-file.js";
+import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { endedMessage } from "../../../src/slack/blocks/index.js";
 import { ALLOW, bodyOf, createHarness, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";

@@ -4,6 +4,7 @@
  * happens when Slack refuses or answers late.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { statusOf } from "../../../src/http/errors.js";
 import { RelayError } from "../../../src/requests/errors.js";
 import { PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
 import { ALLOW, bodyOf, createHarness, DEFAULT_CHANNEL, deferred, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
@@ -42,9 +43,7 @@ describe("create", () => {
   it("refuses a request with no channel when no default is configured: 400 at path channel, nothing stored or posted", async () => {
     h.service.close();
     h = createHarness({ defaultChannel: undefined });
-    const error = await create().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RelayError);
-    expect(error).toMatchObject({ status: 400, code: "relay_invalid_request", details: [{ path: "channel" }] });
+    expect(await refusalOf(create())).toMatchObject({ status: 400, code: "relay_invalid_request", details: [{ path: "channel" }] });
     await h.service.idle();
     expect(h.messenger.posts).toEqual([]);
     expect(await h.store.get("req-1")).toBeUndefined();
@@ -53,7 +52,7 @@ describe("create", () => {
   it("refuses a callbackUrl whose host RELAY_CALLBACK_HOSTS does not list: 400 at path callbackUrl", async () => {
     h.service.close();
     h = createHarness({ callbackHosts: ["hooks.example.com"] });
-    await expect(create({ callbackUrl: "https://evil.example.org/cb" })).rejects.toMatchObject({
+    expect(await refusalOf(create({ callbackUrl: "https://evil.example.org/cb" }))).toMatchObject({
       status: 400,
       details: [{ path: "callbackUrl" }],
     });
@@ -108,7 +107,7 @@ describe("create", () => {
 
   it("refuses a repeated idempotency key with another body (409 relay_idempotency_mismatch) and posts nothing more", async () => {
     const first = await create({}, "ci-bot", "deploy-44");
-    await expect(create({ toolName: "Write" }, "ci-bot", "deploy-44")).rejects.toMatchObject({
+    expect(await refusalOf(create({ toolName: "Write" }, "ci-bot", "deploy-44"))).toMatchObject({
       code: "relay_idempotency_mismatch",
       status: 409,
       details: { id: first.record.id },
@@ -172,7 +171,7 @@ describe("answer", () => {
 
   it("refuses a decision of another kind's shape with a RelayError and leaves the request pending", async () => {
     await create();
-    await expect(h.service.answer("req-1", { reply: "y" }, ALICE)).rejects.toMatchObject({
+    expect(await refusalOf(h.service.answer("req-1", { reply: "y" }, ALICE))).toMatchObject({
       name: "RelayError",
       code: "relay_invalid_request",
       status: 400,
@@ -247,7 +246,7 @@ describe("cancel", () => {
 describe("drain and shutdown", () => {
   it("once draining, refuses a new request with relay_shutting_down (503) and stores nothing", async () => {
     h.service.drain();
-    await expect(create()).rejects.toMatchObject({ code: "relay_shutting_down", status: 503 });
+    expect(await refusalOf(create())).toMatchObject({ code: "relay_shutting_down", status: 503 });
     expect(await h.service.get("req-1")).toBeUndefined();
     expect(h.service.isDraining).toBe(true);
   });
@@ -352,3 +351,14 @@ describe("Slack delivery", () => {
     expect((await h.service.get("req-1"))?.status).toBe("answered");
   });
 });
+
+/** What `promise` is refused with (a RelayError), with the HTTP status src/http answers its code with. */
+async function refusalOf(promise: Promise<unknown>): Promise<{ name: string; code: string; status: number; details: unknown }> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(RelayError);
+  const { name, code, details } = error as RelayError;
+  return { name, code, status: statusOf(code), details };
+}

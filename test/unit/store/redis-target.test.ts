@@ -7,7 +7,7 @@
  */
 import { Cluster, Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RedisTarget } from "../../../src/config-redis.js";
+import type { RedisTarget } from "../../../src/config/redis.js";
 import { commandConnectionOptions, reconnectDelay } from "../../../src/store/redis-connection.js";
 import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "../../../src/store/redis-target.js";
 

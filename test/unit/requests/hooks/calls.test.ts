@@ -5,6 +5,8 @@
  * test/integration/hooks/endpoint.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { statusOf } from "../../../../src/http/errors.js";
+import { RelayError } from "../../../../src/requests/errors.js";
 import { DRAINING_DENY, HookCalls, SHUTDOWN_REASON, type HookCall } from "../../../../src/requests/hooks/calls.js";
 import { parseHookInput } from "../../../../src/requests/hooks/input.js";
 import { RequestService } from "../../../../src/requests/service.js";
@@ -102,7 +104,16 @@ describe("while the relay drains before shutting down", () => {
   it("a new hook call from a caller that retries unavailable relays is refused with relay_shutting_down (503), nothing created", async () => {
     const { service, messenger, hookCalls } = setup();
     service.drain();
-    expect(() => hookCalls.answer(call({ retriesUnavailable: true }))).toThrow(expect.objectContaining({ code: "relay_shutting_down", status: 503 }));
+    const refused = (() => {
+      try {
+        void hookCalls.answer(call({ retriesUnavailable: true }));
+      } catch (error) {
+        return error as RelayError;
+      }
+      throw new Error("the hook call was not refused");
+    })();
+    expect(refused).toBeInstanceOf(RelayError);
+    expect({ code: refused.code, status: statusOf(refused.code) }).toEqual({ code: "relay_shutting_down", status: 503 });
     await service.idle();
     expect(messenger.posts).toEqual([]);
   });

@@ -4,11 +4,11 @@
  * environment still wins), and every bad file stops the start with one line
  * naming the key path — keys a later version implements included, so a
  * policy is never accepted and silently not applied. The policy keys
- * (approvers, quorum, …) have their own tests in config-policy.test.ts.
+ * (approvers, quorum, …) have their own tests in policy.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { configFiles } from "../helpers/config-files.js";
+import { ConfigError, loadConfig } from "../../../src/config/config.js";
+import { configFiles } from "../../helpers/config-files.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
@@ -111,6 +111,49 @@ describe("a config file with routes", () => {
   });
 });
 
+describe("an unknown key stops the start, whatever its case and level, with one line naming it and the closest known key", () => {
+  it.each([
+    ["a misspelt variable", "METRICS_TOKN: metrics-scraper-0123456789abcdef\n", "METRICS_TOKN: is not a known key (did you mean METRICS_TOKEN?)"],
+    ["a variable in lower case", "metrics_token: metrics-scraper-0123456789abcdef\n", "metrics_token: is not a known key (did you mean METRICS_TOKEN?)"],
+    ["a variable with a letter too many", "LOG_LEVELS: warn\n", "LOG_LEVELS: is not a known key (did you mean LOG_LEVEL?)"],
+    ["a policy key in upper case", "ROUTES: []\n", "ROUTES: is not a known key (did you mean routes?)"],
+    [
+      "a variable like none",
+      "SOMETHING_ELSE: 1\n",
+      "SOMETHING_ELSE: is not a known key (use routes, default or the name of a variable of the configuration reference)",
+    ],
+    [
+      "a route key like none",
+      "routes:\n  - match: {}\n    xyz: 1\n",
+      "routes.0.xyz: is not a known key (known keys there: match, channel, channels, timeoutSeconds, alwaysAllow, approvers, quorum, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout)",
+    ],
+    ["a route key in upper case", "routes:\n  - match: {}\n    QUORUM: 2\n", "routes.0.QUORUM: is not a known key (did you mean quorum?)"],
+    [
+      "a match key deep in a later route",
+      "routes:\n  - match: {}\n  - match: { Labels: { env: prod } }\n",
+      "routes.1.match.Labels: is not a known key (did you mean labels?)",
+    ],
+    [
+      "an escalation key",
+      "default: { escalate: [{ after: 60, usergroup: [S0ONCALL01] }] }\n",
+      "default.escalate.0.usergroup: is not a known key (did you mean usergroups?)",
+    ],
+  ])("%s", (_, content, line) => {
+    expect(errorFor(content)).toBe(`RELAY_CONFIG_FILE is invalid: ${line}`);
+  });
+
+  it("refuses RELAY_CONFIG_FILE inside the file: only the environment names the file", () => {
+    expect(errorFor("RELAY_CONFIG_FILE: other.yaml\n")).toBe(
+      "RELAY_CONFIG_FILE is invalid: RELAY_CONFIG_FILE: names the config file itself, which only the environment can",
+    );
+  });
+
+  it("never quotes the value of the unknown key (it may be a secret)", () => {
+    const message = errorFor("SLACK_BOT_TOKN: xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx\n");
+    expect(message).toBe("RELAY_CONFIG_FILE is invalid: SLACK_BOT_TOKN: is not a known key (did you mean SLACK_BOT_TOKEN?)");
+  });
+});
+
 describe("a bad config file stops the start with one line naming the key path", () => {
   it.each([
     ["allowRules", "allowRules: yes please", "routes.0.allowRules"],
@@ -129,10 +172,10 @@ describe("a bad config file stops the start with one line naming the key path", 
       `routes:\n  - match: { token: a }\n  - match: { token: b }\n  - match: { tool: "Bash(" }\n`,
       "routes.2.match.tool: is not a valid regular expression",
     ],
-    ["an unknown match key", `routes:\n  - match: { tokn: deploy-bot }\n`, "routes.0.match.tokn: is not a known key"],
-    ["an unknown route key", `routes:\n  - match: {}\n    chanel: C0PRODDEPLOY\n`, "routes.0.chanel: is not a known key"],
-    ["an unknown default key", `default: { timeout: 5 }\n`, "default.timeout: is not a known key"],
-    ["an unknown top-level key", `route: []\n`, "route: is not a known key (use routes, default or environment-variable names)"],
+    ["an unknown match key", `routes:\n  - match: { tokn: deploy-bot }\n`, "routes.0.match.tokn: is not a known key (did you mean token?)"],
+    ["an unknown route key", `routes:\n  - match: {}\n    chanel: C0PRODDEPLOY\n`, "routes.0.chanel: is not a known key (did you mean channel?)"],
+    ["an unknown default key", `default: { timeout: 5 }\n`, "default.timeout: is not a known key (did you mean timeoutSeconds?)"],
+    ["an unknown top-level key", `route: []\n`, "route: is not a known key (did you mean routes?)"],
     ["a route without match", `routes:\n  - channel: C0PRODDEPLOY\n`, "routes.0.match: Invalid input: expected object, received undefined"],
     ["an unknown kind", `routes:\n  - match: { kind: [permission, deploy] }\n`, "routes.0.match.kind:"],
     [

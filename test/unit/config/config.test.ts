@@ -4,9 +4,9 @@
  * parsing and the optional JSON config file that the environment overrides.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { configFiles } from "../helpers/config-files.js";
-import { MAX_TIMEOUT_SECONDS } from "../../src/protocol/request-body.js";
+import { ConfigError, loadConfig } from "../../../src/config/config.js";
+import { configFiles } from "../../helpers/config-files.js";
+import { MAX_TIMEOUT_SECONDS } from "../../../src/protocol/request-body.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789";
@@ -275,6 +275,45 @@ describe("malformed variables", () => {
   });
 });
 
+/** [variable, refused value, the rule the line names]: every secret says which rule it broke, never the secret. */
+const brokenRules: Array<[string, string, string]> = [
+  ["SLACK_BOT_TOKEN", "xoxp-1234567890-0987654321-userTokenNotABot", "it is a user token (xoxp-…), not a bot token (xoxb-…)"],
+  ["SLACK_BOT_TOKEN", APP, "it is an app-level token (xapp-…), not a bot token (xoxb-…)"],
+  ["SLACK_BOT_TOKEN", "1234567890-0987654321-AbCdEfGhIjKl", "it does not start with xoxb- as a bot token (xoxb-…) does"],
+  ["SLACK_BOT_TOKEN", "xoxb-", "nothing follows xoxb-"],
+  ["SLACK_BOT_TOKEN", "xoxb-1234567890 0987654321", "it holds a character other than letters, digits and '-' after xoxb- (a space or a quote copied with it?)"],
+  ["SLACK_APP_TOKEN", "xoxb-1234567890-0987654321-wrongKindOfToken", "it is a bot token (xoxb-…), not an app-level token (xapp-…)"],
+  ["SLACK_APP_TOKEN", "xapp-1-A0123'", "it holds a character other than letters, digits and '-' after xapp- (a space or a quote copied with it?)"],
+  ["SLACK_SIGNING_SECRET", "x", "it is 1 character long, and a signing secret is 32 hexadecimal characters"],
+  ["SLACK_SIGNING_SECRET", `${SECRET}0`, "it is 33 characters long, and a signing secret is 32 hexadecimal characters"],
+  ["SLACK_SIGNING_SECRET", "8f742231b10e8888abcd99yyyzzz85a5", "it holds a character that is not hexadecimal (0-9, a-f), as a signing secret is"],
+  ["RELAY_TOKENS", "NoName0123456789abcdef", "entry 1 has no ':' between a name and a token"],
+  ["RELAY_TOKENS", `ci-bot:${CI_TOKEN},:${DEPLOY_TOKEN}`, "entry 2 has no name before its ':'"],
+  ["RELAY_TOKENS", `ci bot:${CI_TOKEN}`, "the name of entry 1 is not 1 to 64 letters, digits, '.', '_', '@' or '-'"],
+  ["RELAY_TOKENS", "ci-bot:0123456789abcde", 'the token of "ci-bot" is 15 characters long, not 16 to 512'],
+  ["RELAY_TOKENS", " , ,", "it holds no name:token pair"],
+  ["RELAY_ADMIN_TOKENS", "ops:0123", 'the token of "ops" is 4 characters long, not 16 to 512'],
+  ["RELAY_ADMIN_TOKENS", "op0123456789abcdefNoName", "entry 1 has no ':' between a name and a token"],
+  ["METRICS_TOKEN", "tooShortMetrics", "it is 15 characters long, not 16 to 512"],
+  ["METRICS_TOKEN", "m".repeat(513), "it is 513 characters long, not 16 to 512"],
+  ["METRICS_TOKEN", "scraper0123456789 abcdef", "it holds a space"],
+];
+
+describe("each refused secret says which rule it broke", () => {
+  it.each(brokenRules)("%s=%j: one line naming the variable, the rule and the fix, never the value", (name, value, rule) => {
+    const message = errorFor({ ...http, [name]: value }).message;
+    expect(message.startsWith(`${name} is invalid: ${rule}; `), message).toBe(true);
+    expect(message).not.toContain("\n");
+    // The token of a name:token pair is the secret; its name may be shown.
+    const secrets = value.split(/[,\s]/).map((pair) => pair.slice(pair.indexOf(":") + 1));
+    for (const secret of secrets.filter((part) => part.length >= 4 && !/^x(oxb|app)-$/.test(part))) expect(message).not.toContain(secret);
+  });
+
+  it("takes a signing secret in capitals: it is hexadecimal all the same", () => {
+    expect(loadConfig({ ...http, SLACK_SIGNING_SECRET: SECRET.toUpperCase() }).slack.signingSecret).toBe(SECRET.toUpperCase());
+  });
+});
+
 describe("RELAY_TOKENS", () => {
   const tokensOf = (value: string) => loadConfig({ ...http, RELAY_TOKENS: value }).tokens;
 
@@ -295,7 +334,9 @@ describe("RELAY_TOKENS", () => {
 
   it("refuses two tokens with the same name, saying names must be unique", () => {
     const message = errorFor({ ...http, RELAY_TOKENS: `ci-bot:${CI_TOKEN},ci-bot:${DEPLOY_TOKEN}` }).message;
-    expect(message).toBe("RELAY_TOKENS is invalid: token names must be unique");
+    expect(message).toBe(
+      'RELAY_TOKENS is invalid: the name "ci-bot" is given twice; token names must be unique; set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); tokens need 16+ characters',
+    );
   });
 
   it.each([
@@ -338,7 +379,7 @@ describe("RELAY_ADMIN_TOKENS", () => {
 
   it("refuses two admin tokens with the same name", () => {
     expect(errorFor({ ...http, RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN},ops:${DEPLOY_TOKEN}` }).message).toBe(
-      "RELAY_ADMIN_TOKENS is invalid: token names must be unique",
+      'RELAY_ADMIN_TOKENS is invalid: the name "ops" is given twice; token names must be unique; set comma-separated name:token pairs for operators, e.g. ops:$(openssl rand -hex 24); tokens need 16+ characters',
     );
   });
 

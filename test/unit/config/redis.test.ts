@@ -1,5 +1,5 @@
 /**
- * The Redis variables through loadConfig (src/config-redis.ts): REDIS_URL with
+ * The Redis variables through loadConfig (src/config/redis.ts): REDIS_URL with
  * its user, password, database and TLS; Sentinel's REDIS_SENTINELS and
  * REDIS_SENTINEL_NAME with the master's and the sentinels' credentials;
  * REDIS_CLUSTER_NODES, seed node URLs with their user, password and TLS;
@@ -8,9 +8,9 @@
  * start stops with when the store refuses it or does not answer.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { redisStartLine, type RedisStartProblem, type RedisTarget } from "../../src/config-redis.js";
-import { configFiles } from "../helpers/config-files.js";
+import { ConfigError, loadConfig } from "../../../src/config/config.js";
+import { redisStartLine, type RedisStartProblem, type RedisTarget } from "../../../src/config/redis.js";
+import { configFiles } from "../../helpers/config-files.js";
 
 const base = {
   SLACK_BOT_TOKEN: "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx",
@@ -48,17 +48,21 @@ describe("REDIS_URL", () => {
     expect(redisOf({ REDIS_URL: url })).toMatchObject({ mode: "single", ...expected });
   });
 
+  const NOT_REDIS = "its scheme is not redis:// (or rediss:// for TLS)";
+  const QUERY = "it has a query or a fragment (?… or #…), and every option has a variable of its own";
   it.each([
-    ["http://cache.internal:6379"],
-    ["cache.internal:6379"],
-    ["redis://"],
-    ["redis://cache.internal?family=6"],
-    ["redis://cache.internal/zero"],
-    ["redis://cache.internal:65536"],
-    [`redis://relay@cache.internal`],
-    [`redis://relay:${PASSWORD}@cache.internal/1#x`],
-  ])("refuses %s in one line saying which forms it takes, never the URL", (url) => {
-    expect(lineFor({ REDIS_URL: url })).toMatch(/^REDIS_URL is invalid: use redis:\/\/\[user:password@\]host\[:port\]\[\/db\] \(rediss:\/\/ for TLS/);
+    ["http://cache.internal:6379", NOT_REDIS],
+    ["cache.internal:6379", NOT_REDIS],
+    ["redis://", "it names no host"],
+    ["redis://cache.internal?family=6", QUERY],
+    ["redis://cache.internal/zero", "its path is not a database number (/0 to /9999)"],
+    ["redis://cache.internal:65536", "it is not a valid URL (a port is 1 to 65535; percent-encode a password's special characters)"],
+    [`redis://relay@cache.internal`, "it names a user without a password (redis://user:password@host)"],
+    [`redis://relay:${PASSWORD}@cache.internal/1#x`, QUERY],
+  ])("refuses %s in one line saying which rule it broke and which forms it takes, never the URL", (url, rule) => {
+    expect(lineFor({ REDIS_URL: url })).toBe(
+      `REDIS_URL is invalid: ${rule}; use redis://[user:password@]host[:port][/db] (rediss:// for TLS, redis://:password@host for a password alone), or unset it for the in-memory store`,
+    );
   });
 });
 
@@ -122,6 +126,13 @@ describe("REDIS_SENTINELS and REDIS_SENTINEL_NAME", () => {
     expect(line.startsWith(`${name} is invalid: `)).toBe(true);
     expect(line).toContain(fix);
   });
+
+  it.each(["REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD"])("says which rule a refused %s broke, never quoting it", (name) => {
+    const password = `${PASSWORD}${"x".repeat(500)}`;
+    const line = lineFor({ ...sentinels, [name]: password });
+    expect(line.startsWith(`${name} is invalid: it is 521 characters long, not 1 to 512; `), line).toBe(true);
+    expect(line).not.toContain("xxxxxxxx");
+  });
 });
 
 describe("REDIS_CLUSTER_NODES", () => {
@@ -146,19 +157,20 @@ describe("REDIS_CLUSTER_NODES", () => {
     expect(redisOf({ REDIS_CLUSTER_NODES: value })).toStrictEqual({ mode: "cluster", nodes: expect.any(Array), ...expected });
   });
 
+  const MIXED = "the nodes differ in scheme, user or password, and the relay signs in to every node alike";
   it.each([
-    ["node-1:7000,node-2:7000", "bare host:port entries"],
-    ["redis://node-1:7000,http://node-2:7000", "a node that is not redis://"],
-    ["redis://node-1:7000/1", "a database number"],
-    ["redis://node-1:7000?family=6", "a query"],
-    ["redis://node-1:7000,rediss://node-2:7000", "TLS on some nodes only"],
-    [`redis://relay:${PASSWORD}@node-1:7000,redis://node-2:7000`, "a password on some nodes only"],
-    [`redis://a:${PASSWORD}@node-1:7000,redis://b:${PASSWORD}@node-2:7000`, "two users"],
-    [" , ,", "no node at all"],
-    ["redis://node-1:99999", "a port out of range"],
-  ])("refuses %s (%s) in one line naming REDIS_CLUSTER_NODES, never the value", (value) => {
-    expect(lineFor({ REDIS_CLUSTER_NODES: value })).toMatch(
-      /^REDIS_CLUSTER_NODES is invalid: list the cluster's seed nodes as comma-separated redis:\/\/\[user:password@\]host:port URLs/,
+    ["node-1:7000,node-2:7000", "bare host:port entries", "node 1: its scheme is not redis:// (or rediss:// for TLS)"],
+    ["redis://node-1:7000,http://node-2:7000", "a node that is not redis://", "node 2: its scheme is not redis:// (or rediss:// for TLS)"],
+    ["redis://node-1:7000/1", "a database number", "node 1 names a database, and a cluster has only database 0"],
+    ["redis://node-1:7000?family=6", "a query", "node 1: it has a query or a fragment (?… or #…), and every option has a variable of its own"],
+    ["redis://node-1:7000,rediss://node-2:7000", "TLS on some nodes only", MIXED],
+    [`redis://relay:${PASSWORD}@node-1:7000,redis://node-2:7000`, "a password on some nodes only", MIXED],
+    [`redis://a:${PASSWORD}@node-1:7000,redis://b:${PASSWORD}@node-2:7000`, "two users", MIXED],
+    [" , ,", "no node at all", "it lists no node"],
+    ["redis://node-1:99999", "a port out of range", "node 1: it is not a valid URL (a port is 1 to 65535; percent-encode a password's special characters)"],
+  ])("refuses %s (%s) in one line naming REDIS_CLUSTER_NODES and the rule it broke, never the value", (value, _what, rule) => {
+    expect(lineFor({ REDIS_CLUSTER_NODES: value })).toBe(
+      `REDIS_CLUSTER_NODES is invalid: ${rule}; list the cluster's seed nodes as comma-separated redis://[user:password@]host:port URLs, e.g. redis://redis-1:6379,redis://redis-2:6379 (rediss:// for TLS), all with one scheme, user and password and no database number`,
     );
   });
 

@@ -8,8 +8,8 @@
  * reach, a reminder or escalation at or after its route's timeout.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { configFiles } from "../helpers/config-files.js";
+import { ConfigError, loadConfig } from "../../../src/config/config.js";
+import { configFiles } from "../../helpers/config-files.js";
 
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx";
 const SECRET = "8f14e45fceea167a5a36dedd4bea2543";
@@ -139,7 +139,11 @@ describe("a bad policy stops the start with one line naming the key path", () =>
       `default: { approvers: [U0ALICE01] }\n`,
       "default.approvers: must be any, or {users: [Slack user ids], usergroups: [Slack user group ids]}",
     ],
-    ["an unknown approvers key", `default: { approvers: { people: [U0ALICE01] } }\n`, "default.approvers.people: is not a known key"],
+    [
+      "an unknown approvers key",
+      `default: { approvers: { people: [U0ALICE01] } }\n`,
+      "default.approvers.people: is not a known key (known keys there: users, usergroups)",
+    ],
     [
       "an empty approver list",
       `routes:\n  - match: {}\n    approvers: {}\n`,
@@ -158,7 +162,11 @@ describe("a bad policy stops the start with one line naming the key path", () =>
     ["reminders that are not a list", `default: { reminders: 300 }\n`, "default.reminders: Invalid input: expected array"],
     ["more than 20 reminders", `default: { reminders: [${Array.from({ length: 21 }, (_, i) => i + 1).join(", ")}] }\n`, "default.reminders: Too big"],
     ["an escalation without after", `default: { escalate: [{ users: [U0ALICE01] }] }\n`, "default.escalate.0.after: Invalid input: expected number"],
-    ["an escalation with an unknown key", `default: { escalate: [{ after: 60, user: [U0ALICE01] }] }\n`, "default.escalate.0.user: is not a known key"],
+    [
+      "an escalation with an unknown key",
+      `default: { escalate: [{ after: 60, user: [U0ALICE01] }] }\n`,
+      "default.escalate.0.user: is not a known key (did you mean users?)",
+    ],
     ["an escalation to a user name", `default: { escalate: [{ after: 60, users: [bob] }] }\n`, "default.escalate.0.users.0: must be a Slack user id"],
     [
       "an escalation to a channel name",
@@ -170,7 +178,7 @@ describe("a bad policy stops the start with one line naming the key path", () =>
       `routes:\n  - match: {}\n    escalate: [{ after: 60 }]\n`,
       "routes.0.escalate.0: escalates to nobody (name users, usergroups or a channel)",
     ],
-    ["an unknown policy key", `default: { approver: any }\n`, "default.approver: is not a known key"],
+    ["an unknown policy key", `default: { approver: any }\n`, "default.approver: is not a known key (did you mean approvers?)"],
   ])("%s", (_, content, why) => {
     const message = errorFor(content);
     expect(message.startsWith(`RELAY_CONFIG_FILE is invalid: ${why}`), message).toBe(true);

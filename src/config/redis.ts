@@ -12,6 +12,7 @@
  * a value: a URL or a password may be in it.
  */
 import { readFileSync } from "node:fs";
+import { commaList, isRefusal, refuse, type Refusal } from "./rules.js";
 
 export interface RedisAddress {
   host: string;
@@ -52,7 +53,7 @@ export interface ClusterRedis extends RedisAccess {
 
 export type RedisTarget = SingleRedis | SentinelRedis | ClusterRedis;
 
-/** The Redis variables as config.ts read them (each already checked alone). */
+/** The Redis variables as ./config.ts read them (each already checked alone). */
 export interface RedisVariables {
   url?: SingleRedis;
   cluster?: ClusterRedis;
@@ -66,31 +67,38 @@ export interface RedisVariables {
   sentinelPassword?: string;
 }
 
-/** How to fix REDIS_TLS_CA_FILE (config.ts's hint, and the line for a file that cannot be read). */
+/** How to fix REDIS_TLS_CA_FILE (its hint in ./variables.ts, and the line for a file that cannot be read). */
 export const CA_FILE_HINT = "point it at a readable PEM file of the CA that signed Redis's certificate";
 
 /** A Redis setting that is wrong for what else is set; its message is the whole line. */
 export class RedisSettingsError extends Error {}
 
-/** REDIS_URL: `redis[s]://[[user]:password@]host[:port][/db]`, nothing else (no query: every option has a variable). */
-export function parseRedisUrl(value: string): SingleRedis | undefined {
+/**
+ * REDIS_URL: `redis[s]://[[user]:password@]host[:port][/db]`, nothing else (no
+ * query: every option has a variable); or the rule it broke, in words that
+ * never quote it (it may hold a password).
+ */
+export function readRedisUrl(value: string): SingleRedis | Refusal {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return undefined;
+    return refuse("it is not a valid URL (a port is 1 to 65535; percent-encode a password's special characters)");
   }
-  if ((url.protocol !== "redis:" && url.protocol !== "rediss:") || !url.hostname || url.search || url.hash) return undefined;
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") return refuse("its scheme is not redis:// (or rediss:// for TLS)");
+  if (!url.hostname) return refuse("it names no host");
+  if (url.search || url.hash) return refuse("it has a query or a fragment (?… or #…), and every option has a variable of its own");
   const db = url.pathname === "" || url.pathname === "/" ? 0 : /^\/\d{1,4}$/.test(url.pathname) ? Number(url.pathname.slice(1)) : undefined;
+  if (db === undefined) return refuse("its path is not a database number (/0 to /9999)");
   const port = url.port === "" ? 6379 : Number(url.port);
   let username: string, password: string;
   try {
     [username, password] = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
   } catch {
-    return undefined;
+    return refuse("its user or password is not valid percent-encoding (%XX)");
   }
   // A user signs in with a password: `redis://user@host` would send an empty one.
-  if (db === undefined || (username && !password)) return undefined;
+  if (username && !password) return refuse("it names a user without a password (redis://user:password@host)");
   return {
     mode: "single",
     address: { host: url.hostname.replace(/^\[|\]$/g, ""), port },
@@ -101,24 +109,35 @@ export function parseRedisUrl(value: string): SingleRedis | undefined {
   };
 }
 
+/** REDIS_URL's form (tests and the bench name their Redis so); undefined when it is not one. */
+export function parseRedisUrl(value: string): SingleRedis | undefined {
+  const read = readRedisUrl(value);
+  return isRefusal(read) ? undefined : read;
+}
+
 /**
  * REDIS_CLUSTER_NODES: comma-separated `redis[s]://[[user]:password@]host[:port]`
  * seed nodes, one scheme and one user and password for all (ioredis signs in
  * to every node alike), no database (a cluster has only database 0).
  */
-export function parseClusterNodes(value: string): ClusterRedis | undefined {
-  const entries = value
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  const nodes = entries.map((entry) => (/^rediss?:\/\/[^/]*\/?$/.test(entry) ? parseRedisUrl(entry) : undefined));
-  const [first] = nodes;
-  if (!first || nodes.some((node) => node === undefined)) return undefined;
+export function readClusterNodes(value: string): ClusterRedis | Refusal {
+  const entries = commaList(value);
+  if (entries.length === 0) return refuse("it lists no node");
+  const nodes: SingleRedis[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const node = readRedisUrl(entry);
+    if (isRefusal(node)) return refuse(`node ${index + 1}: ${node.refused}`);
+    if (!/^rediss?:\/\/[^/]*\/?$/.test(entry)) return refuse(`node ${index + 1} names a database, and a cluster has only database 0`);
+    nodes.push(node);
+  }
+  const [first] = nodes as [SingleRedis, ...SingleRedis[]];
   const access = (node: SingleRedis) => JSON.stringify([node.username, node.password, node.tls !== undefined]);
-  if (nodes.some((node) => access(node!) !== access(first))) return undefined;
+  if (nodes.some((node) => access(node) !== access(first))) {
+    return refuse("the nodes differ in scheme, user or password, and the relay signs in to every node alike");
+  }
   return {
     mode: "cluster",
-    nodes: nodes.map((node) => node!.address),
+    nodes: nodes.map((node) => node.address),
     ...(first.username === undefined ? {} : { username: first.username }),
     ...(first.password === undefined ? {} : { password: first.password }),
     ...(first.tls === undefined ? {} : { tls: {} }),
@@ -127,10 +146,7 @@ export function parseClusterNodes(value: string): ClusterRedis | undefined {
 
 /** REDIS_SENTINELS: comma-separated `host:port` (IPv6 in brackets); undefined when an entry is not one. */
 export function parseAddresses(value: string): RedisAddress[] | undefined {
-  const entries = value
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean);
+  const entries = commaList(value);
   const addresses = entries.map((entry) => {
     const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
     const port = Number(match?.[2]);

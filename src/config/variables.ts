@@ -1,0 +1,247 @@
+/**
+ * Every environment variable the relay reads, one entry each: its schema
+ * (what a value must be, and what it becomes), its hint (how to fix a wrong
+ * one, ending the line the start stops with), and what it is for (the
+ * configuration reference, docs/configuration-reference.md, is written from
+ * these entries by `npm run docs:config`). The same names are the keys a
+ * config file may hold at its top level. A default is the schema's: what it
+ * makes of an unset variable.
+ */
+import { z } from "zod";
+import { AlwaysAllowScope } from "../requests/vocabulary.js";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
+import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
+import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
+import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
+
+export interface Variable {
+  /** Parses the variable's text (absent when unset or empty). */
+  schema: z.ZodType;
+  /** How to fix a wrong value: the end of the one line the start stops with. */
+  hint: string;
+  /** What the variable is for, in the configuration reference. */
+  about: string;
+  /** Its value is a secret: the reference shows no example of it, and no message quotes it. */
+  secret?: true;
+}
+
+/**
+ * Shortest default hook timeout the configuration accepts (seconds). The
+ * relay takes hook URLs down to MIN_HOOK_TIMEOUT_SECONDS, but a default that
+ * short would deny nearly every call before a person could answer.
+ */
+const MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS = 10;
+
+/**
+ * Default RELAY_AUDIT_MAX_EVENTS. An event takes about 300–400 bytes in the
+ * Redis Stream, so 50,000 hold about 20 MB; a team answering a thousand
+ * requests a day (five or so events each) keeps about ten days of them.
+ */
+const DEFAULT_AUDIT_MAX_EVENTS = 50_000;
+const MAX_AUDIT_MAX_EVENTS = 10_000_000;
+
+/** Longest RELAY_SHUTDOWN_GRACE (seconds). */
+const MAX_SHUTDOWN_GRACE_SECONDS = 3600;
+/** Longest RELAY_HOOK_KEEPALIVE (seconds): load balancers commonly cut connections idle for 60 s. */
+const MAX_HOOK_KEEPALIVE_SECONDS = 300;
+
+const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  });
+const redisUser = z
+  .string()
+  .regex(/^\S{1,128}$/)
+  .optional();
+const redisPassword = ruled((value) => (value.length > 512 ? refuse(`it is ${value.length} characters long, not 1 to 512`) : value)).optional();
+const TOKEN_RULE = `tokens need ${TOKEN_LENGTH.min}+ characters`;
+
+/** In the order the start checks them: the first wrong one is the one named. */
+export const VARIABLES = {
+  SLACK_BOT_TOKEN: {
+    schema: slackToken("xoxb-"),
+    hint: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
+    about: "The bot token (`xoxb-…`) the relay posts and reads with.",
+    secret: true,
+  },
+  SLACK_APP_TOKEN: {
+    schema: slackToken("xapp-").optional(),
+    hint: "create an app-level token with the connections:write scope (xapp-…), or unset it for HTTP mode",
+    about: "An app-level token (`xapp-…`, scope `connections:write`): when set, the relay runs in Socket Mode and needs no public URL.",
+    secret: true,
+  },
+  SLACK_SIGNING_SECRET: {
+    schema: signingSecret.optional(),
+    hint: "copy the Signing Secret from the app's Basic Information page, or set SLACK_APP_TOKEN for Socket Mode",
+    about: "HTTP mode: the app's Signing Secret (32 hexadecimal characters), which verifies Slack's requests. Required without `SLACK_APP_TOKEN`.",
+    secret: true,
+  },
+  RELAY_TOKENS: {
+    schema: namedTokens,
+    hint: `set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); ${TOKEN_RULE}`,
+    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester.`,
+    secret: true,
+  },
+  RELAY_ADMIN_TOKENS: {
+    schema: namedTokens.optional(),
+    hint: `set comma-separated name:token pairs for operators, e.g. ops:$(openssl rand -hex 24); ${TOKEN_RULE}`,
+    about: "Read-only operator tokens, `name:token` pairs: they read the audit and every request. Names and tokens unlike any agent token's.",
+    secret: true,
+  },
+  SLACK_API_URL: {
+    schema: url(["http:", "https:"]).default("https://slack.com/api/"),
+    hint: "use an http(s) URL such as https://slack.com/api/",
+    about: "The Web API's base URL (proxies, GovSlack, tests).",
+  },
+  SLACK_DEFAULT_CHANNEL: {
+    schema: SlackChannelId.optional(),
+    hint: "use a channel or user id such as C0123456789",
+    about: "The channel (or user id, for a DM) of requests that name none.",
+  },
+  RELAY_AUDIT_MAX_EVENTS: {
+    schema: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
+    hint: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
+    about: "Events the audit log keeps, the oldest dropped beyond it (about 20 MB of Redis for the default).",
+  },
+  REDIS_URL: {
+    schema: ruled(readRedisUrl).optional(),
+    hint: "use redis://[user:password@]host[:port][/db] (rediss:// for TLS, redis://:password@host for a password alone), or unset it for the in-memory store",
+    about:
+      "One Redis server for shared, durable state: `redis[s]://[user:password@]host[:port][/db]`. Unset (and no cluster or sentinels): the in-memory store, one instance, lost on restart.",
+    secret: true,
+  },
+  REDIS_CLUSTER_NODES: {
+    schema: ruled(readClusterNodes).optional(),
+    hint: "list the cluster's seed nodes as comma-separated redis://[user:password@]host:port URLs, e.g. redis://redis-1:6379,redis://redis-2:6379 (rediss:// for TLS), all with one scheme, user and password and no database number",
+    about: "Redis Cluster instead of `REDIS_URL`: seed nodes, comma-separated `redis[s]://[user:password@]host:port`, one user and password for all.",
+    secret: true,
+  },
+  REDIS_SENTINELS: {
+    schema: z.string().transform(parseAddresses).pipe(z.custom<NonNullable<ReturnType<typeof parseAddresses>>>(Boolean)).optional(),
+    hint: "list the sentinels as comma-separated host:port pairs, e.g. sentinel-1:26379,sentinel-2:26379 (IPv6 in brackets)",
+    about: "Sentinel instead of `REDIS_URL`: the sentinels, comma-separated `host:port` (IPv6 in brackets).",
+  },
+  REDIS_SENTINEL_NAME: {
+    schema: z
+      .string()
+      .regex(/^[\w.-]{1,128}$/)
+      .optional(),
+    hint: "use the master's name from the sentinels' `sentinel monitor <name> …` line: letters, digits, '.', '_' or '-'",
+    about: "With `REDIS_SENTINELS`: the master's name, as in the sentinels' `sentinel monitor <name> …`.",
+  },
+  REDIS_USERNAME: {
+    schema: redisUser,
+    hint: "use the ACL user the relay signs in to the master as (no spaces), or unset it for the default user",
+    about: "With `REDIS_SENTINELS`: the master's ACL user; unset → `default`.",
+  },
+  REDIS_PASSWORD: {
+    schema: redisPassword,
+    hint: "use the master's password (requirepass, or the ACL user's), 1 to 512 characters",
+    about: "With `REDIS_SENTINELS`: the master's password (its `requirepass`, or the ACL user's).",
+    secret: true,
+  },
+  REDIS_TLS: {
+    schema: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
+    hint: "use true (TLS to the sentinels and the master) or false",
+    about: "With `REDIS_SENTINELS`: `true` → TLS to the sentinels and the master (with `REDIS_URL`, write `rediss://`).",
+  },
+  REDIS_TLS_CA_FILE: {
+    schema: z.string().optional(),
+    hint: CA_FILE_HINT,
+    about: "PEM file of the CA that signed Redis's certificates, for `rediss://` or `REDIS_TLS=true`; unset → the system's CAs.",
+  },
+  REDIS_SENTINEL_USERNAME: {
+    schema: redisUser,
+    hint: "use the ACL user the relay signs in to the sentinels as (no spaces)",
+    about: "With `REDIS_SENTINELS`: the sentinels' own ACL user, when they have one.",
+  },
+  REDIS_SENTINEL_PASSWORD: {
+    schema: redisPassword,
+    hint: "use the sentinels' own password (their requirepass, or the ACL user's), 1 to 512 characters",
+    about: "With `REDIS_SENTINELS`: the sentinels' own password (their `requirepass`, or the ACL user's), when they ask for one.",
+    secret: true,
+  },
+  REDIS_PREFIX: {
+    schema: z
+      .string()
+      .regex(/^[\w.:-]{1,64}$/)
+      .default("relay"),
+    hint: "use 1 to 64 letters, digits, '.', '_', ':' or '-'",
+    about: "Prefix of every Redis key, so several relays may share one Redis.",
+  },
+  PORT: {
+    schema: intBetween(1, 65535).default(3000),
+    hint: "use a port number between 1 and 65535",
+    about: "The HTTP port.",
+  },
+  RELAY_DEFAULT_TIMEOUT: {
+    schema: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
+    hint: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
+    about: "Seconds a request waits when it names no `timeoutSeconds` (the default route's `timeoutSeconds` stands for it).",
+  },
+  RELAY_HOOK_TIMEOUT: {
+    schema: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
+    hint: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,
+    about: "Seconds Claude Code waits for an http hook when the hook URL has no `?timeout=`.",
+  },
+  RELAY_STORE_TIMEOUT_MS: {
+    schema: intBetween(100, 60_000).optional(),
+    hint: "use a whole number of milliseconds between 100 and 60000",
+    about: "Longest a store (Redis) call may take, in milliseconds, before the relay calls the store unavailable; unset → 2000.",
+  },
+  RELAY_CALLBACK_HOSTS: {
+    schema: z
+      .string()
+      .transform((v) => commaList(v.toLowerCase()))
+      .pipe(z.array(z.string().regex(/^[^\s/?#@]+$/)).min(1))
+      .optional(),
+    hint: "use comma-separated host names such as hooks.example.com",
+    about: "Comma-separated host names callbacks may go to; unset → any host.",
+  },
+  RELAY_SHUTDOWN_GRACE: {
+    schema: intBetween(0, MAX_SHUTDOWN_GRACE_SECONDS).default(25),
+    hint: `use a whole number of seconds between 0 and ${MAX_SHUTDOWN_GRACE_SECONDS} (shorter than your orchestrator's kill timeout, e.g. Kubernetes terminationGracePeriodSeconds)`,
+    about: "Seconds held calls may still be answered after SIGTERM before the relay hands over and stops.",
+  },
+  RELAY_HOOK_KEEPALIVE: {
+    schema: intBetween(1, MAX_HOOK_KEEPALIVE_SECONDS).default(15),
+    hint: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
+    about: "Seconds between the spaces that keep a held Claude Code hook call alive through proxies.",
+  },
+  LOG_LEVEL: {
+    schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    hint: "use debug, info, warn or error",
+    about: "How much the relay logs (JSON lines, secrets redacted).",
+  },
+  RELAY_ALWAYS_ALLOW: {
+    schema: AlwaysAllowScope.default("tool"),
+    hint: "use tool (Always allow passes back only rules for the asked tool) or all (every suggestion, always shown)",
+    about:
+      "What **Always allow** may pass back: `tool` (plain allow rules for the asked tool) or `all` (every suggestion). The default route's `alwaysAllow` stands for it.",
+  },
+  METRICS_TOKEN: {
+    schema: bearerToken.optional(),
+    hint: "set a secret of 16 to 512 characters without spaces, e.g. $(openssl rand -hex 24), and give Prometheus the same as its bearer token; or unset it to leave /metrics open",
+    about: "The bearer token `GET /metrics` asks for (16 to 512 characters, no spaces); unset → `/metrics` is open.",
+    secret: true,
+  },
+  RELAY_CONFIG_FILE: {
+    schema: z.string().optional(),
+    hint: "point it at a readable YAML or JSON file with routes, default and these variable names as keys",
+    about: "A YAML or JSON file: these variables' names as keys (the environment wins) plus `routes` and `default` (approver policy). Environment only.",
+  },
+} satisfies Record<string, Variable>;
+
+export type VariableName = keyof typeof VARIABLES;
+export const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[];
+
+/** The keys a config file may hold at its top level besides `routes` and `default`: every variable but the one that names the file. */
+export const FILE_VARIABLE_NAMES: readonly string[] = VARIABLE_NAMES.filter((name) => name !== "RELAY_CONFIG_FILE");
