@@ -26,6 +26,7 @@ import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
+import { settleBefore } from "./protocol/timing.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */
@@ -37,6 +38,16 @@ export interface StartOptions {
   host?: string;
   /** How often this instance sweeps for expired requests (ms). */
   sweepIntervalMs?: number;
+  /** Aborted (SIGTERM, Ctrl-C) while starting: the start stops where it is, undoes itself and throws StartInterrupted. */
+  signal?: AbortSignal;
+}
+
+/** What startRelay throws when its `signal` aborts before the start finished. */
+export class StartInterrupted extends Error {
+  constructor() {
+    super("stopped before the start finished");
+    this.name = "StartInterrupted";
+  }
 }
 
 export interface RunningRelay {
@@ -60,7 +71,13 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = new RelayMetrics({ logger });
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage);
+  /** `task`, unless the start is interrupted first (SIGTERM): waits on Slack or Redis never hold a stop. */
+  const interruptible = <T>(task: Promise<T>): Promise<T> =>
+    settleBefore(task, { signal: options.signal }, () => {
+      throw new StartInterrupted();
+    });
+  if (options.signal?.aborted) throw new StartInterrupted();
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible);
   const audit = new AuditTrail({ log: auditLog, logger });
   const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
@@ -69,7 +86,6 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   // Its outcome is logged only once the port is open: nothing claims success after a failed start.
   const tokenChecked = checkBotToken(client);
   tokenChecked.catch(() => undefined);
-  await store.ready();
   const queue = new ChannelQueue();
   const messenger = createSlackMessenger({ client, logger, queue });
   const service = new RequestService({
@@ -122,7 +138,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
     readiness: async () => {
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
-      return { store: storeUp, slack: slackUp };
+      const slackProblem = slack.socketProblem();
+      return { store: storeUp, slack: slackUp && slackProblem === undefined, ...(slackProblem === undefined ? {} : { slackProblem }) };
     },
   });
 
@@ -191,16 +208,21 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     })());
 
   try {
+    await interruptible(store.ready());
     await listenOn(app, options.port ?? config.port, options.host);
-    const token = await tokenChecked;
+    // Socket Mode's first attempt runs beside the bot token check; a refusal of either stops the start.
+    slackStarted = true;
+    const linking = slack.start();
+    linking.catch(() => undefined);
+    const token = await interruptible(tokenChecked);
     if (token.accepted) {
       logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
       if (token.teamId !== undefined) directory.knowHomeTeamId(token.teamId);
     } else {
       logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
     }
-    await slack.start();
-    slackStarted = true;
+    await interruptible(linking);
+    if (options.signal?.aborted) throw new StartInterrupted();
   } catch (error) {
     await close();
     throw error;
@@ -240,6 +262,7 @@ async function openStorage(
   config: Config,
   logger: Logger,
   onUnavailable: OutageListener,
+  interruptible: <T>(task: Promise<T>) => Promise<T>,
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
   const target = config.redis;
@@ -252,7 +275,7 @@ async function openStorage(
     ]);
     const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     logger.info({ redis: redisWhere(target), waitMs: windowMs }, "connecting to Redis");
-    const problem = await probeRedis(target, { windowMs });
+    const problem = await interruptible(probeRedis(target, { windowMs }));
     if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
