@@ -133,6 +133,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
+    agentBodyLimitBytes: config.maxBodyBytes,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),

@@ -90,6 +90,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       hookTimeoutSeconds: v.RELAY_HOOK_TIMEOUT,
       /** Longest a store (Redis) call may take, in milliseconds; undefined → the store's default (2 s). */
       storeTimeoutMs: v.RELAY_STORE_TIMEOUT_MS,
+      /** RELAY_MAX_BODY: largest body of a create and of a Claude Code hook call, in bytes. */
+      maxBodyBytes: v.RELAY_MAX_BODY,
       /** Hosts callbacks may go to; undefined → any host. */
       callbackHosts: v.RELAY_CALLBACK_HOSTS,
       /** Seconds held calls may still finish after SIGTERM before the relay hands over and stops. */

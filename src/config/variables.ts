@@ -12,7 +12,7 @@ import { AlwaysAllowScope } from "../requests/vocabulary.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
 import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
-import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
+import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH, type Refusal } from "./rules.js";
 
 export interface Variable {
   /** Parses the variable's text (absent when unset or empty). */
@@ -60,6 +60,21 @@ const redisUser = z
   .optional();
 const redisPassword = ruled((value) => (value.length > 512 ? refuse(`it is ${value.length} characters long, not 1 to 512`) : value)).optional();
 const TOKEN_RULE = `tokens need ${TOKEN_LENGTH.min}+ characters`;
+
+const MIB = 1024 * 1024;
+/** Default RELAY_MAX_BODY: a Claude Code Write of a large generated file fits. */
+const DEFAULT_MAX_BODY_BYTES = 16 * MIB;
+const MAX_MAX_BODY_BYTES = 256 * MIB;
+
+/** RELAY_MAX_BODY: bytes, or a whole number of KB or MB (1024-based). */
+function readBytes(value: string): number | Refusal {
+  const match = /^(\d+)\s*(kb|mb|k|m|b)?$/i.exec(value.trim());
+  if (!match) return refuse("it is not a whole number of bytes, KB or MB");
+  const unit = (match[2] ?? "b").toLowerCase()[0];
+  const bytes = Number(match[1]) * (unit === "m" ? MIB : unit === "k" ? 1024 : 1);
+  if (bytes < MIB || bytes > MAX_MAX_BODY_BYTES) return refuse(`it is ${bytes} bytes, not 1MB to ${MAX_MAX_BODY_BYTES / MIB}MB`);
+  return bytes;
+}
 
 /** In the order the start checks them: the first wrong one is the one named. */
 export const VARIABLES = {
@@ -191,6 +206,12 @@ export const VARIABLES = {
     schema: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
     hint: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,
     about: "Seconds Claude Code waits for an http hook when the hook URL has no `?timeout=`.",
+  },
+  RELAY_MAX_BODY: {
+    schema: ruled(readBytes).default(DEFAULT_MAX_BODY_BYTES),
+    hint: `use a size between 1MB and ${MAX_MAX_BODY_BYTES / MIB}MB, as bytes or with MB or KB (e.g. 16MB)`,
+    about:
+      "Largest body of `POST /v1/requests` and `POST /v1/hooks/claude-code` (a Write or Edit with a large input), in bytes or with `MB`/`KB`; other routes take 1 MB. The Slack message shows the start of a large input and a View full input button.",
   },
   RELAY_STORE_TIMEOUT_MS: {
     schema: intBetween(100, 60_000).optional(),

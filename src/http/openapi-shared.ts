@@ -42,7 +42,7 @@ export const agentOnly = {
   "403": error("`relay_forbidden`: an admin token (RELAY_ADMIN_TOKENS); admin tokens only read. Send an agent token (RELAY_TOKENS)."),
 } satisfies ZodOpenApiResponsesObject;
 export const bodyRefusals = {
-  "413": error("A body over 1 MB."),
+  "413": error("A body over the limit: 1 MB, or RELAY_MAX_BODY (default 16 MB) for creates and Claude Code hook calls."),
   "415": error("A body that is not `application/json` (or a `+json` type), or is compressed."),
 } satisfies ZodOpenApiResponsesObject;
 

@@ -50,6 +50,8 @@ export interface HttpDeps {
   logger?: Logger;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes?: number;
+  /** Largest body of a create and of a Claude Code hook call, in bytes (RELAY_MAX_BODY); `bodyLimitBytes` when absent. */
+  agentBodyLimitBytes?: number;
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
   /** Whether the store and Slack answer; drives GET /readyz. */
@@ -124,7 +126,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   useJsonBodies(app);
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.headers(commonHeaders(request));
-    if (!request.raw.complete && !unreadBodyIsSmall(request, bodyLimitBytes)) reply.header("connection", "close");
+    if (!request.raw.complete && !unreadBodyIsSmall(request, routeBodyLimit(request) ?? bodyLimitBytes)) reply.header("connection", "close");
     // Draining: the client's next call opens a new connection, which a load balancer sends elsewhere.
     if (deps.service.isDraining) reply.header("connection", "close");
     done(null, payload);
@@ -142,7 +144,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   registerHealthRoutes(app, { readiness: deps.readiness, draining: () => deps.service.isDraining, logger });
   registerOpenApiRoute(app);
   if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
-  registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS });
+  const agentBodies = deps.agentBodyLimitBytes === undefined ? {} : { bodyLimitBytes: deps.agentBodyLimitBytes };
+  registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS, ...agentBodies });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerRuleRoutes(app, { rules: deps.service.rules, authenticate: auth.any });
   registerClaudeCodeHookRoutes(app, {
@@ -150,6 +153,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     authenticate: auth.agent,
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
+    ...agentBodies,
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
   refuseOtherMethods(app, declared);
@@ -158,7 +162,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
 
 /** Also where Fastify answers without hooks (an undecodable path). */
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, bodyLimitBytes: number): void {
-  const { status, body, headers } = errorReply(error, { log: request.log, requestId: request.id, bodyLimitBytes });
+  const limit = routeBodyLimit(request) ?? bodyLimitBytes;
+  const { status, body, headers } = errorReply(error, { log: request.log, requestId: request.id, bodyLimitBytes: limit });
   void reply
     .code(status)
     .headers({ ...commonHeaders(request), ...headers })
@@ -169,6 +174,15 @@ function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest,
 function isTooLarge(error: unknown): boolean {
   const { code } = (error ?? {}) as { code?: unknown };
   return code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "relay_body_too_large";
+}
+
+/** The route's own body limit (RELAY_MAX_BODY on creates and hook calls), when it has one; undefined before routing. */
+function routeBodyLimit(request: FastifyRequest): number | undefined {
+  try {
+    return request.routeOptions.bodyLimit;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A path parameter that is empty ("/v1/requests/") names nothing. */

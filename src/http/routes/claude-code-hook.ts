@@ -40,31 +40,38 @@ export interface ClaudeCodeHookDeps {
   keepaliveMs?: number;
   /** Unix time in milliseconds. */
   now?: () => number;
+  /** Largest hook body, in bytes (RELAY_MAX_BODY: a Write or Edit of a large file); the server's limit when absent. */
+  bodyLimitBytes?: number;
 }
 
 export function registerClaudeCodeHookRoutes(
   app: HttpApp,
-  { hookCalls, authenticate, hookTimeoutSeconds, keepaliveMs = DEFAULT_HOOK_KEEPALIVE_MS, now = Date.now }: ClaudeCodeHookDeps,
+  { hookCalls, authenticate, hookTimeoutSeconds, keepaliveMs = DEFAULT_HOOK_KEEPALIVE_MS, now = Date.now, bodyLimitBytes }: ClaudeCodeHookDeps,
 ): void {
-  serveRoute(app, "claudeCodeHook", { onRequest: authenticate }, async (request, reply) => {
-    // When the call arrived, before its body was read: the reply deadline counts from there.
-    const startedAt = now() - reply.elapsedTime;
-    const { timeoutSeconds, channel, labels, requestedBy } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
-    const input = parseHookInput(jsonBody(request));
-    const answered = hookCalls.answer({
-      agent: request.agent,
-      input,
-      timeoutSeconds,
-      ...(channel ? { channel } : {}),
-      ...(labels ? { labels } : {}),
-      ...(requestedBy ? { requestedBy } : {}),
-      startedAt,
-      gone: clientGone(reply.raw),
-      reference: request.id,
-      ...(request.headers[RETRIES_UNAVAILABLE_HEADER] === "1" ? { retriesUnavailable: true } : {}),
-    });
-    return keptAlive(answered, { request, reply, event: input.hook_event_name, firstMs: Math.max(1, keepaliveMs - reply.elapsedTime), keepaliveMs });
-  });
+  serveRoute(
+    app,
+    "claudeCodeHook",
+    { onRequest: authenticate, ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
+    async (request, reply) => {
+      // When the call arrived, before its body was read: the reply deadline counts from there.
+      const startedAt = now() - reply.elapsedTime;
+      const { timeoutSeconds, channel, labels, requestedBy } = parseHookQuery(rawQuery(request), hookTimeoutSeconds);
+      const input = parseHookInput(jsonBody(request));
+      const answered = hookCalls.answer({
+        agent: request.agent,
+        input,
+        timeoutSeconds,
+        ...(channel ? { channel } : {}),
+        ...(labels ? { labels } : {}),
+        ...(requestedBy ? { requestedBy } : {}),
+        startedAt,
+        gone: clientGone(reply.raw),
+        reference: request.id,
+        ...(request.headers[RETRIES_UNAVAILABLE_HEADER] === "1" ? { retriesUnavailable: true } : {}),
+      });
+      return keptAlive(answered, { request, reply, event: input.hook_event_name, firstMs: Math.max(1, keepaliveMs - reply.elapsedTime), keepaliveMs });
+    },
+  );
 }
 
 interface Held {

@@ -49,23 +49,30 @@ export interface RequestRoutesDeps {
   auth: AuthHooks;
   /** Longest `?wait=`, in seconds. */
   maxWaitSeconds: number;
+  /** Largest body of a create, in bytes (RELAY_MAX_BODY); the server's limit when absent. */
+  bodyLimitBytes?: number;
 }
 
 type IdRoute = { Params: { id: string } };
 
-export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds }: RequestRoutesDeps): void {
-  serveRoute(app, "createRequest", { onRequest: auth.agent }, async (request, reply) => {
-    const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
-    const body = parseCreateBody(jsonBody(request));
-    const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
-    const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
-    reply.code(created ? 201 : 200);
-    if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
-    if (waitMs === undefined && created && record.status === "pending") {
-      return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
-    }
-    return toView(record);
-  });
+export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds, bodyLimitBytes }: RequestRoutesDeps): void {
+  serveRoute(
+    app,
+    "createRequest",
+    { onRequest: auth.agent, ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
+    async (request, reply) => {
+      const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
+      const body = parseCreateBody(jsonBody(request));
+      const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
+      const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
+      reply.code(created ? 201 : 200);
+      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
+      if (waitMs === undefined && created && record.status === "pending") {
+        return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
+      }
+      return toView(record);
+    },
+  );
 
   serveRoute(app, "listRequests", { onRequest: auth.any }, async (request): Promise<RequestList> => {
     const records = await listing.list(viewerOf(request), parseListQuery(rawQuery(request)));

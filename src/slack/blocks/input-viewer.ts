@@ -1,7 +1,7 @@
 /**
  * The read-only "View full input" modal: everything a message had to cut —
  * the tool input (or the questions) as pretty JSON, and the agent's longer
- * texts — split into sections and paged, so any request up to the 1 MB body
+ * texts — split into sections and paged, so any request up to the body
  * limit can be read in full from Slack.
  */
 import type { KnownBlock, ModalView } from "@slack/types";

@@ -47,6 +47,7 @@ describe("loadConfig defaults", () => {
       defaultTimeoutSeconds: 600,
       hookTimeoutSeconds: 600,
       storeTimeoutMs: undefined,
+      maxBodyBytes: 16 * 1024 * 1024,
       callbackHosts: undefined,
       shutdownGraceSeconds: 25,
       hookKeepaliveSeconds: 15,
@@ -69,6 +70,7 @@ describe("loadConfig defaults", () => {
       RELAY_DEFAULT_TIMEOUT: "120",
       RELAY_HOOK_TIMEOUT: "300",
       RELAY_STORE_TIMEOUT_MS: "1500",
+      RELAY_MAX_BODY: "32MB",
       RELAY_CALLBACK_HOSTS: "Hooks.Example.com, ci.example.org",
       RELAY_SHUTDOWN_GRACE: "50",
       RELAY_HOOK_KEEPALIVE: "20",
@@ -95,6 +97,7 @@ describe("loadConfig defaults", () => {
       defaultTimeoutSeconds: 120,
       hookTimeoutSeconds: 300,
       storeTimeoutMs: 1500,
+      maxBodyBytes: 32 * 1024 * 1024,
       callbackHosts: ["hooks.example.com", "ci.example.org"],
       shutdownGraceSeconds: 50,
       hookKeepaliveSeconds: 20,
@@ -233,6 +236,9 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_HOOK_TIMEOUT", "86401", "between 10 and 86400"],
   ["RELAY_STORE_TIMEOUT_MS", "99", "between 100 and 60000"],
   ["RELAY_STORE_TIMEOUT_MS", "2s", "between 100 and 60000"],
+  ["RELAY_MAX_BODY", "500", "it is 500 bytes, not 1MB to 256MB; use a size between 1MB and 256MB"],
+  ["RELAY_MAX_BODY", "1GB", "not a whole number of bytes, KB or MB"],
+  ["RELAY_MAX_BODY", "300MB", "not 1MB to 256MB"],
   ["RELAY_CALLBACK_HOSTS", " , ", "host names"],
   ["RELAY_CALLBACK_HOSTS", "https://hooks.example.com/relay", "host names"],
   ["RELAY_CALLBACK_HOSTS", "hooks.example.com,user@evil.example", "host names"],
@@ -249,6 +255,17 @@ const malformed: Array<[string, string, string]> = [
   ["METRICS_TOKEN", "metrics scraper 0123456789", "without spaces"],
   ["METRICS_TOKEN", "m".repeat(513), "16 to 512 characters"],
 ];
+
+describe("RELAY_MAX_BODY", () => {
+  it.each([
+    ["16MB", 16 * 1024 * 1024],
+    ["2048kb", 2 * 1024 * 1024],
+    ["1048576", 1024 * 1024],
+    ["64 MB", 64 * 1024 * 1024],
+  ])("%j is %i bytes", (value, bytes) => {
+    expect(loadConfig({ ...http, RELAY_MAX_BODY: value }).maxBodyBytes).toBe(bytes);
+  });
+});
 
 describe("malformed variables", () => {
   it.each(malformed)("%s=%j stops the start with one line naming it and saying how to fix it", (name, value, fix) => {
