@@ -3,7 +3,6 @@
  * never read globals (process.env, process.stdout) and stay testable.
  */
 import type { FetchLike } from "../client/types.js";
-import type { HeapControls } from "./heap.js";
 
 export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -15,8 +14,4 @@ export interface CliIo {
   /** Working directory, shown in Slack as where the question comes from. */
   cwd: string;
   fetch?: FetchLike;
-  /** The node command line's flags (process.execArgv); serve keeps the V8 settings given there. */
-  execArgv?: readonly string[];
-  /** V8's heap, which serve tunes while the relay runs (./heap.ts); unset: left as it is. */
-  heap?: HeapControls;
 }

@@ -1,12 +1,12 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --heap-growing-percent=30
 /**
  * The `approval-relay` executable (package.json `bin`). The only place the
  * CLI touches the process: it reads process.env once, turns Ctrl-C and
  * SIGTERM into an abort (a second one exits at once) and sets the exit code.
+ * The shebang gives node `--heap-growing-percent=30` (it cannot go in
+ * NODE_OPTIONS): answering 10,000 held long-polls then lets the heap grow by
+ * 30 % of what is live, not fourfold (docs/performance.md "Heap growth").
  */
-import { constants, PerformanceObserver } from "node:perf_hooks";
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import type { HeapControls } from "./heap.js";
 import { run } from "./run.js";
 
 /** How long a stopped relay's process may linger for calls still in flight before it exits (ms). */
@@ -30,22 +30,6 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: process.stderr,
   signal: controller.signal,
   cwd: process.cwd(),
-  execArgv: process.execArgv,
-  heap: v8Heap(),
 });
 // A relay that has stopped exits even when a call to Slack or Redis still hangs (it would hold the process until its own timeout).
 if (command === "serve") setTimeout(() => process.exit(), SERVE_EXIT_MS).unref();
-
-function v8Heap(): HeapControls {
-  return {
-    setFlags: setFlagsFromString,
-    usedHeapBytes: () => getHeapStatistics().used_heap_size,
-    onFullGc: (listener) => {
-      const observer = new PerformanceObserver((list) => {
-        if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) listener();
-      });
-      observer.observe({ entryTypes: ["gc"] });
-      return () => observer.disconnect();
-    },
-  };
-}

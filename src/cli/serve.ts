@@ -2,13 +2,12 @@
  * `approval-relay serve` (what `npm start` runs): starts the relay and stops
  * it cleanly on Ctrl-C or SIGTERM, whenever it comes (while starting too) and
  * within RELAY_SHUTDOWN_GRACE plus STOP_BUDGET_MS whatever Slack or Redis do. The relay is loaded only here, so `ask`
- * and `hook` start fast and never load Slack or Redis code. Before loading
- * it, serve starts following the V8 heap's growth (./heap.ts), so a relay
- * holding thousands of long-polls does not balloon with garbage.
+ * and `hook` start fast and never load Slack or Redis code. V8's heap growth
+ * is set on node's command line (`--heap-growing-percent=30` in `npm start`,
+ * the bin's shebang and the Dockerfile; docs/performance.md), never at run time.
  */
 import { parseArgs } from "node:util";
 import { settleBefore } from "../protocol/timing.js";
-import { governHeap, growthGivenOnCommandLine } from "./heap.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";
 
@@ -24,12 +23,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return 0;
   }
-  const stopHeap = io.heap && !growthGivenOnCommandLine(io.execArgv ?? []) ? governHeap(io.heap) : () => {};
-  try {
-    return await runRelay(io);
-  } finally {
-    stopHeap();
-  }
+  return runRelay(io);
 }
 
 /**
