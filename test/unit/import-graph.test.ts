@@ -157,10 +157,10 @@ describe("the layers of src/", () => {
     expect(across).toEqual([]);
   });
 
-  it("the wire contract (src/protocol) imports only zod and Node built-ins", () => {
+  it("the wire contract (src/protocol) imports only zod, re2js (patterns) and Node built-ins", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith("src/protocol/") && !edge.to.startsWith("src/protocol/"))
-      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:"))
+      .filter((edge) => edge.to !== "zod" && edge.to !== "re2js" && !edge.to.startsWith("node:"))
       .map(show);
     expect(outside).toEqual([]);
   });
@@ -184,7 +184,7 @@ describe("the layers of src/", () => {
 });
 
 describe("the client library's import graph", () => {
-  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod and Node built-ins", () => {
+  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod, re2js (patterns) and Node built-ins", () => {
     const { modules, packages } = runtimeGraph("src/client/index.ts");
     expect(modules.filter((m) => !m.startsWith("src/client/"))).toEqual([
       "src/protocol/callback-signature.ts",
@@ -196,11 +196,11 @@ describe("the client library's import graph", () => {
       "src/protocol/texts.ts",
       "src/protocol/timing.ts",
     ]);
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 
   it("when the CLI runs ask or hook, it loads no Slack or Redis code (serve loads the relay lazily)", () => {
     const { packages } = runtimeGraph("src/cli/run.ts");
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 });
