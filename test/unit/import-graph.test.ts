@@ -190,6 +190,7 @@ describe("the client library's import graph", () => {
       "src/protocol/callback-signature.ts",
       "src/protocol/claude-code-hook.ts",
       "src/protocol/decisions.ts",
+      "src/protocol/local-relay.ts",
       "src/protocol/pattern.ts",
       "src/protocol/request-body.ts",
       "src/protocol/request-view.ts",
