@@ -120,6 +120,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
+    mcpProgressMs: config.mcpProgressSeconds * 1000,
+    mcpOrigins: config.mcpOrigins,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),

@@ -19,6 +19,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "protocol", holds: (f) => f.startsWith("src/protocol/") },
   { name: "shared", holds: (f) => f === "src/logger.ts" },
+  { name: "mcp", holds: (f) => f.startsWith("src/mcp/") },
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
   { name: "config", holds: (f) => f.startsWith("src/config/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
@@ -165,6 +166,14 @@ describe("the layers of src/", () => {
     expect(outside).toEqual([]);
   });
 
+  it("the MCP tools (src/mcp) import only themselves, src/protocol, zod, Node built-ins and the MCP SDK: `approval-relay mcp` runs them next to the agent, with no server code", () => {
+    const outside = edges
+      .filter((edge) => edge.from.startsWith("src/mcp/") && !edge.to.startsWith("src/mcp/") && !edge.to.startsWith("src/protocol/"))
+      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:") && !edge.to.startsWith("@modelcontextprotocol/sdk/"))
+      .map(show);
+    expect(outside).toEqual([]);
+  });
+
   it("the client library imports only itself, src/protocol, zod, Node built-ins and (types only) the Agent SDK", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith(CLIENT))
@@ -192,6 +201,7 @@ describe("the client library's import graph", () => {
       "src/protocol/decisions.ts",
       "src/protocol/local-relay.ts",
       "src/protocol/pattern.ts",
+      "src/protocol/permission-result.ts",
       "src/protocol/request-body.ts",
       "src/protocol/request-view.ts",
       "src/protocol/texts.ts",
