@@ -14,7 +14,7 @@
  */
 import { run, type Agent, type AgentInputItem, type NonStreamRunOptions, type RunResult, type RunState, type RunToolApprovalItem } from "@openai/agents";
 import type { Asker } from "./types.js";
-import { askToolCall, editRefusedMessage, idempotencyKeyOf, type ToolApprovalOptions, type ToolVerdict } from "./tool-call.js";
+import { askToolCall, editRefusedMessage, idempotencyKeyOf, isRecord, type ToolApprovalOptions, type ToolVerdict } from "./tool-call.js";
 
 const FRAMEWORK = "the OpenAI Agents SDK";
 
@@ -115,18 +115,14 @@ function inputOf(item: RunToolApprovalItem): Record<string, unknown> {
   if (text !== undefined) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (isObject(parsed)) return parsed;
+      if (isRecord(parsed)) return parsed;
     } catch {
       // Shown as the text the model wrote.
     }
     return { arguments: text };
   }
   const raw = item.rawItem as Record<string, unknown>;
-  if (isObject(raw.action)) return raw.action;
+  if (isRecord(raw.action)) return raw.action;
   const { type: _type, id: _id, callId: _callId, status: _status, providerData: _providerData, ...rest } = raw;
   return rest;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

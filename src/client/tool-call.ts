@@ -99,3 +99,8 @@ export function idempotencyKeyOf(...parts: string[]): string {
   const key = parts.join(":");
   return key.length <= LIMITS.idempotencyKey ? key : `${parts[0]}:sha256:${createHash("sha256").update(key).digest("hex")}`;
 }
+
+/** A plain object (what a tool's input must be to be asked as a permission request). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

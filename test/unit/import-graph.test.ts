@@ -30,6 +30,7 @@ const CLIENT = "src/client/";
 /** The framework adapters (package.json subpath exports) and the framework packages each may import: its optional peer dependencies. */
 const FRAMEWORKS: Record<string, string[]> = {
   "src/client/openai-agents.ts": ["@openai/agents"],
+  "src/client/ai-sdk.ts": ["ai"],
 };
 
 interface Edge {
