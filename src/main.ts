@@ -6,9 +6,10 @@
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config/config.js";
-import { redisStartLine } from "./config/redis.js";
+import { redisStartLine, redisWhere } from "./config/redis.js";
 import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
+import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
@@ -23,7 +24,7 @@ import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
-import type { RequestStore } from "./requests/store.js";
+import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
 
 export interface StartOptions {
@@ -65,9 +66,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   // Slack's round trip runs while the store connects and the server starts listening, so it does
   // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
   const directory = new SlackPeopleDirectory({ client, logger });
-  const tokenChecked = checkBotToken(client, logger).then((teamId) => {
-    if (teamId !== undefined) directory.knowHomeTeamId(teamId);
-  });
+  // Its outcome is logged only once the port is open: nothing claims success after a failed start.
+  const tokenChecked = checkBotToken(client);
   tokenChecked.catch(() => undefined);
   await store.ready();
   const queue = new ChannelQueue();
@@ -191,8 +191,14 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     })());
 
   try {
-    await listenHttp(app, options.port ?? config.port, options.host);
-    await tokenChecked;
+    await listenOn(app, options.port ?? config.port, options.host);
+    const token = await tokenChecked;
+    if (token.accepted) {
+      logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
+      if (token.teamId !== undefined) directory.knowHomeTeamId(token.teamId);
+    } else {
+      logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+    }
     await slack.start();
     slackStarted = true;
   } catch (error) {
@@ -226,7 +232,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
  * `onUnavailable`) when REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set, else all in
  * memory. Redis is looked at first (./store/redis-probe.ts): credentials or
  * TLS it refuses, a master name no sentinel knows, or a store that does not
- * answer within 10 s stop the start with one line. The Redis code (ioredis)
+ * answer within the store timeout (RELAY_STORE_TIMEOUT_MS) stop the start
+ * with one line; the attempt is logged first, so a slow store is never silence. The Redis code (ioredis)
  * is loaded only when asked for: it is a tenth of the start.
  */
 async function openStorage(
@@ -243,7 +250,9 @@ async function openStorage(
       import("./store/redis-rules.js"),
       import("./store/redis-probe.js"),
     ]);
-    const problem = await probeRedis(target);
+    const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    logger.info({ redis: redisWhere(target), waitMs: windowMs }, "connecting to Redis");
+    const problem = await probeRedis(target, { windowMs });
     if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
@@ -258,21 +267,39 @@ async function openStorage(
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
 }
 
+/** What Slack said of the bot token at start: accepted (with the workspace), or not reachable. */
+type TokenCheck = { accepted: true; team: unknown; bot: unknown; teamId?: string } | { accepted: false; error: unknown };
+
 /**
- * Stops the start when Slack refuses the bot token for good; only warns when
- * Slack cannot be reached. Resolves the workspace's team id when Slack said.
+ * Stops the start when Slack refuses the bot token for good; only reports
+ * when Slack cannot be reached. Logs nothing itself: the start logs the
+ * outcome once it listens.
  */
-async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<string | undefined> {
+async function checkBotToken(client: ReturnType<typeof createSlackClient>): Promise<TokenCheck> {
   try {
     const result = await client.auth.test();
-    logger.info({ team: result.team, bot: result.user }, "slack bot token accepted");
-    return typeof result.team_id === "string" ? result.team_id : undefined;
+    return { accepted: true, team: result.team, bot: result.user, ...(typeof result.team_id === "string" ? { teamId: result.team_id } : {}) };
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;
     if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
       throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
     }
-    logger.warn({ error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
-    return undefined;
+    return { accepted: false, error };
+  }
+}
+
+/** Node's listen errors an operator fixes with PORT, and how. */
+const PORT_PROBLEMS: Record<string, (port: number) => string> = {
+  EADDRINUSE: (port) => `port ${port} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port`,
+  EACCES: (port) => `this user may not listen on port ${port} (EACCES): set PORT to 1024 or above, or give node the right to bind it`,
+};
+
+/** Opens the HTTP port; a port in use or not allowed stops the start with one line naming PORT. */
+async function listenOn(app: HttpApp, port: number, host?: string): Promise<void> {
+  try {
+    await listenHttp(app, port, host);
+  } catch (error) {
+    const problem = PORT_PROBLEMS[String((error as { code?: unknown }).code)];
+    throw problem ? new Error(`PORT: ${problem(port)}`, { cause: error }) : error;
   }
 }
