@@ -28,6 +28,11 @@ const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "cli", holds: (f) => f.startsWith("src/cli/") },
 ];
 const CLIENT = "src/client/";
+/** The framework adapters (package.json subpath exports) and the framework packages each may import: its optional peer dependencies. */
+const FRAMEWORKS: Record<string, string[]> = {
+  "src/client/openai-agents.ts": ["@openai/agents"],
+  "src/client/ai-sdk.ts": ["ai"],
+};
 
 interface Edge {
   from: string;
@@ -174,13 +179,18 @@ describe("the layers of src/", () => {
     expect(outside).toEqual([]);
   });
 
-  it("the client library imports only itself, src/protocol, zod, Node built-ins and (types only) the Agent SDK", () => {
+  it("the client library imports only itself, src/protocol, zod, Node built-ins, (types only) the Agent SDK, and each framework adapter its own framework", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith(CLIENT))
       .filter((edge) => !edge.to.startsWith(CLIENT) && !edge.to.startsWith("src/protocol/") && edge.to !== "zod" && !edge.to.startsWith("node:"))
       .filter((edge) => !(edge.typeOnly && edge.to === "@anthropic-ai/claude-agent-sdk"))
+      .filter((edge) => !FRAMEWORKS[edge.from]?.includes(edge.to))
       .map(show);
     expect(outside).toEqual([]);
+  });
+
+  it("a framework adapter is imported by nothing in src/ (each is its own subpath export, loaded only by who uses that framework)", () => {
+    expect(edges.filter((edge) => Object.hasOwn(FRAMEWORKS, edge.to)).map(show)).toEqual([]);
   });
 
   it("only the metrics module imports prom-client: the domain and the adapters are handed narrow recorders", () => {
