@@ -54,6 +54,7 @@ describe("loadConfig defaults", () => {
       alwaysAllow: "tool",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
     });
   });
 
@@ -102,6 +103,7 @@ describe("loadConfig defaults", () => {
       alwaysAllow: "all",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
       metricsToken: "metrics-scraper-0123456789abcdef",
     });
   });
