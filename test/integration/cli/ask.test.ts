@@ -25,7 +25,7 @@ describe.concurrent("approval-relay ask", () => {
     expect,
   }) => {
     const args = ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"];
-    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay=ments"], {
+    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay:ments"], {
       answers: { answer: true },
     });
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
@@ -35,7 +35,7 @@ describe.concurrent("approval-relay ask", () => {
       channel: "C0123456789",
       timeoutSeconds: 900,
       title: "Release",
-      labels: { env: "prod", "team/owner": "pay=ments" },
+      labels: { env: "prod", "team/owner": "pay:ments" },
     });
   });
 
