@@ -67,9 +67,10 @@ const TOKEN_RULE = `tokens need ${TOKEN_LENGTH.min}+ characters`;
 /** In the order the start checks them: the first wrong one is the one named. */
 export const VARIABLES = {
   SLACK_BOT_TOKEN: {
-    schema: slackToken("xoxb-"),
+    schema: slackToken("xoxb-").optional(),
     hint: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
-    about: "The bot token (`xoxb-…`) the relay posts and reads with.",
+    about:
+      "The bot token (`xoxb-…`) the relay posts and reads with. Unset together with `SLACK_APP_TOKEN`: local mode (no Slack, 127.0.0.1 only, answers in the web console; docs/console.md).",
     secret: true,
   },
   SLACK_APP_TOKEN: {
@@ -85,9 +86,9 @@ export const VARIABLES = {
     secret: true,
   },
   RELAY_TOKENS: {
-    schema: namedTokens,
+    schema: namedTokens.optional(),
     hint: `set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); ${TOKEN_RULE}`,
-    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester.`,
+    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester. Unset in local mode: the relay makes one and writes it with its URL to \`$XDG_STATE_HOME/slack-approval-relay/local.json\`.`,
     secret: true,
   },
   RELAY_ADMIN_TOKENS: {
@@ -251,6 +252,12 @@ export const VARIABLES = {
     hint: "set a secret of 16 to 512 characters without spaces, e.g. $(openssl rand -hex 24), and give Prometheus the same as its bearer token; or unset it to leave /metrics open",
     about: "The bearer token `GET /metrics` asks for (16 to 512 characters, no spaces); unset → `/metrics` is open.",
     secret: true,
+  },
+  XDG_STATE_HOME: {
+    schema: z.string().optional(),
+    hint: "use an absolute path, or unset it for ~/.local/state",
+    about:
+      "Local mode: the directory under which the relay writes `slack-approval-relay/local.json` (its URL and agent token); unset or not an absolute path → `~/.local/state`.",
   },
   RELAY_CONFIG_FILE: {
     schema: z.string().optional(),

@@ -29,7 +29,7 @@ import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
-import { registerHealthRoutes, type Readiness } from "./routes/health.js";
+import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { registerMcpRoute } from "./routes/mcp.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
@@ -55,7 +55,7 @@ export interface HttpDeps {
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
   /** Whether the store and Slack answer; drives GET /readyz. */
-  readiness: () => Promise<Readiness>;
+  readiness: () => Promise<ReadinessCheck>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
   maxWaitSeconds?: number;
   /** Claude Code's hook timeout (seconds) when the hook URL has no `?timeout=` (RELAY_HOOK_TIMEOUT). */
