@@ -21,6 +21,7 @@ import type { AuditTrail } from "../requests/audit-trail.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
 import type { RequestListing } from "../requests/listing.js";
 import type { RequestService } from "../requests/service.js";
+import { registerConsoleRoutes, type ConsoleDeps } from "../console/routes.js";
 import { useBearerAuth } from "./auth.js";
 import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
@@ -70,6 +71,8 @@ export interface HttpDeps {
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
+  /** The web console (src/console): served under /console when given. */
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -164,6 +167,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
+  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
   refuseOtherMethods(app, declared);
   return app;
 }
