@@ -10,6 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { HOOK_PATH, HookOutputOf, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
 import { CreatedRequest, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { Backoff, settleBefore } from "../protocol/timing.js";
+import { localRelayPath, readLocalRelay } from "../protocol/local-relay.js";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
 import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
 import { exchange, parseWith, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
@@ -78,11 +79,19 @@ export class RelayClient {
   private readonly newKey: () => string;
   private readonly backoff: () => Backoff;
 
-  constructor(options: RelayClientOptions) {
-    if (!/^https?:\/\//i.test(options.url)) throw new TypeError(`RelayClient: url must be an http(s) URL, got "${options.url}"`);
-    if (!options.token) throw new TypeError("RelayClient: token is required");
-    this.base = options.url.replace(/\/+$/, "");
-    this.token = options.token;
+  constructor(options: RelayClientOptions = {}) {
+    const local = options.url === undefined && options.token === undefined ? readLocalRelay(options.stateHome) : undefined;
+    if (options.url === undefined && options.token === undefined && !local) {
+      throw new TypeError(
+        `RelayClient: give url and token, or start a relay on this machine in local mode (npm start), which writes ${localRelayPath(options.stateHome)}`,
+      );
+    }
+    const url = local?.url ?? options.url ?? "";
+    const token = local?.token ?? options.token;
+    if (!/^https?:\/\//i.test(url)) throw new TypeError(`RelayClient: url must be an http(s) URL, got "${url}"`);
+    if (!token) throw new TypeError("RelayClient: token is required");
+    this.base = url.replace(/\/+$/, "");
+    this.token = token;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
     this.waitSeconds = Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(options.maxWaitSeconds ?? 50)));

@@ -17,7 +17,7 @@ export interface ApiRoute {
   method: "GET" | "POST" | "DELETE";
   /** Fastify's form: `:id` for a path parameter. */
   path: string;
-  /** Left out of the OpenAPI document: the document itself, and Slack's own endpoint. */
+  /** Left out of the OpenAPI document: the document itself, and the endpoints whose protocol another spec defines (Slack's, MCP's). */
   undocumented?: true;
 }
 
@@ -36,6 +36,7 @@ export const ROUTES = {
   readiness: { method: "GET", path: "/readyz" },
   openApi: { method: "GET", path: "/openapi.json", undocumented: true },
   slackEvents: { method: "POST", path: "/slack/events", undocumented: true },
+  mcp: { method: "POST", path: "/mcp", undocumented: true },
 } as const satisfies Record<string, ApiRoute>;
 
 export type RouteName = keyof typeof ROUTES;

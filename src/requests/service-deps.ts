@@ -17,7 +17,13 @@ import type { RequestStore } from "./store.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
-  messenger: RequestMessenger;
+  /**
+   * Slack. None: the relay runs without Slack (local mode, answered in the
+   * web console): nothing is posted, so no message is ever updated,
+   * reminded or told about, and every request stays in the store's posting
+   * set until it ends.
+   */
+  messenger?: RequestMessenger;
   /** Seconds a request waits when it names no timeout. */
   defaultTimeoutSeconds: number;
   defaultChannel?: string;
