@@ -81,6 +81,34 @@ describe.concurrent("approval-relay ask", () => {
     expect(result.stderr).toMatch(/channel_not_found/);
   });
 
+  it("while it waits, stderr says the request id and deadline, then where Slack shows it, then how long is left; stdout gets only the answer", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const next = relay.nextRequest();
+    const run = startCli(["ask", "Deploy v1.2.3?", "--timeout", "20"], { env });
+    const request = await next;
+    await until(() => run.output.stderr.includes("asked in Slack"), 10_000);
+    expect(run.output.stderr).toMatch(
+      new RegExp(
+        `^approval-relay: asked in Slack as request ${request.id}; waiting for an answer until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(in \\d+ seconds\\)\n`,
+      ),
+    );
+    request.slack = { channel: "C0123456789", ts: "1712345678.000100" };
+    await until(() => run.output.stderr.includes("posted in Slack"), 10_000);
+    expect(run.output.stderr).toContain(
+      "approval-relay: posted in Slack channel C0123456789 (message 1712345678.000100): https://slack.com/app_redirect?channel=C0123456789\n",
+    );
+    await until(() => run.output.stderr.includes("left"), 25_000);
+    expect(run.output.stderr).toMatch(/\napproval-relay: still waiting for an answer, 10 seconds left\n$/);
+    relay.answer(request.id, { answers: { answer: true } });
+    const result = await run.done;
+    expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
+    expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(3);
+    expect(result.stderr).not.toContain("\r");
+  });
+
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`when it gets ${signal} while waiting, it withdraws the question from Slack and exits 2`, async ({ relay, env, expect }) => {
       const next = relay.nextRequest();
