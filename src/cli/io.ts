@@ -8,10 +8,13 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   stdin: AsyncIterable<string | Uint8Array>;
   stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  /** A terminal (isTTY) gets a live countdown while `ask` waits; anything else plain lines. */
+  stderr: { write(text: string): unknown; isTTY?: boolean };
   /** Aborts on Ctrl-C or SIGTERM. */
   signal: AbortSignal;
   /** Working directory, shown in Slack as where the question comes from. */
   cwd: string;
   fetch?: FetchLike;
+  /** Unix time in milliseconds; default Date.now. */
+  now?: () => number;
 }

@@ -147,7 +147,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client,
     mode: socket ? "socket" : "http",
     // Our router sends Bolt only POST /slack/events; a path Bolt refuses is mapped by src/http/routes/slack.ts.
-    ...(http ? { requestListener: http.requestListener } : {}),
+    ...(http ? { requestListener: refuseFutureDated(http.requestListener) } : {}),
     async start() {
       await link?.start();
     },
@@ -169,6 +169,28 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
  * balancers probe /readyz every few seconds on every instance; each probe
  * would otherwise spend an auth.test call of the app's Slack rate limit.
  */
+/** Slack's replay window in seconds: Bolt refuses a request signed longer ago than this. */
+const REPLAY_WINDOW_SECONDS = 5 * 60;
+
+/**
+ * Refuses, with Bolt's 401, a request whose signed timestamp is more than
+ * the replay window ahead: a payload dated in the future would stay
+ * replayable until then. Bolt checks the past against the system clock, so
+ * the future is checked against the same clock (not the relay's injected one).
+ */
+export function refuseFutureDated(listener: RequestListener, wallClock: () => number = Date.now): RequestListener {
+  return (req, res) => {
+    const stamp = Number(req.headers["x-slack-request-timestamp"]);
+    if (Number.isFinite(stamp) && stamp - wallClock() / 1000 > REPLAY_WINDOW_SECONDS) {
+      res.writeHead(401).end();
+      return;
+    }
+    listener(req, res);
+  };
+}
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
 function cachedFor(ms: number, now: () => number, check: () => Promise<boolean>): () => Promise<boolean> {
   let last: { at: number; up: boolean } | undefined;
   let running: Promise<boolean> | undefined;

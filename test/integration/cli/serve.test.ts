@@ -150,7 +150,7 @@ describe("approval-relay serve", () => {
   });
 
   it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {
-    const result = await runCli(["serve"], { tsx: true, env: {} });
+    const result = await runCli(["serve"], { tsx: true, env: { SLACK_APP_TOKEN: "xapp-1-A0123456789-1234567890123-abcdef0123456789" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
   });
