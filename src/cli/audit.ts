@@ -52,6 +52,7 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
   const print = format === "csv" ? (event: AuditEventView) => `${csvRow(event)}\r\n` : (event: AuditEventView) => `${JSON.stringify(event)}\n`;
   let printed = 0;
   let after: string | undefined;
+  let dropped: AuditReply["dropped"];
   try {
     do {
       const pageSize = Math.min(AUDIT_LIMITS.max, limit === undefined ? AUDIT_LIMITS.max : limit - printed);
@@ -62,7 +63,10 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
       if (text !== "") io.stdout.write(text);
       printed += page.events.length;
       after = page.next;
+      dropped = page.dropped;
     } while (after !== undefined && (limit === undefined || printed < limit));
+    // On stderr, so the jsonl or csv on stdout stays data only.
+    if (dropped) io.stderr.write(`approval-relay audit: ${dropped.events} events were not recorded from ${dropped.from} to ${dropped.to}: ${dropped.reason}\n`);
   } catch (error) {
     io.stderr.write(`approval-relay audit: ${isAbortError(error) ? "interrupted" : describeError(error)}\n`);
     return EXIT.error;
