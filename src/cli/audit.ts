@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { isAbortError, RelayClientError } from "../client/errors.js";
 import { exchange, parseWith } from "../client/transport.js";
 import { AUDIT_LIMITS, AuditReply, type AuditEventView } from "../protocol/operator.js";
+import { visibleJson } from "../protocol/visible-text.js";
 import { Backoff } from "../protocol/timing.js";
 import { describeError } from "./ask.js";
 import { csvHeader, csvRow } from "./audit-csv.js";
@@ -49,7 +50,7 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
   const parsed = parseAuditArgs(args, io);
   if (typeof parsed === "number") return parsed;
   const { format, limit } = parsed;
-  const print = format === "csv" ? (event: AuditEventView) => `${csvRow(event)}\r\n` : (event: AuditEventView) => `${JSON.stringify(event)}\n`;
+  const print = format === "csv" ? (event: AuditEventView) => `${csvRow(event)}\r\n` : (event: AuditEventView) => `${visibleJson(JSON.stringify(event))}\n`;
   let printed = 0;
   let after: string | undefined;
   let dropped: AuditReply["dropped"];

@@ -34,6 +34,19 @@ describe.concurrent("approval-relay audit", () => {
     expect(Object.fromEntries(call!.query)).toStrictEqual({ limit: "1000" });
   });
 
+  it("writes a bidi override in an event as a \\u escape in jsonl: the line reads as written and parses back to the same event", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    relay.auditEvents = [event(0, { type: "refused", reason: "echo cleanup \u202E; rm -rf ~ #" })];
+    const result = await runCli(["audit"], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("echo cleanup \\u202e; rm -rf ~ #");
+    expect(result.stdout).not.toContain("\u202E");
+    expect(JSON.parse(lines(result.stdout)[0]!)).toStrictEqual(relay.auditEvents[0]);
+  });
+
   it("says on stderr, after the events, how many the log's cap kept out, when and why", async ({ relay, env, expect }) => {
     const events = fill(relay, 2);
     relay.auditDropped = {
