@@ -315,6 +315,7 @@ async function openStorage(
   interruptible: <T>(task: Promise<T>) => Promise<T>,
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
+  const retentionMs = config.auditRetentionMs;
   const target = config.redis;
   if (target) {
     const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { probeRedis }] = await Promise.all([
@@ -330,14 +331,14 @@ async function openStorage(
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
       store: connectRedisStore(target, options),
-      auditLog: connectRedisAuditLog(target, { ...options, maxEvents }),
+      auditLog: connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
       ruleStore: connectRedisRuleStore(target, options),
     };
   }
   logger.warn(
     "None of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
   );
-  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
+  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents, retentionMs }), ruleStore: createMemoryRuleStore() };
 }
 
 /** What Slack said of the bot token at start: accepted (with the workspace), or not reachable. */

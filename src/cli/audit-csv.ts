@@ -7,9 +7,12 @@
  * rather than running it as a formula: reasons are typed by people and
  * agents, and an export is opened by operators (CSV injection). Other
  * control characters (an escape sequence aimed at the terminal the export
- * is printed on) become U+FFFD.
+ * is printed on) become U+FFFD, and invisible or direction-changing ones
+ * (bidi overrides, zero-width characters) marked escapes such as `⟨U+202E⟩`
+ * (protocol/visible-text.ts), so a reason reads as it was written.
  */
 import type { AuditEventView } from "../protocol/operator.js";
+import { visibleText } from "../protocol/visible-text.js";
 
 /** The columns, in order; `reason` (free text, the longest) last. */
 const COLUMNS: ReadonlyArray<[string, (event: AuditEventView) => string | number | undefined]> = [
@@ -45,7 +48,10 @@ export function csvRow(event: AuditEventView): string {
 
 export function csvField(value: string | number | undefined): string {
   if (value === undefined) return "";
-  let text = String(value).replace(CONTROL, "\uFFFD");
+  // CR is kept (quoted below); every other hidden character left is marked.
+  let text = String(value)
+    .replace(CONTROL, "\uFFFD")
+    .replace(/[^\r]+/g, visibleText);
   if (FORMULA_START.test(text)) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

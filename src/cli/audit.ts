@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { isAbortError, RelayClientError } from "../client/errors.js";
 import { exchange, parseWith } from "../client/transport.js";
 import { AUDIT_LIMITS, AuditReply, type AuditEventView } from "../protocol/operator.js";
+import { visibleJson } from "../protocol/visible-text.js";
 import { Backoff } from "../protocol/timing.js";
 import { describeError } from "./ask.js";
 import { csvHeader, csvRow } from "./audit-csv.js";
@@ -49,9 +50,10 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
   const parsed = parseAuditArgs(args, io);
   if (typeof parsed === "number") return parsed;
   const { format, limit } = parsed;
-  const print = format === "csv" ? (event: AuditEventView) => `${csvRow(event)}\r\n` : (event: AuditEventView) => `${JSON.stringify(event)}\n`;
+  const print = format === "csv" ? (event: AuditEventView) => `${csvRow(event)}\r\n` : (event: AuditEventView) => `${visibleJson(JSON.stringify(event))}\n`;
   let printed = 0;
   let after: string | undefined;
+  let dropped: AuditReply["dropped"];
   try {
     do {
       const pageSize = Math.min(AUDIT_LIMITS.max, limit === undefined ? AUDIT_LIMITS.max : limit - printed);
@@ -62,7 +64,10 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
       if (text !== "") io.stdout.write(text);
       printed += page.events.length;
       after = page.next;
+      dropped = page.dropped;
     } while (after !== undefined && (limit === undefined || printed < limit));
+    // On stderr, so the jsonl or csv on stdout stays data only.
+    if (dropped) io.stderr.write(`approval-relay audit: ${dropped.events} events were not recorded from ${dropped.from} to ${dropped.to}: ${dropped.reason}\n`);
   } catch (error) {
     io.stderr.write(`approval-relay audit: ${isAbortError(error) ? "interrupted" : describeError(error)}\n`);
     return EXIT.error;

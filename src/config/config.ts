@@ -93,6 +93,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       adminTokens,
       /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
       auditMaxEvents: v.RELAY_AUDIT_MAX_EVENTS,
+      /** How long audit events are kept, in milliseconds. */
+      auditRetentionMs: v.RELAY_AUDIT_RETENTION,
       /** The shared store: one Redis server, a Redis Cluster or Sentinel's master; undefined → the in-memory store. */
       redis,
       /** Prefix of every Redis key, so several relays may share one Redis. */

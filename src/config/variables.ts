@@ -49,6 +49,13 @@ const MAX_HOOK_KEEPALIVE_SECONDS = 300;
 const MAX_MCP_PROGRESS_SECONDS = 55;
 
 const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const RETENTION_UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+/** A retention such as `90d`, `36h` or `12w` (up to 10 years), in milliseconds. */
+const retention = z
+  .string()
+  .regex(/^[1-9]\d{0,5}[hdw]$/)
+  .transform((value) => Number(value.slice(0, -1)) * RETENTION_UNIT_MS[value.slice(-1)]!)
+  .refine((ms) => ms <= 3650 * 86_400_000);
 const url = (protocols: string[]) =>
   z.string().refine((value) => {
     try {
@@ -125,7 +132,13 @@ export const VARIABLES = {
   RELAY_AUDIT_MAX_EVENTS: {
     schema: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
     hint: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
-    about: "Events the audit log keeps, the oldest dropped beyond it (about 20 MB of Redis for the default).",
+    about:
+      "Safety valve on the audit log's size (about 20 MB of Redis for the default): at it, events that record no person's decision are counted instead of written, and reads say so. Old events never go for it.",
+  },
+  RELAY_AUDIT_RETENTION: {
+    schema: retention.prefault("90d"),
+    hint: "use a number and a unit: h (hours), d (days) or w (weeks), such as 90d, up to 10 years",
+    about: "How long the audit log keeps events: older ones go, and nothing else removes them.",
   },
   REDIS_URL: {
     schema: ruled(readRedisUrl).optional(),

@@ -83,6 +83,16 @@ export const AUDIT_LIMITS = { max: 1000, default: 100 } as const;
 export const AuditReply = z.object({
   events: z.array(AuditEventView),
   next: AuditEventId.optional(),
+  /** Present when the log's size cap kept events out: how many, when, and why. Decisions are never among them. */
+  dropped: z
+    .object({
+      events: z.number().int().positive(),
+      /** ISO 8601: the first and the last event not written. */
+      from: z.string(),
+      to: z.string(),
+      reason: z.string(),
+    })
+    .optional(),
 });
 export type AuditReply = z.infer<typeof AuditReply>;
 

@@ -11,7 +11,7 @@
  */
 import { silentLogger, type Logger } from "../logger.js";
 import type { AuditEventView } from "../protocol/operator.js";
-import type { AuditEntry, AuditEvent, AuditLog, AuditQuery } from "./audit.js";
+import type { AuditDrops, AuditEntry, AuditEvent, AuditLog, AuditQuery } from "./audit.js";
 
 /** What a caller records: an entry, its time defaulting to the trail's now. */
 export type AuditRecord = Omit<AuditEntry, "at"> & { at?: number };
@@ -20,6 +20,8 @@ export type AuditRecord = Omit<AuditEntry, "at"> & { at?: number };
 export interface AuditPage {
   events: AuditEvent[];
   next?: string;
+  /** Events the log's cap kept out, when any: a reader is told the record is not whole. */
+  dropped?: AuditDrops;
 }
 
 export interface AuditTrailDeps {
@@ -68,11 +70,11 @@ export class AuditTrail {
 
   /** Up to `query.limit` events, oldest first, and the cursor to read on from when there are more. */
   async read(query: AuditQuery): Promise<AuditPage> {
-    if (query.limit <= 0) return { events: [] };
-    const events = await this.log.read({ ...query, limit: query.limit + 1 });
-    if (events.length <= query.limit) return { events };
+    const [events, dropped] = await Promise.all([query.limit <= 0 ? [] : this.log.read({ ...query, limit: query.limit + 1 }), this.log.drops()]);
+    const told = dropped === undefined ? {} : { dropped };
+    if (events.length <= query.limit) return { events, ...told };
     const page = events.slice(0, query.limit);
-    return { events: page, next: page[page.length - 1]!.id };
+    return { events: page, next: page[page.length - 1]!.id, ...told };
   }
 
   /** Resolves once every append recorded so far has settled (at shutdown, before the log closes). */

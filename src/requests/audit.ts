@@ -4,6 +4,14 @@
  * tokens (`GET /v1/audit`, `approval-relay audit`). The domain owns the
  * contract; the memory and Redis Stream logs implement it (src/store).
  *
+ * Agents cannot flush it: events leave the log by age (RELAY_AUDIT_RETENTION),
+ * and the size cap (RELAY_AUDIT_MAX_EVENTS) is a safety valve that never
+ * pushes old events out. At the cap, new events that record no person's
+ * decision are not written (and counted, so reads say so); decisions are
+ * always written. What a token can drive (creates, posts, its own cancels)
+ * can therefore cost at most later events of that sort, never the record of
+ * what people decided.
+ *
  * Appending is side work: the service appends after it has answered the
  * waiting agent, and a failed append is logged, never turned into a failed
  * request. Every event is also written to the relay's log.
@@ -42,14 +50,48 @@ export interface AuditQuery {
 }
 
 /**
+ * True for an event that records a person's decision (or a rule a person
+ * made acting for them): never dropped at the cap, only by age.
+ */
+export function isDecision(entry: Pick<AuditEntry, "type" | "person">): boolean {
+  switch (entry.type) {
+    case "answered":
+    case "approval":
+    case "refused":
+    case "rule_created":
+    case "rule_used":
+    case "rule_revoked":
+    case "extended":
+      return true;
+    case "cancelled":
+      return entry.person !== undefined;
+    default:
+      return false;
+  }
+}
+
+/** Default RELAY_AUDIT_RETENTION: 90 days, in milliseconds. */
+export const DEFAULT_AUDIT_RETENTION_MS = 90 * 24 * 3_600_000;
+
+/** Events the log did not write because it was at its cap (they are counted, never silently lost). */
+export interface AuditDrops {
+  events: number;
+  /** Unix time in milliseconds of the first and the last event not written. */
+  firstAt: number;
+  lastAt: number;
+}
+
+/**
  * A bounded, append-only event log shared by every instance that shares the
  * store. Like the RequestStore, a log backed by a service that can be down
  * throws StoreUnavailableError within its bound.
  */
 export interface AuditLog {
-  /** Appends one event; the oldest events beyond the log's cap are dropped. */
+  /** Appends one event, and lets events older than the retention go; at the cap, an event that is no decision is counted instead. */
   append(entry: AuditEntry): Promise<void>;
   /** Events matching `query`, oldest first. */
   read(query: AuditQuery): Promise<AuditEvent[]>;
+  /** What the cap kept out, or undefined when nothing. */
+  drops(): Promise<AuditDrops | undefined>;
   close(): Promise<void>;
 }

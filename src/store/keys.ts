@@ -10,7 +10,7 @@
  * shard follows from its id (`shardOf`); a create with an idempotency key
  * picks an id of the key's shard (`shardOfIdempotency`), so every create with
  * that key meets on one shard. The rule keys share a tag of their own, and
- * the audit stream is one key.
+ * the audit stream is one key (and its drops hash another, never in one script with it).
  *
  * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
  * keeps the key names the relay has always used (`<prefix>:deadlines`,
@@ -67,8 +67,10 @@ export interface StoreKeys {
   data(id: string): string;
   /** Pub/sub channel that carries the id of every request that ends. */
   readonly ended: string;
-  /** STREAM of audit events (src/requests/audit.ts), capped in length. */
+  /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
+  /** HASH of the audit events the cap kept out (redis-audit.ts). */
+  readonly auditDrops: string;
   /** HASH of one "Allow for a while" rule's fields (see redis-rules.ts), expiring with the rule. */
   rule(id: string): string;
   /** STRING: id of the live rule of a scope (token, session, tool; hashed, since each may hold any character), expiring with that rule. */
@@ -112,7 +114,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     createHash("sha256")
       .update(JSON.stringify([token, sessionId, toolName]))
       .digest("hex");
-  const common = { ended: `${prefix}:ended`, audit: `${prefix}:audit` };
+  const common = { ended: `${prefix}:ended`, audit: `${prefix}:audit`, auditDrops: `${prefix}:audit:drops` };
   if (shards === undefined) {
     return {
       ...common,

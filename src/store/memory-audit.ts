@@ -1,23 +1,28 @@
 /**
- * In-memory AuditLog for a single relay instance (no REDIS_URL): the newest
- * `maxEvents` events in append order, the oldest dropped beyond that, all lost
- * when the process exits. Ids are `<Unix ms>-<sequence>` as in the Redis
+ * In-memory AuditLog for a single relay instance (no REDIS_URL): the events of
+ * the last `retentionMs` in append order, all lost when the process exits. At
+ * `maxEvents`, events that are no decision are counted instead of kept
+ * (src/requests/audit.ts says why). Ids are `<Unix ms>-<sequence>` as in the Redis
  * Stream (the sequence counts events within one millisecond, and the time never
  * goes back), so cursors mean the same with either log.
  */
-import { AuditEntry, type AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
+import { AuditEntry, DEFAULT_AUDIT_RETENTION_MS, isDecision, type AuditDrops, type AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
 import { isAtOrAfter, readStart } from "./audit-ids.js";
 
 export interface MemoryAuditLogOptions {
-  /** Most events kept (RELAY_AUDIT_MAX_EVENTS). */
+  /** Most events kept (RELAY_AUDIT_MAX_EVENTS): past it, only decisions are written. */
   maxEvents: number;
+  /** How long events are kept, in milliseconds (RELAY_AUDIT_RETENTION; default 90 days). */
+  retentionMs?: number;
   /** Unix time in milliseconds: the time in each new event's id. */
   now?: () => number;
 }
 
-export function createMemoryAuditLog({ maxEvents, now = Date.now }: MemoryAuditLogOptions): AuditLog {
+export function createMemoryAuditLog({ maxEvents, retentionMs = DEFAULT_AUDIT_RETENTION_MS, now = Date.now }: MemoryAuditLogOptions): AuditLog {
   if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) throw new Error("maxEvents must be a positive integer");
+  if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error("retentionMs must be a positive integer");
   const events: AuditEvent[] = [];
+  let drops: AuditDrops | undefined;
   let lastMs = 0;
   let sequence = 0;
 
@@ -43,9 +48,19 @@ export function createMemoryAuditLog({ maxEvents, now = Date.now }: MemoryAuditL
 
   return {
     async append(entry) {
-      const event = { ...AuditEntry.parse(entry), id: nextId() };
-      events.push(event);
-      if (events.length > maxEvents) events.splice(0, events.length - maxEvents);
+      const parsed = AuditEntry.parse(entry);
+      const at = Math.floor(now());
+      const expired = firstIndex({ since: at - retentionMs, limit: 0 });
+      if (expired > 0) events.splice(0, expired);
+      if (events.length >= maxEvents && !isDecision(parsed)) {
+        drops = { events: (drops?.events ?? 0) + 1, firstAt: drops?.firstAt ?? at, lastAt: at };
+        return;
+      }
+      events.push({ ...parsed, id: nextId() });
+    },
+
+    async drops() {
+      return drops && { ...drops };
     },
 
     async read(query) {

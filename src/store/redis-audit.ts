@@ -4,11 +4,12 @@
  * `event` holds the entry's JSON; the entry id Redis assigns (`<ms>-<seq>`, by
  * Redis's clock) is the event's id, so `since` and `after` are XRANGE bounds.
  *
- * The stream is capped with XADD's exact `MAXLEN`: the oldest events go as
- * new ones arrive. (The approximate `~` form trims whole stream nodes of about
- * a hundred entries and only then; exact trimming costs a little more per
- * append, which at the relay's few events a second is nothing, and keeps the
- * cap what the operator set.)
+ * Events leave the stream by age: each append (one Lua script,
+ * lua/append-audit-1.lua) trims it with XTRIM's exact `MINID` at the
+ * retention. At the cap an event that is no decision is not written
+ * (src/requests/audit.ts says why) but counted in a hash of its own
+ * (`<prefix>:audit:drops`, updated after the script: one key per script keeps
+ * it runnable on Redis Cluster); decisions always are written.
  *
  * Every entry is parsed with the AuditEvent schema on read (a trust boundary).
  * One that fails it (written by a newer relay with an event type this one
@@ -21,20 +22,26 @@
  * the request store's (./redis-connection.ts).
  */
 import { silentLogger, type Logger } from "../logger.js";
-import { AuditEntry, AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
+import { z } from "zod";
+import { AuditEntry, AuditEvent, DEFAULT_AUDIT_RETENTION_MS, isDecision, type AuditDrops, type AuditLog, type AuditQuery } from "../requests/audit.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { readStart } from "./audit-ids.js";
 import { storeKeys } from "./keys.js";
 import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, type OutageListener } from "./redis-connection.js";
 import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
+import { loadScripts, registerScripts } from "./scripts.js";
 
 export interface RedisAuditLogOptions {
   /** Connection for commands; the caller owns it (close() leaves it open). Must not set ioredis `keyPrefix`. */
   redis: RedisClient;
   /** Prefix of the stream's key (the store's REDIS_PREFIX). */
   prefix?: string;
-  /** Most events kept (RELAY_AUDIT_MAX_EVENTS). */
+  /** Most events kept (RELAY_AUDIT_MAX_EVENTS): past it, only decisions are written. */
   maxEvents: number;
+  /** How long events are kept, in milliseconds (RELAY_AUDIT_RETENTION; default 90 days). */
+  retentionMs?: number;
+  /** Unix time in milliseconds, for the retention's cut-off and the drops' times. */
+  now?: () => number;
   /** Longest a call may take (ms) before it throws StoreUnavailableError. */
   timeoutMs?: number;
   logger?: Logger;
@@ -65,13 +72,24 @@ export function connectRedisAuditLog(target: RedisTargetInput, options: ConnectR
 }
 
 function buildLog(
-  { redis, prefix = "relay", maxEvents, timeoutMs = DEFAULT_STORE_TIMEOUT_MS, logger = silentLogger, onUnavailable }: RedisAuditLogOptions,
+  {
+    redis,
+    prefix = "relay",
+    maxEvents,
+    retentionMs = DEFAULT_AUDIT_RETENTION_MS,
+    now = Date.now,
+    timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    logger = silentLogger,
+    onUnavailable,
+  }: RedisAuditLogOptions,
   owned: boolean,
 ): AuditLog {
   if (redis.options.keyPrefix) throw new Error("the Redis audit log builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) throw new Error("maxEvents must be a positive integer");
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
-  const key = storeKeys(prefix).audit;
+  if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error("retentionMs must be a positive integer");
+  const { audit: key, auditDrops } = storeKeys(prefix);
+  const scripts = registerScripts(redis, loadScripts());
   // With no offline queue (connectRedisAuditLog), commands fail until the connection is ready.
   const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
   connected.catch(() => undefined);
@@ -113,9 +131,17 @@ function buildLog(
         "audit append",
         timeoutMs,
         (async () => {
-          const json = JSON.stringify(AuditEntry.parse(entry));
+          const parsed = AuditEntry.parse(entry);
+          const at = Math.floor(now());
           await connected;
-          await redisCall("XADD", redis.xadd(key, "MAXLEN", maxEvents, "*", FIELD, json));
+          const args = [JSON.stringify(parsed), `${Math.max(0, at - retentionMs)}-0`, maxEvents, isDecision(parsed) ? "1" : "0"];
+          const written = await redisCall("EVALSHA append-audit-1.lua", scripts.appendAudit([key], args));
+          if (written === 0) {
+            await redisCall(
+              "MULTI drops",
+              redis.multi().hincrby(auditDrops, "events", 1).hsetnx(auditDrops, "firstAt", at).hset(auditDrops, "lastAt", at).exec(),
+            );
+          }
         })(),
         onUnavailable,
       ),
@@ -131,11 +157,31 @@ function buildLog(
         onUnavailable,
       ),
 
+    drops: () =>
+      bounded(
+        "audit drops",
+        timeoutMs,
+        (async () => {
+          await connected;
+          const hash = await redisCall("HGETALL", redis.hgetall(auditDrops));
+          const parsed = StoredDrops.safeParse(hash);
+          return parsed.success ? (parsed.data satisfies AuditDrops) : undefined;
+        })(),
+        onUnavailable,
+      ),
+
     async close() {
       if (owned) await shutdown(redis);
     },
   };
 }
+
+/** The drops hash as Redis returns it (strings); an empty hash (nothing dropped) does not parse. */
+const StoredDrops = z.object({
+  events: z.coerce.number().int().positive(),
+  firstAt: z.coerce.number().int(),
+  lastAt: z.coerce.number().int(),
+});
 
 /** The event a stream entry holds, or undefined when it is not one. */
 function parseEntry(id: string, fields: string[]): AuditEvent | undefined {

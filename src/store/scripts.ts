@@ -32,6 +32,7 @@ const FILES = {
   revokeRule: "revoke-rule-3.lua",
   claimTally: "claim-tally-1.lua",
   setTally: "set-tally-1.lua",
+  appendAudit: "append-audit-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

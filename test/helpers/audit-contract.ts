@@ -1,7 +1,7 @@
 /**
  * The AuditLog contract, run against every implementation (memory and the
  * Redis Stream) so they stay interchangeable: round trips, ids in append
- * order, the cap, and reads by limit, `after` cursor, `since` time and
+ * order, retention by age, a cap no token can flush the record with, and reads by limit, `after` cursor, `since` time and
  * request id, alone and together. Time is real (the Redis log's ids come
  * from Redis's clock): `since` is taken from the ids the log assigned.
  */
@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntry, AuditEvent, AuditLog } from "../../src/requests/audit.js";
 import { sleep } from "./redis.js";
 
-/** Builds a fresh, empty log keeping at most `maxEvents`; the suite closes it. */
-export type MakeAuditLog = (options: { maxEvents: number }) => Promise<AuditLog>;
+/** Builds a fresh, empty log capped at `maxEvents` (and keeping events `retentionMs`, when given); the suite closes it. */
+export type MakeAuditLog = (options: { maxEvents: number; retentionMs?: number }) => Promise<AuditLog>;
 
 const T0 = 1_800_000_000_000;
 const UNICODE = 'héllo — 日本語 🚀 \u202Eright-to-left\u202C "quotes" \\ back\\slash \u0000 nul\nnew line';
@@ -29,8 +29,8 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       await Promise.all(opened.splice(0).map((log) => log.close()));
     });
 
-    async function open(maxEvents = 10_000): Promise<AuditLog> {
-      const log = await makeLog({ maxEvents });
+    async function open(maxEvents = 10_000, retentionMs?: number): Promise<AuditLog> {
+      const log = await makeLog({ maxEvents, ...(retentionMs === undefined ? {} : { retentionMs }) });
       opened.push(log);
       return log;
     }
@@ -71,10 +71,39 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       }
     });
 
-    it("drops the oldest events beyond its cap", async () => {
+    it("at its cap keeps every old event, counts the events that are no decision instead of writing them, and still writes decisions", async () => {
       const log = await open(3);
-      for (const type of ["created", "posted", "reminded", "approval", "answered"] as const) await log.append(entry({ type }));
-      expect((await log.read({ limit: 10 })).map((e) => e.type)).toStrictEqual(["reminded", "approval", "answered"]);
+      expect(await log.drops()).toBeUndefined();
+      for (const type of ["created", "posted", "reminded", "created", "answered"] as const) await log.append(entry({ type }));
+      await log.append(entry({ type: "cancelled", person: { id: "U0ALICE" } }));
+      await log.append(entry({ type: "cancelled" }));
+      const kept = await log.read({ limit: 10 });
+      expect(kept.map((e) => e.type)).toStrictEqual(["created", "posted", "reminded", "answered", "cancelled"]);
+      expect(kept[4]!.person).toStrictEqual({ id: "U0ALICE" });
+      const drops = await log.drops();
+      expect(drops).toMatchObject({ events: 2 });
+      expect(drops!.firstAt).toBeLessThanOrEqual(drops!.lastAt);
+    });
+
+    it("an agent token cannot flush a person's decision: 60 creates and cancels after it leave it in the log", async () => {
+      const log = await open(100);
+      await log.append(entry({ type: "created", requestId: "deploy" }));
+      await log.append(entry({ type: "answered", requestId: "deploy", person: { id: "U0ALICE" } }));
+      for (let i = 0; i < 60; i += 1) {
+        await log.append(entry({ type: "created", requestId: `noise-${i}`, token: "other-bot" }));
+        await log.append(entry({ type: "cancelled", requestId: `noise-${i}`, token: "other-bot" }));
+      }
+      expect((await log.read({ limit: 10, requestId: "deploy" })).map((e) => e.type)).toStrictEqual(["created", "answered"]);
+      expect(await log.drops()).toMatchObject({ events: 22 });
+    });
+
+    it("lets events older than its retention go, and keeps the rest", async () => {
+      const log = await open(10_000, 300);
+      await log.append(entry({ type: "answered", requestId: "old" }));
+      await sleep(400);
+      await log.append(entry({ type: "created", requestId: "new" }));
+      expect((await log.read({ limit: 10 })).map((e) => e.requestId)).toStrictEqual(["new"]);
+      expect(await log.drops()).toBeUndefined();
     });
 
     it("returns at most `limit` events, the oldest first, and none for a limit of 0", async () => {

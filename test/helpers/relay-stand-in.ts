@@ -64,6 +64,8 @@ export class RelayStandIn {
   hook: (call: Call) => Reply | Promise<Reply> = () => ({ status: 404, json: { error: { code: "relay_not_found", message: "no hook" } } });
   /** What GET /v1/audit serves, oldest first. */
   auditEvents: StandInAuditEvent[] = [];
+  /** What GET /v1/audit says the cap kept out (its `dropped`), if anything. */
+  auditDropped: { events: number; from: string; to: string; reason: string } | undefined;
   /** Seconds before a request expires when its body names no timeout. */
   defaultTimeoutSeconds = 600;
   private server: Server | undefined;
@@ -196,7 +198,8 @@ export class RelayStandIn {
       .slice(start)
       .filter((e) => (sinceMs === undefined || Date.parse(e.at) >= sinceMs) && (query.get("requestId") ?? e.requestId) === e.requestId);
     const events = matching.slice(0, limit);
-    return { status: 200, json: { events, ...(matching.length > limit ? { next: events[events.length - 1]!.id } : {}) } };
+    const next = matching.length > limit ? { next: events[events.length - 1]!.id } : {};
+    return { status: 200, json: { events, ...next, ...(this.auditDropped ? { dropped: this.auditDropped } : {}) } };
   }
 
   private hold(id: string, ms: number, res: ServerResponse): Promise<void> {

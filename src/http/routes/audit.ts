@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { AUDIT_LIMITS, AuditEventId, type AuditReply } from "../../protocol/operator.js";
-import type { AuditQuery } from "../../requests/audit.js";
+import type { AuditDrops, AuditQuery } from "../../requests/audit.js";
 import { toAuditView, type AuditTrail } from "../../requests/audit-trail.js";
 import { invalidRequest } from "../../requests/errors.js";
 import { serveRoute } from "../api.js";
@@ -23,7 +23,11 @@ export interface AuditRoutesDeps {
 export function registerAuditRoutes(app: HttpApp, { audit, authenticate }: AuditRoutesDeps): void {
   serveRoute(app, "readAudit", { onRequest: authenticate }, async (request): Promise<AuditReply> => {
     const page = await audit.read(parseAuditQuery(rawQuery(request)));
-    return { events: page.events.map(toAuditView), ...(page.next === undefined ? {} : { next: page.next }) };
+    return {
+      events: page.events.map(toAuditView),
+      ...(page.next === undefined ? {} : { next: page.next }),
+      ...(page.dropped === undefined ? {} : { dropped: droppedView(page.dropped) }),
+    };
   });
 }
 
@@ -33,6 +37,12 @@ const UNIX_MS = /^\d{1,16}$/;
 const ISO_TIME = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 /** Ids the relay issues are far shorter (requests.ts refuses longer ones as unknown). */
 const MAX_REQUEST_ID_LENGTH = 200;
+
+/** What the cap kept out, as the reply says it. */
+function droppedView({ events, firstAt, lastAt }: AuditDrops): NonNullable<AuditReply["dropped"]> {
+  const why = "the audit log was at RELAY_AUDIT_MAX_EVENTS, so events that record no person's decision were counted instead of written";
+  return { events, from: new Date(firstAt).toISOString(), to: new Date(lastAt).toISOString(), reason: why };
+}
 
 /** `query` is the raw text after "?" ("" when none). */
 export function parseAuditQuery(query: string): AuditQuery {

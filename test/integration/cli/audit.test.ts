@@ -34,6 +34,35 @@ describe.concurrent("approval-relay audit", () => {
     expect(Object.fromEntries(call!.query)).toStrictEqual({ limit: "1000" });
   });
 
+  it("writes a bidi override in an event as a \\u escape in jsonl: the line reads as written and parses back to the same event", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    relay.auditEvents = [event(0, { type: "refused", reason: "echo cleanup \u202E; rm -rf ~ #" })];
+    const result = await runCli(["audit"], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("echo cleanup \\u202e; rm -rf ~ #");
+    expect(result.stdout).not.toContain("\u202E");
+    expect(JSON.parse(lines(result.stdout)[0]!)).toStrictEqual(relay.auditEvents[0]);
+  });
+
+  it("says on stderr, after the events, how many the log's cap kept out, when and why", async ({ relay, env, expect }) => {
+    const events = fill(relay, 2);
+    relay.auditDropped = {
+      events: 22,
+      from: "2026-12-01T09:00:01.000Z",
+      to: "2026-12-01T09:05:00.000Z",
+      reason: "the audit log was at RELAY_AUDIT_MAX_EVENTS",
+    };
+    const result = await runCli(["audit"], { env });
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout)).toHaveLength(events.length);
+    expect(result.stderr).toBe(
+      "approval-relay audit: 22 events were not recorded from 2026-12-01T09:00:01.000Z to 2026-12-01T09:05:00.000Z: the audit log was at RELAY_AUDIT_MAX_EVENTS\n",
+    );
+  });
+
   it("pages through a long log with the `next` cursor, printing each event once", async ({ relay, env, expect }) => {
     const events = fill(relay, 2500);
     const result = await runCli(["audit"], { env });

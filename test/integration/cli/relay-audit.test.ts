@@ -23,7 +23,11 @@ async function start(env: Record<string, string> = {}, slack?: FullRelay["slack"
   return relay;
 }
 
-async function readAudit(relay: FullRelay, token = ADMIN.token, query = ""): Promise<{ status: number; body: { events?: Array<Record<string, unknown>> } }> {
+async function readAudit(
+  relay: FullRelay,
+  token = ADMIN.token,
+  query = "",
+): Promise<{ status: number; body: { events?: Array<Record<string, unknown>>; dropped?: Record<string, unknown> } }> {
   const response = await fetch(`${relay.url}/v1/audit${query}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: (await response.json()) as { events?: Array<Record<string, unknown>> } };
 }
@@ -51,7 +55,7 @@ describe("the relay's audit log", () => {
     expect(read.body.events!.map((e) => e.type)).toStrictEqual(["created", "posted"]);
   });
 
-  it("with Redis: one stream under the prefix, capped, read by every instance, with the appends in flight kept at shutdown", async () => {
+  it("with Redis: one stream under the prefix, held at its cap without losing old events, read by every instance, with the appends in flight kept at shutdown", async () => {
     const prefix = `test-audit-${randomUUID().slice(0, 8)}`;
     const redis = connectTestRedis();
     const slack = await startSlackWebApi();
@@ -67,11 +71,13 @@ describe("the relay's audit log", () => {
     for (let i = 0; i < 120; i += 1) await first.audit.record({ type: "posted", requestId: `req-${i}` });
     expect(await redis.xlen(`${prefix}:audit`)).toBe(100);
     const read = await readAudit(second, ADMIN.token, "?limit=1");
-    expect(read.body.events).toStrictEqual([expect.objectContaining({ type: "posted", requestId: "req-20" })]);
+    expect(read.body.events).toStrictEqual([expect.objectContaining({ type: "posted", requestId: "req-0" })]);
+    expect(read.body.dropped).toMatchObject({ events: 20 });
 
-    void second.audit.record({ type: "expired", requestId: "req-last", status: "expired" });
+    // A decision is written even at the cap.
+    void second.audit.record({ type: "answered", requestId: "req-last", status: "answered", person: { id: "U0ALICE01" } });
     await second.close();
     const last = await redis.xrevrange(`${prefix}:audit`, "+", "-", "COUNT", 1);
-    expect(JSON.parse(last[0]![1][1]!)).toMatchObject({ type: "expired", requestId: "req-last" });
+    expect(JSON.parse(last[0]![1][1]!)).toMatchObject({ type: "answered", requestId: "req-last" });
   });
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditLog } from "../../../src/requests/audit.js";
 import type { AuditRecord } from "../../../src/requests/audit-trail.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
+import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
 import { AuditReply } from "../../../src/protocol/operator.js";
 import { bodies, DEFAULT_CHANNEL, expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 
@@ -131,6 +132,7 @@ describe("reading the audit with an admin token", () => {
     const away: AuditLog = {
       append: () => Promise.reject(new StoreUnavailableError("down")),
       read: () => Promise.reject(new StoreUnavailableError("Redis did not answer audit read within 2000 ms")),
+      drops: () => Promise.reject(new StoreUnavailableError("down")),
       close: async () => {},
     };
     const { call } = await start({ auditLog: away });
@@ -170,5 +172,29 @@ describe("bad parameters → 400 naming the parameter", () => {
   it("the largest limit, 1000, is taken", async () => {
     const { call } = await withEvents();
     expect((await call("/v1/audit?limit=1000", admin)).body.events).toHaveLength(5);
+  });
+});
+
+describe("an audit trail agents cannot flush", () => {
+  it("a person's answer stays in GET /v1/audit after another token creates and cancels 60 requests, and the reply says what the cap kept out", async () => {
+    const relay = await start({ auditLog: createMemoryAuditLog({ maxEvents: 100 }) });
+    const created = await relay.call("/v1/requests", { as: "ci-bot", json: bodies.stepGate() });
+    const id = String(created.body.id);
+    await relay.service.answer(id, { reply: "y" }, { id: "U0ALICE01", name: "alice" });
+    for (let i = 0; i < 60; i += 1) {
+      const noise = await relay.call("/v1/requests", { as: "laptop", json: bodies.stepGate() });
+      expect((await relay.call(`/v1/requests/${String(noise.body.id)}`, { as: "laptop", method: "DELETE" })).status).toBe(200);
+    }
+    await relay.service.idle();
+    const mine = await relay.call(`/v1/audit?requestId=${id}`, admin);
+    expect((mine.body as AuditReply).events.map((event) => event.type)).toEqual(expect.arrayContaining(["created", "answered"]));
+    const dropped = (mine.body as AuditReply).dropped;
+    expect(dropped?.events).toBeGreaterThan(0);
+    expect(dropped?.reason).toContain("RELAY_AUDIT_MAX_EVENTS");
+  });
+
+  it("says nothing was dropped when nothing was", async () => {
+    const { call } = await withEvents();
+    expect((await call("/v1/audit", admin)).body).not.toHaveProperty("dropped");
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
 import { entry, runAuditLogContract } from "../../helpers/audit-contract.js";
 
-runAuditLogContract("memory", async ({ maxEvents }) => createMemoryAuditLog({ maxEvents }));
+runAuditLogContract("memory", async (options) => createMemoryAuditLog(options));
 
 describe("memory audit log specifics", () => {
   it("takes the time in each id from its clock, and keeps ids increasing when the clock goes back", async () => {

@@ -17,7 +17,7 @@ import { REDIS_TEST_URL, useTestRedis } from "../../helpers/redis.js";
 const testRedis = useTestRedis();
 const newPrefix = testRedis.prefix;
 
-runAuditLogContract("redis", async ({ maxEvents }) => createRedisAuditLog({ redis: testRedis.redis(), prefix: newPrefix(), maxEvents }));
+runAuditLogContract("redis", async (options) => createRedisAuditLog({ redis: testRedis.redis(), prefix: newPrefix(), ...options }));
 
 describe("redis audit log specifics", () => {
   let redis: Redis;
@@ -38,12 +38,13 @@ describe("redis audit log specifics", () => {
     expect((await log.read({ limit: 1 }))[0]!.id).toBe(id);
   });
 
-  it("caps the stream at exactly maxEvents entries", async () => {
+  it("holds the stream at exactly maxEvents entries of no decision, keeping the oldest, and counts the rest in <prefix>:audit:drops", async () => {
     const prefix = newPrefix();
     const log = createRedisAuditLog({ redis, prefix, maxEvents: 150 });
     for (let i = 0; i < 400; i += 1) await log.append(entry({ requestId: `req-${i}` }));
     expect(await redis.xlen(`${prefix}:audit`)).toBe(150);
-    expect((await log.read({ limit: 1 }))[0]!.requestId).toBe("req-250");
+    expect((await log.read({ limit: 1 }))[0]!.requestId).toBe("req-0");
+    expect(await redis.hget(`${prefix}:audit:drops`, "events")).toBe("250");
   });
 
   it("leaves out an entry that does not parse as an event, logs it, and reads on past it", async () => {

@@ -45,6 +45,8 @@ describe("CSV fields", () => {
     ["a=b", "a=b"],
     ["red \u001b[31malert\u001b[0m", "red \uFFFD[31malert\uFFFD[0m"],
     ["nul\u0000 and del\u007f", "nul\uFFFD and del\uFFFD"],
+    ["echo cleanup \u202E; rm -rf ~ #", "echo cleanup ⟨U+202E⟩; rm -rf ~ #"],
+    ["zero\u200bwidth\r\nline", '"zero⟨U+200B⟩width\r\nline"'],
   ])("%j → %j", (value, field) => {
     expect(csvField(value)).toBe(field);
   });

@@ -43,6 +43,7 @@ describe("loadConfig defaults", () => {
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
       adminTokens: [],
       auditMaxEvents: 50_000,
+      auditRetentionMs: 90 * 86_400_000,
       redis: undefined,
       redisPrefix: "relay",
       port: 3000,
@@ -85,6 +86,7 @@ describe("loadConfig defaults", () => {
       RELAY_ALWAYS_ALLOW: "all",
       RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN}`,
       RELAY_AUDIT_MAX_EVENTS: "200000",
+      RELAY_AUDIT_RETENTION: "36h",
       METRICS_TOKEN: "metrics-scraper-0123456789abcdef",
     });
     expect(config).toEqual({
@@ -100,6 +102,7 @@ describe("loadConfig defaults", () => {
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
       adminTokens: [{ name: "ops", token: OPS_TOKEN }],
       auditMaxEvents: 200_000,
+      auditRetentionMs: 36 * 3_600_000,
       redis: { mode: "single", address: { host: "cache.internal", port: 6380 }, db: 2, tls: {} },
       redisPrefix: "relay-staging",
       port: 8080,
@@ -265,6 +268,9 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_AUDIT_MAX_EVENTS", "99", "between 100 and 10000000"],
   ["RELAY_AUDIT_MAX_EVENTS", "10000001", "between 100 and 10000000"],
   ["RELAY_AUDIT_MAX_EVENTS", "50k", "whole number of events"],
+  ["RELAY_AUDIT_RETENTION", "90", "a number and a unit"],
+  ["RELAY_AUDIT_RETENTION", "0d", "a number and a unit"],
+  ["RELAY_AUDIT_RETENTION", "3651d", "up to 10 years"],
   ["REDIS_URL", "http://127.0.0.1:6379", "redis://"],
   ["REDIS_PREFIX", "relay prefix", "1 to 64"],
   ["PORT", "0", "between 1 and 65535"],

@@ -22,6 +22,7 @@ function trail(log: AuditLog = createMemoryAuditLog({ maxEvents: 100, now: () =>
 const unavailable: AuditLog = {
   append: () => Promise.reject(new StoreUnavailableError("Redis did not answer audit append within 2000 ms")),
   read: () => Promise.reject(new StoreUnavailableError("down")),
+  drops: () => Promise.reject(new StoreUnavailableError("down")),
   close: async () => {},
 };
 
@@ -78,7 +79,7 @@ describe("recording", () => {
   it("idle() resolves only once every append in flight has settled", async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const slow: AuditLog = { append: () => held, read: async () => [], close: async () => {} };
+    const slow: AuditLog = { append: () => held, read: async () => [], drops: async () => undefined, close: async () => {} };
     const { trail: audit } = trail(slow);
     void audit.record({ type: "posted", requestId: "req-1" });
     let idle = false;
