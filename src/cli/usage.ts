@@ -35,6 +35,13 @@ ask options:
   --requested-by WHO     Who the question is for: a Slack user id (U0123ABCD) or an
                          email; where the relay's route says selfApproval: deny,
                          that person may not answer it (e.g. a commit's author).
+  --context TEXT         More to read with the question (mrkdwn; escaped by the relay).
+  --approver ID          Only this person (U0123ABCD) or user group (S0123ABCD) may
+                         answer; repeat for more. Narrows the relay's route, never widens it.
+  --idempotency-key KEY  The same key joins the same request instead of posting again
+                         (a retried CI step).
+  --json                 Print {id, status, answer?, answeredBy?, slack?} as JSON
+                         instead of the answer (also when no answer came).
   Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.
 
 hook options:
