@@ -15,8 +15,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { failureReason, isAbortError } from "../client/errors.js";
 import type { RelayClient } from "../client/relay-client.js";
 import type { McpRelay } from "../mcp/relay.js";
-import { CONNECTION_CLOSED, createMcpServer } from "../mcp/tools.js";
-import { DEFAULT_MCP_PROGRESS_SECONDS, Holders } from "../mcp/waiting.js";
+import { createMcpServer } from "../mcp/tools.js";
+import { CONNECTION_CLOSED, DEFAULT_MCP_PROGRESS_SECONDS, Holders } from "../mcp/waiting.js";
 import { clientFor, CONNECTION_OPTIONS, connection, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
 import { EXIT, USAGE } from "./usage.js";

@@ -24,13 +24,10 @@ import type { RequestView } from "../protocol/request-view.js";
 import { endedReason } from "../protocol/texts.js";
 import type { McpRelay, McpRequestBody } from "./relay.js";
 import { describeState, RequestState } from "./state.js";
-import { holdCall, type Hold, type Holders } from "./waiting.js";
+import { CALL_CANCELLED, CONNECTION_CLOSED, holdCall, type Hold, type Holders } from "./waiting.js";
 
 /** Longest check_request holds, in milliseconds: under the 60 s most MCP clients allow a call. */
 export const CHECK_WAIT_MS = 50_000;
-/** Why a request is cancelled when its call is: shown in Slack. */
-export const CALL_CANCELLED = "the MCP client cancelled the call";
-export const CONNECTION_CLOSED = "the MCP client closed the connection";
 
 export const APPROVE_INPUT = z.object({
   tool_name: z.string().min(1).max(LIMITS.toolName).describe("The tool that asks for permission."),

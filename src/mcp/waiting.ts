@@ -13,6 +13,10 @@
 import type { RequestView } from "../protocol/request-view.js";
 import type { McpRelay } from "./relay.js";
 
+/** Why a request is cancelled when its call is: shown in Slack. */
+export const CALL_CANCELLED = "the MCP client cancelled the call";
+export const CONNECTION_CLOSED = "the MCP client closed the connection";
+
 /** Default of RELAY_MCP_PROGRESS, in seconds. */
 export const DEFAULT_MCP_PROGRESS_SECONDS = 25;
 

@@ -20,10 +20,8 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { CALL_CANCELLED, CONNECTION_CLOSED, createMcpServer } from "../../mcp/tools.js";
-import { Holders } from "../../mcp/waiting.js";
+import { CALL_CANCELLED, CONNECTION_CLOSED, Holders } from "../../mcp/waiting.js";
 import { RelayError } from "../../requests/errors.js";
 import type { RequestService } from "../../requests/service.js";
 import { serveRoute } from "../api.js";
@@ -44,6 +42,20 @@ export interface McpRouteDeps {
 
 type JsonRpcId = string | number;
 
+/**
+ * The MCP SDK and the tools, loaded on the first call to POST /mcp: the SDK
+ * and its JSON Schema validator take 100–400 ms to load, which a relay that
+ * serves no MCP client should not spend on every start (Node keeps a module
+ * once loaded, so later calls pay nothing).
+ */
+async function loadSdk() {
+  const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+    import("../../mcp/tools.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  ]);
+  return { createMcpServer, WebStandardStreamableHTTPServerTransport };
+}
+
 export function registerMcpRoute(app: HttpApp, { service, authenticate, progressMs, allowedOrigins }: McpRouteDeps): void {
   const holders = new Holders();
   /** The tools/call requests in flight, by callKey. */
@@ -56,6 +68,7 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
 
   serveRoute(app, "mcp", { onRequest: [checkOrigin, authenticate] }, async (request, reply) => {
     const body = jsonBody(request);
+    const { createMcpServer, WebStandardStreamableHTTPServerTransport } = await loadSdk();
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
     const session = request.headers[SESSION_HEADER];
     const keyOf = (id: JsonRpcId) => callKey(request.agent, typeof session === "string" ? session : "", id);
