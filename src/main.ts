@@ -14,6 +14,7 @@ import { createHttpApp, listenHttp } from "./http/server.js";
 import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
+import { ConsoleSessions } from "./console/sessions.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
@@ -96,6 +97,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
+    defaultAdmission: config.defaultAdmission,
     audit,
     metrics: metrics.requests,
     rules: ruleStore,
@@ -108,6 +110,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
   });
   const slack = slackParts?.app(service);
+  // Local mode: the console is where people answer, signed in as the one local person.
+  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
   const hookCalls = new HookCalls({ service, logger });
   metrics.watch({ service, hookCalls, store, queue });
   const app = createHttpApp({
@@ -125,6 +129,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
+    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
@@ -229,7 +234,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(file));
+    const signIn = `${url}/console/signin#${consoleSessions!.newLink(LOCAL_PERSON)}`;
+    logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
       {
@@ -246,6 +252,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   return { url, config, service, audit, close };
 }
 
+/** Who answers in local mode's console: the one person at this machine. */
+export const LOCAL_PERSON = { id: "local", name: "local console" };
 /** The name of the agent token local mode makes when RELAY_TOKENS is unset. */
 export const LOCAL_TOKEN_NAME = "local";
 /** The channel of a request in local mode that names none: the console is where it is answered. */
@@ -256,11 +264,11 @@ function storeName(config: Config): string {
 }
 
 /** The one line local mode starts with: where agents find the relay, and how to connect Slack later. */
-function localStartLine(file: string | undefined): string {
+function localStartLine(signIn: string, file: string | undefined): string {
   const agents = file
     ? `agents on this machine find the relay through ${file} (approval-relay ask, hook and the client library read it)`
     : "agents use RELAY_TOKENS";
-  return `relay started in local mode, without Slack, on 127.0.0.1 only: ${agents}; to connect Slack later, set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (docs/slack.md)`;
+  return `relay started in local mode, without Slack, on 127.0.0.1 only: answer in the console, sign in at ${signIn} (single use, for 10 minutes); ${agents}; to connect Slack later, set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (docs/slack.md)`;
 }
 
 /** The Slack side of a relay with Slack: the Web API client, its people directory, the messenger and (once the service exists) the Bolt app. */

@@ -21,6 +21,7 @@ import type { AuditTrail } from "../requests/audit-trail.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
 import type { RequestListing } from "../requests/listing.js";
 import type { RequestService } from "../requests/service.js";
+import { registerConsoleRoutes, type ConsoleDeps } from "../console/routes.js";
 import { useBearerAuth } from "./auth.js";
 import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
@@ -35,7 +36,7 @@ import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
-import { useJsonBodies, type HttpApp } from "./transport.js";
+import { discardUpload, useJsonBodies, type HttpApp } from "./transport.js";
 
 export interface HttpDeps {
   service: RequestService;
@@ -70,6 +71,8 @@ export interface HttpDeps {
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
+  /** The web console (src/console): served under /console when given. */
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -135,7 +138,11 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     if (deps.service.isDraining) reply.header("connection", "close");
     done(null, payload);
   });
-  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, bodyLimitBytes));
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isTooLarge(error)) await discardUpload(request.raw);
+    sendError(reply, error, request, bodyLimitBytes);
+    return reply;
+  });
   app.setNotFoundHandler(async () => {
     throw notFound("This path");
   });
@@ -160,6 +167,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
+  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
   refuseOtherMethods(app, declared);
   return app;
 }
@@ -171,6 +179,12 @@ function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest,
     .code(status)
     .headers({ ...commonHeaders(request), ...headers })
     .send(body);
+}
+
+/** Fastify's refusal of a body over the limit, or the relay's own. */
+function isTooLarge(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "relay_body_too_large";
 }
 
 /** A path parameter that is empty ("/v1/requests/") names nothing. */

@@ -61,6 +61,8 @@ export class RequestService {
   private readonly unsubscribeResync: () => void;
   private closed = false;
   private draining = false;
+  /** Told the id of every request created here or ended anywhere (the web console's live queue). */
+  private readonly changeListeners = new Set<(id: string) => void>();
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -108,6 +110,7 @@ export class RequestService {
       onCreated: (record) => {
         if (record.status === "pending" && this.withSlack) this.delivery.post(record);
         this.auditCreated(record);
+        this.changed(record.id);
       },
       logger: this.logger,
     };
@@ -115,6 +118,7 @@ export class RequestService {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
       this.delivery.forget(id);
+      this.changed(id);
     });
     // Notifications lost while the store was away: every waiter reads its request again.
     this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
@@ -324,6 +328,27 @@ export class RequestService {
     await this.delivery.idle();
     await this.updates.idle();
     await this.rules?.idle();
+  }
+
+  /**
+   * Calls `listener` with the id of each request created on this instance and
+   * each request that ends on any instance (the store's notifications, Redis
+   * pub/sub across instances); returns a function that stops it.
+   */
+  onChange(listener: (id: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Tells the change listeners (the console) that request `id` changed here, e.g. an approval or more time recorded. */
+  changed(id: string): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(id);
+      } catch (error) {
+        this.logger.error({ id, error }, "change listener failed");
+      }
+    }
   }
 
   /** false when the relay runs without Slack (no messenger): requests are answered in the console only. */

@@ -23,7 +23,8 @@ const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
   { name: "config", holds: (f) => f.startsWith("src/config/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
-  { name: "http", holds: (f) => f.startsWith("src/http/") },
+  // The web console is HTTP too: its routes mount on the relay's Fastify app.
+  { name: "http", holds: (f) => f.startsWith("src/http/") || f.startsWith("src/console/") },
   { name: "main", holds: (f) => f === "src/main.ts" },
   { name: "cli", holds: (f) => f.startsWith("src/cli/") },
 ];
@@ -32,6 +33,7 @@ const CLIENT = "src/client/";
 const FRAMEWORKS: Record<string, string[]> = {
   "src/client/openai-agents.ts": ["@openai/agents"],
   "src/client/ai-sdk.ts": ["ai"],
+  "src/client/langgraph.ts": ["@langchain/langgraph", "langchain"],
 };
 
 interface Edge {
