@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A CI deploy gate: the job waits until someone answers in Slack.
 # Needs RELAY_URL and RELAY_TOKEN (an agent token) in the job's environment,
-# and `approval-relay` on the PATH (npm install -g slack-approval-relay, or npx).
+# and `approval-relay` on the PATH, installed from this repository, never from
+# the npm registry (the name is not ours there): in a clone `npm pack` makes
+# slack-approval-relay-0.1.0.tgz; on the runner `npm install -g ./slack-approval-relay-0.1.0.tgz`
+# (docs/integrations.md, "Installing the CLI and the client library").
 set -euo pipefail
 
 VERSION="${1:?usage: ci-deploy-gate.sh <version>}"

@@ -6,13 +6,14 @@
  * and the bundle it runs works.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BuildProject, recordingBuild } from "../../helpers/build-project.js";
 import { Action } from "../../../src/slack/ids.js";
 import { buttonValue } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
@@ -83,75 +84,59 @@ describe("npm start", () => {
 });
 
 describe("npm start's build check", () => {
-  let project: string;
-  /** A project with the real check, a stand-in build that records that it ran, and a stamp from a build at T. */
-  const T = new Date("2026-01-01T00:00:00Z");
+  let project: BuildProject;
   beforeAll(() => {
-    project = mkdtempSync(join(tmpdir(), "relay-build-check-"));
-    mkdirSync(join(project, "scripts"));
-    mkdirSync(join(project, "src", "store"), { recursive: true });
-    mkdirSync(join(project, "dist"));
-    for (const file of ["build-stamp.mjs", "ensure-build.mjs"]) copyFileSync(join(root, "scripts", file), join(project, "scripts", file));
+    project = new BuildProject(["scripts/build-stamp.mjs", "scripts/ensure-build.mjs"]);
   });
-  afterAll(() => rmSync(project, { recursive: true, force: true }));
-
-  /** Resets the fake project: sources and build script last changed at T, stamped by a build at T. */
-  function builtAt(buildScript: string): void {
-    writeFileSync(join(project, "scripts", "build.mjs"), buildScript);
-    writeFileSync(join(project, "src", "store", "store.ts"), "export {};\n");
-    writeFileSync(join(project, "dist", ".build-stamp.json"), JSON.stringify({ inputsMtimeMs: T.getTime() }));
-    rmSync(join(project, "built"), { force: true });
-    for (const path of ["scripts/build.mjs", "scripts/build-stamp.mjs", "scripts/ensure-build.mjs", "src/store/store.ts", "src/store", "src"]) {
-      utimesSync(join(project, path), T, T);
-    }
-  }
-  const recordingBuild = `import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../built", import.meta.url), "yes");\n`;
+  afterAll(() => project.remove());
+  const builtAt = (buildScript: string) => project.builtAt(buildScript);
   const start = () =>
-    spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", "process.stdout.write('relay started')"], { cwd: project, encoding: "utf8" });
+    spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", "process.stdout.write('relay started')"], {
+      cwd: project.dir,
+      encoding: "utf8",
+    });
 
   it("when nothing changed since the build, it starts without building", () => {
     builtAt(recordingBuild);
     const result = start();
     expect(result.stdout).toBe("relay started");
     expect(result.stderr).toBe("");
-    expect(existsSync(join(project, "built"))).toBe(false);
+    expect(project.built).toBe(false);
   });
 
   it("when a source file changed since the build, it builds first, then starts", () => {
     builtAt(recordingBuild);
-    const later = new Date(T.getTime() + 1000);
-    utimesSync(join(project, "src", "store", "store.ts"), later, later);
+    project.touchSource();
     const result = start();
-    expect(result.stderr).toContain("npm start: src/ changed since the last build; building (npm run build)…");
-    expect(existsSync(join(project, "built"))).toBe(true);
+    expect(result.stderr).toContain("npm start: building approval-relay once (src/ changed since the last build; npm run build, about half a minute)…");
+    expect(project.built).toBe(true);
     expect(result.stdout).toBe("relay started");
   });
 
   it("when a source file was added or removed since the build, it builds first", () => {
     builtAt(recordingBuild);
-    rmSync(join(project, "src", "store", "store.ts"));
+    rmSync(join(project.dir, "src", "store", "store.ts"));
     const result = start();
-    expect(existsSync(join(project, "built"))).toBe(true);
+    expect(project.built).toBe(true);
     expect(result.stdout).toBe("relay started");
   });
 
   it("when there is no complete build, it builds first", () => {
     builtAt(recordingBuild);
-    rmSync(join(project, "dist", ".build-stamp.json"));
+    project.removeStamp();
     const result = start();
-    expect(result.stderr).toContain("npm start: no complete build in dist/; building (npm run build)…");
-    expect(existsSync(join(project, "built"))).toBe(true);
+    expect(result.stderr).toContain("npm start: building approval-relay once (no complete build in dist/; npm run build, about half a minute)…");
+    expect(project.built).toBe(true);
   });
 
   it("when the build fails, it does not start and says how to start what is built anyway", () => {
     builtAt("process.exit(2);\n");
-    const later = new Date(T.getTime() + 1000);
-    utimesSync(join(project, "src", "store", "store.ts"), later, later);
+    project.touchSource();
     const result = start();
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(
-      "npm start: the build failed (see above); fix the errors, or start what is in dist/ anyway with `node dist/cli/main.js serve`.",
+      "npm start: the build failed (see above); fix the errors, or run what is in dist/ anyway with `node dist/cli/main.js serve`.",
     );
   });
 });
