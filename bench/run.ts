@@ -14,12 +14,14 @@
  *
  *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,policy]
  *                    [--memory] [--redis] [--cluster] (default: --memory --redis)
- *                    [--no-build] [--cpu-prof] [--log-level warn]
+ *                    [--no-build] [--cpu-prof] [--log-level warn] [--write | --no-write]
  *                    [--node-flag=--max-semi-space-size=32 …]  (more node flags for the relay, to compare V8 settings)
  *                    [--scale-levels 1000,10000]  (scale: the numbers of pending requests, a fresh relay each)
  *                    [--slack-burst 3]  (ratelimit: posts Slack takes at once per channel; 1 = strictly 1/s)
  *
- * Progress goes to stderr; the tables and a markdown block for bench/RESULTS.md to stdout.
+ * The relay runs as `npm start` runs it, with its defaults (LOG_LEVEL info) unless --log-level says otherwise.
+ * Progress goes to stderr, the tables to stdout; a default run (not --quick, or with --write) also adds
+ * them to bench/RESULTS.md, dated, with the machine and this exact command (--no-write: never).
  * --cpu-prof writes the relay's V8 CPU profiles (open them in Chrome DevTools);
  * profiling slows the relay, so its figures are not the ones to publish.
  */
@@ -35,7 +37,9 @@ import { runLatency } from "./latency.js";
 import { runRateLimit } from "./ratelimit.js";
 import { runPolicy } from "./policy.js";
 import { runScale } from "./scale.js";
-import { markdownReport, textReport, type Machine, type StoreResults } from "./report.js";
+import { startScriptArgs } from "./relay-process.js";
+import { markdownByScenario, textReport, type Machine, type StoreResults } from "./report.js";
+import { recordResults } from "./results-file.js";
 import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
@@ -45,7 +49,7 @@ type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
   default: {
-    latency: { n: 1000, warmup: 200, rounds: 3 },
+    latency: { n: 1000, warmup: 200, rounds: 3, paced: { n: 20, idleMs: 1000 } },
     throughput: { concurrency: 32, durationMs: 8000, warmupMs: 1500, rounds: 3 },
     scale: { levels: [1000, 5000, 10_000], warmup: 100, probes: 200 },
     hook: { n: 500, warmup: 50, rounds: 3 },
@@ -53,7 +57,7 @@ const PROFILES = {
     policy: { n: 1000, warmup: 200, rounds: 3 },
   },
   quick: {
-    latency: { n: 100, warmup: 20, rounds: 2 },
+    latency: { n: 100, warmup: 20, rounds: 2, paced: { n: 5, idleMs: 1000 } },
     throughput: { concurrency: 8, durationMs: 2000, warmupMs: 500, rounds: 2 },
     scale: { levels: [200, 1000], warmup: 20, probes: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
@@ -62,7 +66,7 @@ const PROFILES = {
   },
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory] [--redis] [--cluster] [--no-build] [--cpu-prof] [--log-level warn] [--slack-burst 3] [--node-flag F …] [--scale-levels N,N]\n`;
+const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(",")}] [--memory] [--redis] [--cluster] [--no-build] [--cpu-prof] [--log-level warn] [--write | --no-write] [--slack-burst 3] [--node-flag F …] [--scale-levels N,N]\n`;
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -78,6 +82,8 @@ function parseOptions(argv: string[]) {
       "node-flag": { type: "string", multiple: true },
       "scale-levels": { type: "string" },
       "log-level": { type: "string" },
+      write: { type: "boolean" },
+      "no-write": { type: "boolean", default: false },
       "slack-burst": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -100,8 +106,10 @@ function parseOptions(argv: string[]) {
     nodeFlags: values["node-flag"] ?? [],
     scaleLevels: values["scale-levels"] === undefined ? undefined : values["scale-levels"].split(",").map((v) => positiveInteger("--scale-levels", v.trim())),
     cpuProfileDir: values["cpu-prof"] ? join(tmpdir(), `relay-bench-profiles-${process.pid}`) : undefined,
-    /** LOG_LEVEL for the relay; unset: warn, except for scale, which runs the relay as the README's quick start starts it (its default, info). */
+    /** LOG_LEVEL for the relay; unset: the relay's default (info), as `npm start` runs it. */
     logLevel: values["log-level"],
+    /** Add the tables to bench/RESULTS.md: default runs do, quick ones only with --write. */
+    write: !values["no-write"] && (values.write ?? !values.quick),
     slackBurst: positiveInteger("--slack-burst", values["slack-burst"]),
   };
 }
@@ -201,7 +209,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       redisUrl,
       clusterNodes,
       redisPrefix: REDIS_PREFIX,
-      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : scenario === "scale" ? {} : { logLevel: "warn" }),
+      ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
       nodeFlags: [
         ...options.nodeFlags,
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
@@ -218,7 +226,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       else
         await withTarget(target, async ({ agent, relay, standIn }) => {
           log(`relay pid ${relay.pid} at ${relay.url.origin}`);
-          if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", ...settings.latency }, log);
+          if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", root: ROOT, ...settings.latency }, log);
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
           if (scenario === "hook") {
@@ -266,7 +274,21 @@ async function main(): Promise<number> {
     profile: options.profile,
     load: [loadAtStart, loadavg()[0]!],
   };
-  process.stdout.write(`\n${textReport(results, machine)}\n\nMarkdown for the README:\n\n${markdownReport(results, machine)}\n`);
+  process.stdout.write(`\n${textReport(results, machine)}\n`);
+  if (options.write) {
+    const command = ["npm run bench", ...(process.argv.length > 2 ? ["--", ...process.argv.slice(2)] : [])].join(" ");
+    recordResults(join(ROOT, "bench", "RESULTS.md"), {
+      heading: `${machine.date} — ${options.profile} run, Node ${machine.node}`,
+      facts: [
+        `Command: \`${command}\``,
+        `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}; load average ${machine.load.map((l) => l.toFixed(1)).join(" → ")}`,
+        `The relay as \`npm start\` runs it (${startScriptArgs(ROOT).join(" ")}), LOG_LEVEL ${options.logLevel ?? "info (its default)"}, against the bench's Slack Web API stand-in, all on loopback`,
+        ...results.flatMap((r) => r.problems.map((p) => `Not measured (${r.store}): ${p}`)),
+      ],
+      tables: markdownByScenario(results),
+    });
+    process.stderr.write("bench: the tables were added to bench/RESULTS.md\n");
+  }
   if (options.cpuProfileDir) process.stdout.write(`\nCPU profiles of the relay: ${options.cpuProfileDir}\n`);
   return results.some((r) => r.problems.length > 0) ? 1 : 0;
 }

@@ -15,6 +15,9 @@
  * created request at info level, which made a relay with 10,000 pending
  * requests grow its heap by hundreds of megabytes (bench: scale). Here an
  * entry is copied only along the path to a field that is censored.
+ *
+ * Lines go to stdout asynchronously: the relay answers an agent without
+ * waiting on its own logging (docs/performance.md).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 
@@ -62,7 +65,9 @@ export const REDACTED_PATHS = [
 export function createLogger({ level = "info", write, now = Date.now }: LoggerOptions = {}): Logger {
   const destination: DestinationStream = write
     ? { write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) }
-    : pino.destination({ dest: 1, sync: true });
+    : // Asynchronous: a line is handed to libuv and the event loop goes on, so an agent's answer never
+      // waits on stdout (a slow pipe or terminal); pino flushes what is left when the process exits.
+      pino.destination({ dest: 1, sync: false });
   return pino(
     {
       level,

@@ -8,9 +8,10 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config/config.js";
-import { redisStartLine } from "./config/redis.js";
+import { redisStartLine, redisWhere } from "./config/redis.js";
 import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
+import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
@@ -27,8 +28,9 @@ import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
-import type { RequestStore } from "./requests/store.js";
+import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
+import { settleBefore } from "./protocol/timing.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */
@@ -40,6 +42,16 @@ export interface StartOptions {
   host?: string;
   /** How often this instance sweeps for expired requests (ms). */
   sweepIntervalMs?: number;
+  /** Aborted (SIGTERM, Ctrl-C) while starting: the start stops where it is, undoes itself and throws StartInterrupted. */
+  signal?: AbortSignal;
+}
+
+/** What startRelay throws when its `signal` aborts before the start finished. */
+export class StartInterrupted extends Error {
+  constructor() {
+    super("stopped before the start finished");
+    this.name = "StartInterrupted";
+  }
 }
 
 export interface RunningRelay {
@@ -63,12 +75,17 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = new RelayMetrics({ logger });
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage);
+  /** `task`, unless the start is interrupted first (SIGTERM): waits on Slack or Redis never hold a stop. */
+  const interruptible = <T>(task: Promise<T>): Promise<T> =>
+    settleBefore(task, { signal: options.signal }, () => {
+      throw new StartInterrupted();
+    });
+  if (options.signal?.aborted) throw new StartInterrupted();
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible);
   const audit = new AuditTrail({ log: auditLog, logger });
   const queue = new ChannelQueue();
   // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
   const slackParts = config.local ? undefined : slackSide(config, logger, metrics, queue);
-  await store.ready();
   const tokens = config.local && config.tokens.length === 0 ? [{ name: LOCAL_TOKEN_NAME, token: randomBytes(24).toString("hex") }] : config.tokens;
   const service = new RequestService({
     store,
@@ -106,6 +123,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
+    mcpProgressMs: config.mcpProgressSeconds * 1000,
+    mcpOrigins: config.mcpOrigins,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
@@ -113,7 +132,8 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
-      return { store: storeUp, slack: slackUp };
+      const slackProblem = slack?.socketProblem();
+      return { store: storeUp, slack: slackUp && slackProblem === undefined, ...(slackProblem === undefined ? {} : { slackProblem }) };
     },
   });
 
@@ -182,11 +202,24 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     })());
 
   try {
+    await interruptible(store.ready());
     // Local mode answers on the loopback interface only: its console has one local person, whoever reaches it.
-    await listenHttp(app, options.port ?? config.port, config.local ? "127.0.0.1" : options.host);
-    await slackParts?.tokenChecked;
-    await slack?.start();
-    slackStarted = slack !== undefined;
+    await listenOn(app, options.port ?? config.port, config.local ? "127.0.0.1" : options.host);
+    if (slack && slackParts) {
+      // Socket Mode's first attempt runs beside the bot token check; a refusal of either stops the start.
+      slackStarted = true;
+      const linking = slack.start();
+      linking.catch(() => undefined);
+      const token = await interruptible(slackParts.tokenChecked);
+      if (token.accepted) {
+        logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
+        if (token.teamId !== undefined) slackParts.directory.knowHomeTeamId(token.teamId);
+      } else {
+        logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+      }
+      await interruptible(linking);
+    }
+    if (options.signal?.aborted) throw new StartInterrupted();
   } catch (error) {
     await close();
     throw error;
@@ -242,11 +275,10 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
   const botToken = config.slack.botToken!;
   const client = createSlackClient({ botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
   // Slack's round trip runs while the store connects and the server starts listening, so it does
-  // not delay /healthz; a refused token still stops the start (startRelay) before startRelay returns.
+  // not delay /healthz; a refused token still stops the start before startRelay returns. Its outcome
+  // is logged only once the port is open: nothing claims success after a failed start.
   const directory = new SlackPeopleDirectory({ client, logger });
-  const tokenChecked = checkBotToken(client, logger).then((teamId) => {
-    if (teamId !== undefined) directory.knowHomeTeamId(teamId);
-  });
+  const tokenChecked = checkBotToken(client);
   tokenChecked.catch(() => undefined);
   const messenger = createSlackMessenger({ client, logger, queue });
   const app = (service: RequestService) =>
@@ -270,13 +302,15 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
  * `onUnavailable`) when REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set, else all in
  * memory. Redis is looked at first (./store/redis-probe.ts): credentials or
  * TLS it refuses, a master name no sentinel knows, or a store that does not
- * answer within 10 s stop the start with one line. The Redis code (ioredis)
+ * answer within the store timeout (RELAY_STORE_TIMEOUT_MS) stop the start
+ * with one line; the attempt is logged first, so a slow store is never silence. The Redis code (ioredis)
  * is loaded only when asked for: it is a tenth of the start.
  */
 async function openStorage(
   config: Config,
   logger: Logger,
   onUnavailable: OutageListener,
+  interruptible: <T>(task: Promise<T>) => Promise<T>,
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
   const target = config.redis;
@@ -287,7 +321,9 @@ async function openStorage(
       import("./store/redis-rules.js"),
       import("./store/redis-probe.js"),
     ]);
-    const problem = await probeRedis(target);
+    const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    logger.info({ redis: redisWhere(target), waitMs: windowMs }, "connecting to Redis");
+    const problem = await interruptible(probeRedis(target, { windowMs }));
     if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
@@ -302,21 +338,39 @@ async function openStorage(
   return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents }), ruleStore: createMemoryRuleStore() };
 }
 
+/** What Slack said of the bot token at start: accepted (with the workspace), or not reachable. */
+type TokenCheck = { accepted: true; team: unknown; bot: unknown; teamId?: string } | { accepted: false; error: unknown };
+
 /**
- * Stops the start when Slack refuses the bot token for good; only warns when
- * Slack cannot be reached. Resolves the workspace's team id when Slack said.
+ * Stops the start when Slack refuses the bot token for good; only reports
+ * when Slack cannot be reached. Logs nothing itself: the start logs the
+ * outcome once it listens.
  */
-async function checkBotToken(client: ReturnType<typeof createSlackClient>, logger: Logger): Promise<string | undefined> {
+async function checkBotToken(client: ReturnType<typeof createSlackClient>): Promise<TokenCheck> {
   try {
     const result = await client.auth.test();
-    logger.info({ team: result.team, bot: result.user }, "slack bot token accepted");
-    return typeof result.team_id === "string" ? result.team_id : undefined;
+    return { accepted: true, team: result.team, bot: result.user, ...(typeof result.team_id === "string" ? { teamId: result.team_id } : {}) };
   } catch (error) {
     const code = (error as { data?: { error?: unknown } }).data?.error;
     if (typeof code === "string" && FATAL_AUTH_ERRORS.has(code)) {
       throw new Error(`SLACK_BOT_TOKEN was refused by Slack (${code}): copy the Bot User OAuth Token again from the app's OAuth & Permissions page`);
     }
-    logger.warn({ error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
-    return undefined;
+    return { accepted: false, error };
+  }
+}
+
+/** Node's listen errors an operator fixes with PORT, and how. */
+const PORT_PROBLEMS: Record<string, (port: number) => string> = {
+  EADDRINUSE: (port) => `port ${port} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port`,
+  EACCES: (port) => `this user may not listen on port ${port} (EACCES): set PORT to 1024 or above, or give node the right to bind it`,
+};
+
+/** Opens the HTTP port; a port in use or not allowed stops the start with one line naming PORT. */
+async function listenOn(app: HttpApp, port: number, host?: string): Promise<void> {
+  try {
+    await listenHttp(app, port, host);
+  } catch (error) {
+    const problem = PORT_PROBLEMS[String((error as { code?: unknown }).code)];
+    throw problem ? new Error(`PORT: ${problem(port)}`, { cause: error }) : error;
   }
 }

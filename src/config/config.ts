@@ -110,6 +110,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       shutdownGraceSeconds: v.RELAY_SHUTDOWN_GRACE,
       /** Seconds between the whitespace a held Claude Code hook call is kept alive with. */
       hookKeepaliveSeconds: v.RELAY_HOOK_KEEPALIVE,
+      /** Seconds between the progress notifications of a waiting MCP tool call. */
+      mcpProgressSeconds: v.RELAY_MCP_PROGRESS,
+      /** Origins a browser-based MCP client may call POST /mcp from; [] → none. */
+      mcpOrigins: v.RELAY_MCP_ORIGINS ?? [],
       logLevel: v.LOG_LEVEL,
       /** What an Always allow click may grant (else the file's `default.alwaysAllow`). */
       alwaysAllow: v.RELAY_ALWAYS_ALLOW,

@@ -236,9 +236,17 @@ export type RedisStartProblem =
   | { kind: "unknown-master"; name: string; asked: RedisAddress[] }
   | { kind: "unreachable"; by: "server" | "sentinel"; reason: string; seconds: number };
 
+const at = (a: RedisAddress) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`);
+
+/** Where the relay looks for its store, for the log (addresses and names only, never credentials). */
+export function redisWhere(target: RedisTarget): string {
+  if (target.mode === "single") return at(target.address);
+  if (target.mode === "cluster") return `cluster ${target.nodes.map(at).join(", ")}`;
+  return `master "${target.name}" of sentinels ${target.sentinels.map(at).join(", ")}`;
+}
+
 /** The one line the start stops with. */
 export function redisStartLine(target: RedisTarget, problem: RedisStartProblem): string {
-  const at = (a: RedisAddress) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`);
   const tlsFix = "set REDIS_TLS_CA_FILE to the CA that signed its certificate, and name the host its certificate names";
   if (problem.kind === "unknown-master") {
     return `REDIS_SENTINEL_NAME is invalid: no sentinel knows a master named "${problem.name}" (asked ${problem.asked.map(at).join(", ")}); use the name of their \`sentinel monitor <name> …\` line`;

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { AlwaysAllowScope } from "../requests/vocabulary.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
+import { DEFAULT_MCP_PROGRESS_SECONDS } from "../mcp/waiting.js";
 import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
 import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
 
@@ -44,6 +45,8 @@ const MAX_AUDIT_MAX_EVENTS = 10_000_000;
 const MAX_SHUTDOWN_GRACE_SECONDS = 3600;
 /** Longest RELAY_HOOK_KEEPALIVE (seconds): load balancers commonly cut connections idle for 60 s. */
 const MAX_HOOK_KEEPALIVE_SECONDS = 300;
+/** Longest RELAY_MCP_PROGRESS (seconds): under the 60 s most MCP clients wait without progress. */
+const MAX_MCP_PROGRESS_SECONDS = 55;
 
 const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
@@ -216,6 +219,22 @@ export const VARIABLES = {
     schema: intBetween(1, MAX_HOOK_KEEPALIVE_SECONDS).default(15),
     hint: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
     about: "Seconds between the spaces that keep a held Claude Code hook call alive through proxies.",
+  },
+  RELAY_MCP_PROGRESS: {
+    schema: intBetween(1, MAX_MCP_PROGRESS_SECONDS).default(DEFAULT_MCP_PROGRESS_SECONDS),
+    hint: `use a whole number of seconds between 1 and ${MAX_MCP_PROGRESS_SECONDS}, shorter than your MCP clients' call timeout`,
+    about:
+      "Seconds between the progress notifications of an MCP tool call waiting for a person (`POST /mcp`, `approval-relay mcp`), sent when the client gave a progress token; clients that reset their timeout on progress keep waiting.",
+  },
+  RELAY_MCP_ORIGINS: {
+    schema: z
+      .string()
+      .transform((v) => commaList(v.toLowerCase()))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^\s/?#@]+$/)).min(1))
+      .optional(),
+    hint: "use comma-separated origins such as https://inspector.example.com (scheme, host and port, no path)",
+    about:
+      "Comma-separated origins a browser-based MCP client may call `POST /mcp` from; a request with any other `Origin` header is refused (403), one without (every non-browser client) is served. Unset → no browser origin.",
   },
   LOG_LEVEL: {
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -17,7 +17,7 @@ export interface ApiRoute {
   method: "GET" | "POST" | "DELETE";
   /** Fastify's form: `:id` for a path parameter. */
   path: string;
-  /** Left out of the OpenAPI document: the document itself, and Slack's own endpoint. */
+  /** Left out of the OpenAPI document: the document itself, and the endpoints whose protocol another spec defines (Slack's, MCP's). */
   undocumented?: true;
 }
 
@@ -48,6 +48,7 @@ export const ROUTES = {
   consoleAllowForAWhile: { method: "POST", path: "/console/api/requests/:id/allow-for-a-while", undocumented: true },
   consoleMoreTime: { method: "POST", path: "/console/api/requests/:id/more-time", undocumented: true },
   consoleEvents: { method: "GET", path: "/console/api/events", undocumented: true },
+  mcp: { method: "POST", path: "/mcp", undocumented: true },
 } as const satisfies Record<string, ApiRoute>;
 
 export type RouteName = keyof typeof ROUTES;

@@ -14,6 +14,7 @@ import type { Socket } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentToken } from "../config/config.js";
 import { silentLogger, type Logger } from "../logger.js";
+import { DEFAULT_MCP_PROGRESS_SECONDS } from "../mcp/waiting.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
 import type { AuditTrail } from "../requests/audit-trail.js";
@@ -29,7 +30,8 @@ import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
-import { registerHealthRoutes, type Readiness } from "./routes/health.js";
+import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
+import { registerMcpRoute } from "./routes/mcp.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
@@ -54,13 +56,17 @@ export interface HttpDeps {
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
   /** Whether the store and Slack answer; drives GET /readyz. */
-  readiness: () => Promise<Readiness>;
+  readiness: () => Promise<ReadinessCheck>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
   maxWaitSeconds?: number;
   /** Claude Code's hook timeout (seconds) when the hook URL has no `?timeout=` (RELAY_HOOK_TIMEOUT). */
   hookTimeoutSeconds?: number;
   /** Milliseconds between the keepalive spaces of a held hook call (RELAY_HOOK_KEEPALIVE). */
   hookKeepaliveMs?: number;
+  /** Milliseconds between the progress notifications of a waiting MCP tool call (RELAY_MCP_PROGRESS). */
+  mcpProgressMs?: number;
+  /** Origins a browser-based MCP client may call POST /mcp from (RELAY_MCP_ORIGINS); default none. */
+  mcpOrigins?: readonly string[];
   /** Served at GET /metrics; absent → 404 there. */
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
@@ -149,6 +155,12 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     authenticate: auth.agent,
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
+  });
+  registerMcpRoute(app, {
+    service: deps.service,
+    authenticate: auth.agent,
+    progressMs: deps.mcpProgressMs ?? DEFAULT_MCP_PROGRESS_SECONDS * 1000,
+    allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
   if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });

@@ -5,7 +5,7 @@
  * (and cut long texts) by the same numbers.
  */
 import { z } from "zod";
-import { isValidPattern, PatternBudget } from "./pattern.js";
+import { matchPattern, patternProblem } from "./pattern.js";
 
 /** Longest wait an agent may ask for (seconds): a week. */
 export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -214,14 +214,14 @@ export const StoredInteractiveQuestionsBody = z
   })
   .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
-/** As an agent sends it: text defaults are also matched against their patterns, all within one budget. */
+/** As an agent sends it: text defaults are also matched against their patterns. */
 export const InteractiveQuestionsBody = StoredInteractiveQuestionsBody.superRefine(checkDefaultsMatchPatterns);
 
 export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody]);
 /**
  * A body the relay itself stored after CreateRequestBody accepted it: the
- * same shapes, without running the agent's patterns again (they were
- * checked at create; a read must not cost pattern time or fail under load).
+ * same shapes, without matching the defaults against the agent's patterns
+ * again (they were checked at create).
  */
 export const StoredRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, StoredInteractiveQuestionsBody]);
 export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
@@ -261,10 +261,9 @@ function checkInteractiveQuestion(q: QuestionShape, ctx: z.RefinementCtx): void 
   if (q.options && new Set(q.options).size !== q.options.length) {
     ctx.addIssue({ code: "custom", path: ["options"], message: "options must be unique" });
   }
-  const patternValid = q.pattern === undefined || isValidPattern(q.pattern);
   if (q.pattern !== undefined) {
-    if (q.type !== "text") ctx.addIssue({ code: "custom", path: ["pattern"], message: 'pattern applies to type "text" only' });
-    else if (!patternValid) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
+    const problem = q.type === "text" ? patternProblem(q.pattern) : 'pattern applies to type "text" only';
+    if (problem) ctx.addIssue({ code: "custom", path: ["pattern"], message: problem });
   }
   if (q.default !== undefined) {
     const problem = defaultProblem(q);
@@ -279,7 +278,7 @@ function defaultProblem(q: QuestionShape): string | undefined {
       return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
     case "text":
       if (typeof value !== "string") return "default must be a string for a text question";
-      return undefined; // matched against the pattern by checkDefaultsMatchPatterns, within the body's budget
+      return undefined; // matched against the pattern by checkDefaultsMatchPatterns
     case "choice":
       if (typeof value !== "string") return "default must be a string for a choice question";
       return q.options && !q.options.includes(value) ? "default must be one of options" : undefined;
@@ -289,14 +288,10 @@ function defaultProblem(q: QuestionShape): string | undefined {
   }
 }
 
-/** Text defaults must match their question's pattern; all matches of one body share one PatternBudget. */
+/** Text defaults must match their question's pattern (a pattern that cannot be used is reported on its own field). */
 function checkDefaultsMatchPatterns(body: z.output<typeof StoredInteractiveQuestionsBody>, ctx: z.RefinementCtx): void {
-  const budget = new PatternBudget();
   body.questions.forEach((q, index) => {
-    if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || !isValidPattern(q.pattern)) return;
-    const result = budget.match(q.pattern, q.default);
-    if (result === "match") return;
-    const message = result === "no_match" ? "default does not match pattern" : "default could not be checked against pattern in time (simplify the pattern)";
-    ctx.addIssue({ code: "custom", path: ["questions", index, "default"], message });
+    if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || patternProblem(q.pattern)) return;
+    if (!matchPattern(q.pattern, q.default)) ctx.addIssue({ code: "custom", path: ["questions", index, "default"], message: "default does not match pattern" });
   });
 }

@@ -8,7 +8,8 @@
  * definite no (credentials or TLS refused, a name no sentinel knows) stops
  * the start at once, with a line naming the variable (src/config/redis.ts).
  * A store that does not answer yet (starting, failing over) is asked again
- * until `windowMs` pass, and then the start stops too: a relay that cannot
+ * until `windowMs` pass (the store timeout: a call to a running relay's store
+ * is not allowed longer), and then the start stops too: a relay that cannot
  * reach its store cannot check its settings, and its orchestrator starts it
  * again. (A running relay rides out an outage instead: docs/operations.md "When Redis is
  * down".)
@@ -16,11 +17,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterRedis, RedisAddress, RedisStartProblem, RedisTarget, SentinelRedis } from "../config/redis.js";
 import { settleBefore } from "../protocol/timing.js";
+import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { CONNECT_TIMEOUT_MS } from "./redis-connection.js";
 import { openRedis, SENTINEL_TIMEOUT_MS, type RedisClient } from "./redis-target.js";
 
-/** How long the start waits for a store that does not answer (ms). */
-export const START_WINDOW_MS = 10_000;
 /** Pause between two looks at a store that did not answer (ms). */
 const RETRY_MS = 250;
 
@@ -32,12 +32,12 @@ const TLS_CODE = /CERT|SSL|TLS|EPROTO|VERIFY/;
 type Look = { kind: "ok" } | { kind: "problem"; problem: RedisStartProblem } | { kind: "later"; by: "server" | "sentinel"; reason: string };
 
 export interface ProbeOptions {
-  /** How long to wait for a store that does not answer (ms). */
+  /** How long to wait for a store that does not answer (ms): the store timeout (RELAY_STORE_TIMEOUT_MS), as src/main.ts passes it. */
   windowMs?: number;
 }
 
 /** Undefined when the store is usable, else why not. */
-export async function probeRedis(target: RedisTarget, { windowMs = START_WINDOW_MS }: ProbeOptions = {}): Promise<RedisStartProblem | undefined> {
+export async function probeRedis(target: RedisTarget, { windowMs = DEFAULT_STORE_TIMEOUT_MS }: ProbeOptions = {}): Promise<RedisStartProblem | undefined> {
   const end = Date.now() + windowMs;
   for (;;) {
     const left = Math.max(100, end - Date.now());
@@ -126,6 +126,8 @@ async function withConnection<T extends object>(
     maxRetriesPerRequest: 0,
     connectTimeout: timeout,
     commandTimeout: timeout,
+    // ioredis waits this long (2 s by default) for a closed socket to say so; one refused never does, which held a failed start's exit.
+    disconnectTimeout: 100,
     ...extra,
   });
   let reported: unknown;

@@ -19,6 +19,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "protocol", holds: (f) => f.startsWith("src/protocol/") },
   { name: "shared", holds: (f) => f === "src/logger.ts" },
+  { name: "mcp", holds: (f) => f.startsWith("src/mcp/") },
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
   { name: "config", holds: (f) => f.startsWith("src/config/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
@@ -28,6 +29,11 @@ const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "cli", holds: (f) => f.startsWith("src/cli/") },
 ];
 const CLIENT = "src/client/";
+/** The framework adapters (package.json subpath exports) and the framework packages each may import: its optional peer dependencies. */
+const FRAMEWORKS: Record<string, string[]> = {
+  "src/client/openai-agents.ts": ["@openai/agents"],
+  "src/client/ai-sdk.ts": ["ai"],
+};
 
 interface Edge {
   from: string;
@@ -158,21 +164,34 @@ describe("the layers of src/", () => {
     expect(across).toEqual([]);
   });
 
-  it("the wire contract (src/protocol) imports only zod and Node built-ins", () => {
+  it("the wire contract (src/protocol) imports only zod, re2js (patterns) and Node built-ins", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith("src/protocol/") && !edge.to.startsWith("src/protocol/"))
-      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:"))
+      .filter((edge) => edge.to !== "zod" && edge.to !== "re2js" && !edge.to.startsWith("node:"))
       .map(show);
     expect(outside).toEqual([]);
   });
 
-  it("the client library imports only itself, src/protocol, zod, Node built-ins and (types only) the Agent SDK", () => {
+  it("the MCP tools (src/mcp) import only themselves, src/protocol, zod, Node built-ins and the MCP SDK: `approval-relay mcp` runs them next to the agent, with no server code", () => {
+    const outside = edges
+      .filter((edge) => edge.from.startsWith("src/mcp/") && !edge.to.startsWith("src/mcp/") && !edge.to.startsWith("src/protocol/"))
+      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:") && !edge.to.startsWith("@modelcontextprotocol/sdk/"))
+      .map(show);
+    expect(outside).toEqual([]);
+  });
+
+  it("the client library imports only itself, src/protocol, zod, Node built-ins, (types only) the Agent SDK, and each framework adapter its own framework", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith(CLIENT))
       .filter((edge) => !edge.to.startsWith(CLIENT) && !edge.to.startsWith("src/protocol/") && edge.to !== "zod" && !edge.to.startsWith("node:"))
       .filter((edge) => !(edge.typeOnly && edge.to === "@anthropic-ai/claude-agent-sdk"))
+      .filter((edge) => !FRAMEWORKS[edge.from]?.includes(edge.to))
       .map(show);
     expect(outside).toEqual([]);
+  });
+
+  it("a framework adapter is imported by nothing in src/ (each is its own subpath export, loaded only by who uses that framework)", () => {
+    expect(edges.filter((edge) => Object.hasOwn(FRAMEWORKS, edge.to)).map(show)).toEqual([]);
   });
 
   it("only the metrics module imports prom-client: the domain and the adapters are handed narrow recorders", () => {
@@ -185,7 +204,7 @@ describe("the layers of src/", () => {
 });
 
 describe("the client library's import graph", () => {
-  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod and Node built-ins", () => {
+  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod, re2js (patterns) and Node built-ins", () => {
     const { modules, packages } = runtimeGraph("src/client/index.ts");
     expect(modules.filter((m) => !m.startsWith("src/client/"))).toEqual([
       "src/protocol/callback-signature.ts",
@@ -193,16 +212,17 @@ describe("the client library's import graph", () => {
       "src/protocol/decisions.ts",
       "src/protocol/local-relay.ts",
       "src/protocol/pattern.ts",
+      "src/protocol/permission-result.ts",
       "src/protocol/request-body.ts",
       "src/protocol/request-view.ts",
       "src/protocol/texts.ts",
       "src/protocol/timing.ts",
     ]);
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 
   it("when the CLI runs ask or hook, it loads no Slack or Redis code (serve loads the relay lazily)", () => {
     const { packages } = runtimeGraph("src/cli/run.ts");
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 });

@@ -89,7 +89,7 @@ describe("the relay's start", () => {
     await until(async () => (await redis.pubsub("NUMSUB", channel))[1] === 0, 2000, "the store's subscription to close");
   });
 
-  it("when its port is taken, the start fails with the listen error and closes its Redis connections", async () => {
+  it("when its port is taken, the start fails with one line naming PORT and closes its Redis connections", async () => {
     const { env } = await sharedRedis();
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
@@ -97,7 +97,9 @@ describe("the relay's start", () => {
     const port = (taken.address() as AddressInfo).port;
     const slackApiUrl = await slackAnswering(async () => ({ ok: true, team: "Acme", user: "relay" }));
 
-    await expect(startRelay({ env: { ...startEnv(slackApiUrl), ...env }, logger: silentLogger, port, host: "127.0.0.1" })).rejects.toThrow(/EADDRINUSE/);
+    await expect(startRelay({ env: { ...startEnv(slackApiUrl), ...env }, logger: silentLogger, port, host: "127.0.0.1" })).rejects.toThrow(
+      `PORT: port ${port} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port`,
+    );
 
     const redis = connectTestRedis();
     cleanups.push(async () => void (await redis.quit()));

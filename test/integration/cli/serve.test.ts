@@ -88,6 +88,45 @@ describe("approval-relay serve", () => {
     );
   });
 
+  it("when its port is in use, it exits 1 with one line naming PORT, and logs no success after the failure", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const result = await runCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port) } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `approval-relay serve: PORT: port ${port} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port\n`,
+      );
+      expect(result.stdout).not.toMatch(/slack bot token accepted|relay started|could not verify/);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it("when nothing listens on the Redis port, it logs the connection at once and exits 1 within the store timeout, with one line naming REDIS_URL", async () => {
+    const redisPort = await freePort();
+    const run = startCli(["serve"], {
+      tsx: true,
+      env: { ...relayEnv(), PORT: String(await freePort()), REDIS_URL: `redis://127.0.0.1:${redisPort}`, RELAY_STORE_TIMEOUT_MS: "1500" },
+    });
+    const result = await run.done;
+    const ended = Date.now();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `approval-relay serve: REDIS_URL: Redis at 127.0.0.1:${redisPort} did not answer within 2 s (connect ECONNREFUSED 127.0.0.1:${redisPort}): check the address, and that Redis runs and accepts this host\n`,
+    );
+    const connecting = result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg: string; time: string; redis?: string; waitMs?: number })
+      .find((entry) => entry.msg === "connecting to Redis");
+    expect(connecting).toMatchObject({ redis: `127.0.0.1:${redisPort}`, waitMs: 1500 });
+    // From the line to the process's end: the wait, plus the exit (under load).
+    expect(ended - Date.parse(connecting!.time)).toBeLessThan(1500 + 1500);
+    expect(result.stdout).not.toMatch(/slack bot token accepted|relay started/);
+  });
+
   it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {
     const result = await runCli(["serve"], { tsx: true, env: { SLACK_APP_TOKEN: "xapp-1-A0123456789-1234567890123-abcdef0123456789" } });
     expect(result.code).toBe(1);

@@ -89,6 +89,20 @@ describe("bad bodies get 400 and create nothing", () => {
   it("5 options → questions.1.options", () => invalid(bodies.askUserQuestion({ questions: [question(2), question(5)] }), ["questions.1.options"]));
   it("an unknown question type → questions.0.type", () =>
     invalid(bodies.interactive({ questions: [{ id: "when", question: "When?", type: "date" }] }), ["questions.0.type"]));
+  it.each([
+    ["a backreference", "([A-Z])\\1-[0-9]+", /^pattern uses a backreference/],
+    ["a lookahead", "(?=OPS)[A-Z]+-[0-9]+", /^pattern uses lookaround/],
+    ["a lookbehind", "[A-Z]+-(?<!-0)[0-9]+", /^pattern uses lookaround/],
+    ["a syntax error", "([A-Z]+-[0-9]+", /^pattern is not a valid RE2 regular expression: missing closing \)/],
+    ["a program too large to check quickly", "[A-Z]{1,999}", /^pattern is too large to check quickly/],
+  ])("a pattern with %s → questions.0.pattern, with the reason", async (_name, pattern, reason) => {
+    const response = await refused(
+      "/v1/requests",
+      { json: bodies.interactive({ questions: [{ id: "ticket", question: "Ticket?", type: "text", pattern }] }) },
+      { status: 400, code: "relay_invalid_request", paths: ["questions.0.pattern"] },
+    );
+    expect(response.body.error.details[0].message).toMatch(reason);
+  });
   it.each([-5, 0, 10 ** 9, 1.5, "60"])("timeoutSeconds %s → timeoutSeconds", (timeoutSeconds) =>
     invalid(bodies.stepGate({ timeoutSeconds }), ["timeoutSeconds"]),
   );
