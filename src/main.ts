@@ -97,6 +97,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
+    defaultAdmission: config.defaultAdmission,
     audit,
     metrics: metrics.requests,
     rules: ruleStore,

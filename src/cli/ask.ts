@@ -2,16 +2,19 @@
  * `approval-relay ask "Deploy v1.2.3 to production?"`: one question to a
  * person in Slack, for shell scripts and CI jobs. The answer is the exit code
  * (0 yes / 1 no / 2 no answer / 3 error) and, for --choice and --text, the
- * text printed on stdout.
+ * text printed on stdout; while it waits, stderr says where the question is
+ * and how long is left (./progress.ts).
  */
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
 import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
 import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { Labels, MAX_TIMEOUT_SECONDS, REQUESTED_BY_FORMAT, requestedByFrom } from "../protocol/request-body.js";
+import { ApproverList, Labels, LIMITS, MAX_TIMEOUT_SECONDS, REQUESTED_BY_FORMAT, requestedByFrom } from "../protocol/request-body.js";
+import type { RequestView } from "../protocol/request-view.js";
 import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
+import { AskProgress } from "./progress.js";
 import { EXIT, USAGE } from "./usage.js";
 
 /** The id of the single question `ask` sends. */
@@ -26,32 +29,40 @@ const OPTIONS = {
   title: { type: "string" },
   label: { type: "string", multiple: true },
   "requested-by": { type: "string" },
+  context: { type: "string" },
+  approver: { type: "string", multiple: true },
+  "idempotency-key": { type: "string" },
+  json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 export async function ask(args: string[], io: CliIo): Promise<number> {
   const parsed = parseRequest(args, io);
   if (typeof parsed === "number") return parsed;
-  const { body, client } = parsed;
+  const { body, client, json } = parsed;
   const type = body.questions[0]!.type;
+  const progress = new AskProgress(io.stderr, io.now);
   try {
-    const view = await client.ask(body, { signal: io.signal });
+    const view = await client.ask(body, { signal: io.signal, onPending: (request) => progress.update(request) });
+    progress.done();
     if (view.status !== "answered") {
       io.stderr.write(`approval-relay: ${endedReason(view)}\n`);
+      if (json) io.stdout.write(`${JSON.stringify(outcome(view, undefined))}\n`);
       return view.status === "failed" ? EXIT.error : EXIT.noAnswer;
     }
     const answer = InteractiveQuestionsDecision.safeParse(view.decision).data?.answers[QUESTION_ID];
     if (type === "confirm" && typeof answer === "boolean") {
-      io.stdout.write(answer ? "yes\n" : "no\n");
+      io.stdout.write(json ? `${JSON.stringify(outcome(view, answer ? "yes" : "no"))}\n` : answer ? "yes\n" : "no\n");
       return answer ? EXIT.yes : EXIT.no;
     }
     if (type !== "confirm" && typeof answer === "string") {
-      io.stdout.write(`${answer}\n`);
+      io.stdout.write(json ? `${JSON.stringify(outcome(view, answer))}\n` : `${answer}\n`);
       return EXIT.yes;
     }
     io.stderr.write("approval-relay: the relay's answer does not fit the question\n");
     return EXIT.error;
   } catch (error) {
+    progress.done();
     if (isAbortError(error)) {
       io.stderr.write("approval-relay: cancelled; the question was withdrawn from Slack\n");
       return EXIT.noAnswer;
@@ -91,6 +102,12 @@ function parseRequest(args: string[], io: CliIo) {
   const requestedByText = values["requested-by"];
   const requestedBy = requestedByText === undefined ? undefined : requestedByFrom(requestedByText);
   if (requestedByText !== undefined && requestedBy === undefined) return misuse(io, `--requested-by ${REQUESTED_BY_FORMAT}`);
+  const approvers = values.approver === undefined ? undefined : parseApprovers(values.approver);
+  if (typeof approvers === "string") return misuse(io, approvers);
+  const key = values["idempotency-key"];
+  if (key !== undefined && (key.length === 0 || key.length > LIMITS.idempotencyKey)) {
+    return misuse(io, `--idempotency-key must be 1 to ${LIMITS.idempotencyKey} characters`);
+  }
   const conn = connection(values, io.env);
   if (typeof conn === "string") return misuse(io, conn);
   const question: InteractiveQuestionInput = options
@@ -105,8 +122,11 @@ function parseRequest(args: string[], io: CliIo) {
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     ...(labels === undefined ? {} : { labels }),
     ...(requestedBy === undefined ? {} : { requestedBy }),
+    ...(values.context === undefined ? {} : { context: values.context }),
+    ...(approvers === undefined ? {} : { approvers }),
+    ...(key === undefined ? {} : { idempotencyKey: key }),
   };
-  return { body, client: clientFor(conn, io) };
+  return { body, client: clientFor(conn, io), json: values.json === true };
 }
 
 /** `--label env=prod --label team=payments` → the labels, or what is wrong with them. */
@@ -123,6 +143,28 @@ function parseLabels(pairs: string[]): Labels | string {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   return `--label ${issue.path.length > 0 ? `${String(issue.path[0])}: ` : ""}${issue.message}`;
+}
+
+/** `--approver U0ALICE01 --approver S0OPS0001` → people and user groups, or what is wrong with them. */
+function parseApprovers(ids: string[]): ApproverList | string {
+  const users = ids.filter((id) => /^[UW]/.test(id));
+  const usergroups = ids.filter((id) => id.startsWith("S"));
+  const parsed = ApproverList.safeParse({ ...(users.length > 0 ? { users } : {}), ...(usergroups.length > 0 ? { usergroups } : {}) });
+  const other = ids.find((id) => !/^[UWS]/.test(id));
+  if (other !== undefined) return `--approver takes Slack ids, a person (U0123ABCD) or a user group (S0123ABCD), got "${other}"`;
+  return parsed.success ? parsed.data : `--approver ${parsed.error.issues[0]!.message}`;
+}
+
+/** What --json prints: the request's id and end, the answer ("yes", "no", the choice or the text), who gave it and where. */
+function outcome(view: RequestView, answer: string | undefined) {
+  return {
+    id: view.id,
+    status: view.status,
+    ...(answer === undefined ? {} : { answer }),
+    ...(view.answeredBy ? { answeredBy: view.answeredBy } : {}),
+    ...(view.slack ? { slack: view.slack } : {}),
+    ...(view.error ? { error: view.error } : {}),
+  };
 }
 
 export function describeError(error: unknown): string {

@@ -21,6 +21,8 @@ Commands:
   ask <question>         Ask a person in Slack and wait for the answer (shell scripts, CI jobs).
   hook                   Claude Code "command" hook: hook JSON on stdin, the answer on stdout.
   audit                  Print the relay's audit log, oldest first (an admin token).
+  mcp                    MCP server over stdio (approve, ask_user, check_request) for MCP
+                         clients configured by command; forwards to the relay.
 
 ask options:
   --choice a,b,c         One choice among these options; prints the chosen one.
@@ -33,6 +35,13 @@ ask options:
   --requested-by WHO     Who the question is for: a Slack user id (U0123ABCD) or an
                          email; where the relay's route says selfApproval: deny,
                          that person may not answer it (e.g. a commit's author).
+  --context TEXT         More to read with the question (mrkdwn; escaped by the relay).
+  --approver ID          Only this person (U0123ABCD) or user group (S0123ABCD) may
+                         answer; repeat for more. Narrows the relay's route, never widens it.
+  --idempotency-key KEY  The same key joins the same request instead of posting again
+                         (a retried CI step).
+  --json                 Print {id, status, answer?, answeredBy?, slack?} as JSON
+                         instead of the answer (also when no answer came).
   Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.
 
 hook options:
@@ -48,7 +57,11 @@ audit options:
   --limit N              Print at most N events.
   Exit codes: 0 printed · 3 error.
 
-Connection (ask, hook, audit):
+mcp options:
+  RELAY_MCP_PROGRESS     Seconds between progress notifications of a waiting call (default 25).
+  Stdout carries only MCP messages; problems go to stderr.
+
+Connection (ask, hook, audit, mcp):
   --url URL              The relay's URL (default: $RELAY_URL).
   --token TOKEN          An agent token, for audit an admin token (default: $RELAY_TOKEN;
                          prefer the variable, a flag shows in the process list).

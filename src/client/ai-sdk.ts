@@ -20,7 +20,7 @@ import type { ToolApprovalResponse, ToolApprovalStatus, ToolModelMessage } from 
 import type { Asker } from "./types.js";
 import { askToolCall, editRefusedMessage, idempotencyKeyOf, isRecord, type ToolApprovalOptions, type ToolVerdict } from "./tool-call.js";
 
-const FRAMEWORK = "the AI SDK";
+const CANNOT_EDIT = "the AI SDK cannot run a tool with changed input";
 
 /** A tool call as the SDK hands it to `toolApproval` and puts it in approval requests. */
 export interface AiSdkToolCall {
@@ -110,7 +110,7 @@ function ask(relay: Asker, toolCall: AiSdkToolCall, idempotencyKey: string | und
 }
 
 function denialReason(toolCall: AiSdkToolCall, verdict: Exclude<ToolVerdict, { type: "approve" }>): string {
-  return verdict.type === "edit" ? editRefusedMessage(FRAMEWORK, toolCall.toolName, verdict.input) : verdict.message;
+  return verdict.type === "edit" ? editRefusedMessage(toolCall.toolName, verdict.input, CANNOT_EDIT) : verdict.message;
 }
 
 function isToolCall(value: unknown): value is AiSdkToolCall {

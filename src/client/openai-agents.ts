@@ -16,7 +16,7 @@ import { run, type Agent, type AgentInputItem, type NonStreamRunOptions, type Ru
 import type { Asker } from "./types.js";
 import { askToolCall, editRefusedMessage, idempotencyKeyOf, isRecord, type ToolApprovalOptions, type ToolVerdict } from "./tool-call.js";
 
-const FRAMEWORK = "the OpenAI Agents SDK";
+const CANNOT_EDIT = "the OpenAI Agents SDK cannot run a tool with changed input";
 
 /** Any agent, bounded as the SDK's own `run` bounds it (Agent is invariant in its type parameters). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's own bound for run()
@@ -96,7 +96,7 @@ function askAbout(item: RunToolApprovalItem, relay: Asker, options: OpenAIAgents
 }
 
 function rejectMessage(item: RunToolApprovalItem, verdict: Exclude<ToolVerdict, { type: "approve" }>): string {
-  return verdict.type === "edit" ? editRefusedMessage(FRAMEWORK, toolNameOf(item), verdict.input) : verdict.message;
+  return verdict.type === "edit" ? editRefusedMessage(toolNameOf(item), verdict.input, CANNOT_EDIT) : verdict.message;
 }
 
 function toolNameOf(item: RunToolApprovalItem): string {

@@ -78,16 +78,14 @@ function verdictOf(view: RequestView, input: Record<string, unknown>): ToolVerdi
 const MAX_QUOTED_INPUT = 2000;
 
 /**
- * The reject message when the person edited the input and `framework` cannot
- * run the tool with it: says so, and quotes the edited input so the model can
- * call the tool again with it.
+ * The reject message when the person edited the input and it cannot be
+ * carried (`why`, e.g. "the AI SDK cannot run a tool with changed input"):
+ * says so, and quotes the edited input so the model can call the tool again
+ * with it.
  */
-export function editRefusedMessage(framework: string, toolName: string, edited: Record<string, unknown>): string {
+export function editRefusedMessage(toolName: string, edited: Record<string, unknown>, why: string): string {
   const quoted = clip(JSON.stringify(edited), MAX_QUOTED_INPUT);
-  return (
-    `The person edited the input of ${toolName} in Slack, but ${framework} cannot run a tool with changed input, so the call was not run. ` +
-    `The edited input was: ${quoted}`
-  );
+  return `The person edited the input of ${toolName} in Slack, but ${why}, so the call was not run. The edited input was: ${quoted}`;
 }
 
 /**

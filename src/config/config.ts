@@ -123,6 +123,11 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
       /** The default route's policy keys; a matched route's own keys replace them. {} without a file. */
       defaultPolicy: settingsOf(file.default),
+      /** What the default route admits: its `kinds` and `requireLabels` (a matched route admits by its own). */
+      defaultAdmission: {
+        ...(file.default.kinds ? { kinds: file.default.kinds } : {}),
+        ...(file.default.requireLabels ? { requireLabels: file.default.requireLabels } : {}),
+      },
       /** The bearer token GET /metrics asks for; undefined → /metrics is open. */
       metricsToken: v.METRICS_TOKEN,
     };

@@ -36,6 +36,7 @@ export const ROUTES = {
   readiness: { method: "GET", path: "/readyz" },
   openApi: { method: "GET", path: "/openapi.json", undocumented: true },
   slackEvents: { method: "POST", path: "/slack/events", undocumented: true },
+  mcp: { method: "POST", path: "/mcp", undocumented: true },
   // The web console (src/console/routes.ts): a page and the JSON it alone calls, not an API of the relay's.
   consolePage: { method: "GET", path: "/console", undocumented: true },
   consoleSignInPage: { method: "GET", path: "/console/signin", undocumented: true },
@@ -48,7 +49,6 @@ export const ROUTES = {
   consoleAllowForAWhile: { method: "POST", path: "/console/api/requests/:id/allow-for-a-while", undocumented: true },
   consoleMoreTime: { method: "POST", path: "/console/api/requests/:id/more-time", undocumented: true },
   consoleEvents: { method: "GET", path: "/console/api/events", undocumented: true },
-  mcp: { method: "POST", path: "/mcp", undocumented: true },
 } as const satisfies Record<string, ApiRoute>;
 
 export type RouteName = keyof typeof ROUTES;

@@ -36,7 +36,7 @@ import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
-import { useJsonBodies, type HttpApp } from "./transport.js";
+import { discardUpload, useJsonBodies, type HttpApp } from "./transport.js";
 
 export interface HttpDeps {
   service: RequestService;
@@ -138,7 +138,11 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     if (deps.service.isDraining) reply.header("connection", "close");
     done(null, payload);
   });
-  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, bodyLimitBytes));
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isTooLarge(error)) await discardUpload(request.raw);
+    sendError(reply, error, request, bodyLimitBytes);
+    return reply;
+  });
   app.setNotFoundHandler(async () => {
     throw notFound("This path");
   });
@@ -175,6 +179,12 @@ function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest,
     .code(status)
     .headers({ ...commonHeaders(request), ...headers })
     .send(body);
+}
+
+/** Fastify's refusal of a body over the limit, or the relay's own. */
+function isTooLarge(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "relay_body_too_large";
 }
 
 /** A path parameter that is empty ("/v1/requests/") names nothing. */

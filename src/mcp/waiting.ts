@@ -32,6 +32,9 @@ export interface Hold {
 /** Calls waiting on each request in this process. */
 export class Holders {
   private readonly counts = new Map<string, number>();
+  /** Calls held now, their cancels included. */
+  private active = 0;
+  private readonly idlers: Array<() => void> = [];
 
   /** Counts a call on `id`; the returned function uncounts it and says whether it was the last. */
   enter(id: string): () => boolean {
@@ -43,20 +46,38 @@ export class Holders {
       return left === 0;
     };
   }
+
+  /** Runs a held call, counted until it has finished (its request cancelled, when it was). */
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    this.active += 1;
+    try {
+      return await call();
+    } finally {
+      this.active -= 1;
+      if (this.active === 0) for (const idle of this.idlers.splice(0)) idle();
+    }
+  }
+
+  /** Resolves once no call is held (a process that is closing waits for its cancels). */
+  idle(): Promise<void> {
+    return this.active === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
+  }
 }
 
 /** Runs `wait` while reporting progress; when the call is aborted, cancels request `id` unless another call still waits on it. */
-export async function holdCall(relay: McpRelay, holders: Holders, id: string, hold: Hold, wait: () => Promise<RequestView>): Promise<RequestView> {
-  const leave = holders.enter(id);
-  const started = Date.now();
-  const tick = hold.progress
-    ? setInterval(() => void hold.progress!(Math.round((Date.now() - started) / 1000)).catch(() => undefined), hold.progressMs)
-    : undefined;
-  try {
-    return await wait();
-  } finally {
-    if (tick) clearInterval(tick);
-    const last = leave();
-    if (hold.signal.aborted && last) await relay.cancel(id, hold.cancelReason()).catch(() => undefined);
-  }
+export function holdCall(relay: McpRelay, holders: Holders, id: string, hold: Hold, wait: () => Promise<RequestView>): Promise<RequestView> {
+  return holders.run(async () => {
+    const leave = holders.enter(id);
+    const started = Date.now();
+    const tick = hold.progress
+      ? setInterval(() => void hold.progress!(Math.round((Date.now() - started) / 1000)).catch(() => undefined), hold.progressMs)
+      : undefined;
+    try {
+      return await wait();
+    } finally {
+      if (tick) clearInterval(tick);
+      const last = leave();
+      if (hold.signal.aborted && last) await relay.cancel(id, hold.cancelReason()).catch(() => undefined);
+    }
+  });
 }

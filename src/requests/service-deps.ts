@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route } from "./route-schema.js";
+import type { Route, RouteAdmission } from "./route-schema.js";
 import type { AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { PeopleDirectory } from "./directory.js";
@@ -40,6 +40,8 @@ export interface RequestServiceDeps {
    * allow passes back tool rules only).
    */
   policy?: RequestPolicy;
+  /** What the default route admits (its `kinds` and `requireLabels`); undefined → every request. */
+  defaultAdmission?: RouteAdmission;
   /**
    * Slack's people: user group members, the relay's workspace, emails. For
    * answers, without one only listed users and `approvers: any` can be

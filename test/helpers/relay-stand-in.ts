@@ -35,6 +35,8 @@ export interface StoredRequest {
   expiresAt: number;
   decision?: unknown;
   error?: string;
+  /** Where the relay posted the message, once it has (set by a test). */
+  slack?: { channel: string; ts: string };
 }
 
 export const TOKEN = "stand-in-token-0123456789";
@@ -230,6 +232,7 @@ export function view(request: StoredRequest) {
     expiresAt: new Date(request.expiresAt).toISOString(),
     ...(request.decision === undefined ? {} : { decision: request.decision }),
     ...(request.error === undefined ? {} : { error: request.error }),
+    ...(request.slack === undefined ? {} : { slack: request.slack }),
   };
 }
 

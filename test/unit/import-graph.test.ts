@@ -33,6 +33,7 @@ const CLIENT = "src/client/";
 const FRAMEWORKS: Record<string, string[]> = {
   "src/client/openai-agents.ts": ["@openai/agents"],
   "src/client/ai-sdk.ts": ["ai"],
+  "src/client/langgraph.ts": ["@langchain/langgraph", "langchain"],
 };
 
 interface Edge {

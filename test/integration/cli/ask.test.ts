@@ -25,7 +25,7 @@ describe.concurrent("approval-relay ask", () => {
     expect,
   }) => {
     const args = ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"];
-    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay=ments"], {
+    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay:ments"], {
       answers: { answer: true },
     });
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
@@ -35,7 +35,7 @@ describe.concurrent("approval-relay ask", () => {
       channel: "C0123456789",
       timeoutSeconds: 900,
       title: "Release",
-      labels: { env: "prod", "team/owner": "pay=ments" },
+      labels: { env: "prod", "team/owner": "pay:ments" },
     });
   });
 
@@ -44,6 +44,40 @@ describe.concurrent("approval-relay ask", () => {
     expect(byId.request.body.requestedBy).toEqual({ slackUserId: "U0ALICE01" });
     const byEmail = await askAnswered(relay, env, ["Deploy?", "--requested-by", "alice@example.com"], { answers: { answer: true } });
     expect(byEmail.request.body.requestedBy).toEqual({ email: "alice@example.com" });
+  });
+
+  it("when given --context, --approver and --idempotency-key, the request carries them", async ({ relay, env, expect }) => {
+    const args = [
+      "Deploy?",
+      "--context",
+      "Run: https://ci.example.com/1",
+      "--approver",
+      "U0ALICE01",
+      "--approver",
+      "S0OPS0001",
+      "--idempotency-key",
+      "gha:1:deploy:1",
+    ];
+    const result = await askAnswered(relay, env, args, { answers: { answer: true } });
+    expect(result.code).toBe(0);
+    expect(result.request.body).toMatchObject({
+      context: "Run: https://ci.example.com/1",
+      approvers: { users: ["U0ALICE01"], usergroups: ["S0OPS0001"] },
+      idempotencyKey: "gha:1:deploy:1",
+    });
+  });
+
+  it("with --json, it prints the request's id, end, answer and who answered, and exits as without it", async ({ relay, env, expect }) => {
+    const answered = await askAnswered(relay, env, ["Deploy?", "--json"], { answers: { answer: false } });
+    expect(answered.code).toBe(1);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ id: answered.request.id, status: "answered", answer: "no" });
+    const next = relay.nextRequest();
+    const run = runCli(["ask", "Deploy?", "--json"], { env });
+    const request = await next;
+    relay.end(request.id, { status: "expired" });
+    const expired = await run;
+    expect(expired.code).toBe(2);
+    expect(JSON.parse(expired.stdout)).toEqual({ id: request.id, status: "expired" });
   });
 
   it("when the person answers no, it exits 1", async ({ relay, env, expect }) => {
@@ -79,6 +113,34 @@ describe.concurrent("approval-relay ask", () => {
     const result = await askEnded(relay, env, "failed");
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/channel_not_found/);
+  });
+
+  it("while it waits, stderr says the request id and deadline, then where Slack shows it, then how long is left; stdout gets only the answer", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const next = relay.nextRequest();
+    const run = startCli(["ask", "Deploy v1.2.3?", "--timeout", "20"], { env });
+    const request = await next;
+    await until(() => run.output.stderr.includes("asked in Slack"), 10_000);
+    expect(run.output.stderr).toMatch(
+      new RegExp(
+        `^approval-relay: asked in Slack as request ${request.id}; waiting for an answer until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(in \\d+ seconds\\)\n`,
+      ),
+    );
+    request.slack = { channel: "C0123456789", ts: "1712345678.000100" };
+    await until(() => run.output.stderr.includes("posted in Slack"), 10_000);
+    expect(run.output.stderr).toContain(
+      "approval-relay: posted in Slack channel C0123456789 (message 1712345678.000100): https://slack.com/app_redirect?channel=C0123456789\n",
+    );
+    await until(() => run.output.stderr.includes("left"), 25_000);
+    expect(run.output.stderr).toMatch(/\napproval-relay: still waiting for an answer, 10 seconds left\n$/);
+    relay.answer(request.id, { answers: { answer: true } });
+    const result = await run.done;
+    expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
+    expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(3);
+    expect(result.stderr).not.toContain("\r");
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -125,6 +187,8 @@ describe.concurrent("approval-relay ask", () => {
     ["a --timeout that is not a number", ["Deploy?", "--timeout", "soon"], undefined, /--timeout must be/],
     ["a --timeout of 0", ["Deploy?", "--timeout", "0"], undefined, /--timeout must be/],
     ["an unknown flag", ["Deploy?", "--colour", "red"], undefined, /Unknown option '--colour'/],
+    ["an --approver that is not a Slack id", ["Deploy?", "--approver", "alice"], undefined, /--approver takes Slack ids/],
+    ["an --approver that is not a valid Slack id", ["Deploy?", "--approver", "U0"], undefined, /--approver must be a Slack user id/],
     ["a --label without =", ["Deploy?", "--label", "prod"], undefined, /--label needs key=value/],
     ["a --label with an empty key", ["Deploy?", "--label", "=prod"], undefined, /--label needs key=value/],
     ["a --label key given twice", ["Deploy?", "--label", "env=prod", "--label", "env=dev"], undefined, /--label env is given twice/],

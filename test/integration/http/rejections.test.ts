@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DISCARD_BOUNDS } from "../../../src/http/transport.js";
 import { bodies, startApiRelay, type CallInit, type ApiRelay } from "../../helpers/api-relay.js";
 
 let relay: ApiRelay;
@@ -221,6 +222,30 @@ describe("oversized bodies", () => {
     expect(response.headers.get("connection")).toBe("close");
     const next = await relay.call("/v1/requests", { json: bodies.stepGate() });
     expect(next.status).toBe(201);
+  });
+
+  it("a client that never stops sending gets the 413 and its connection closed within the discard bounds (Node's fetch: test/integration/cli/serve.test.ts)", async () => {
+    const { port } = new URL(relay.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (received += chunk));
+    socket.on("error", () => undefined);
+    const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now())));
+    const started = Date.now();
+    socket.write(`POST /v1/requests HTTP/1.1\r\nHost: relay\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = "x".repeat(64 * 1024);
+    const frame = `${chunk.length.toString(16)}\r\n${chunk}\r\n`;
+    const send = () => {
+      while (!socket.destroyed && socket.write(frame));
+    };
+    socket.on("drain", send);
+    send();
+    const end = await closed;
+    expect(end - started).toBeLessThan(DISCARD_BOUNDS.ms + 3000);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toContain('"code":"relay_body_too_large"');
+    await nothingChanged();
   });
 
   it("a streamed body with no Content-Length is cut off at the limit → 413", async () => {

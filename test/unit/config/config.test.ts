@@ -58,6 +58,7 @@ describe("loadConfig defaults", () => {
       alwaysAllow: "tool",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
     });
   });
 
@@ -112,6 +113,7 @@ describe("loadConfig defaults", () => {
       alwaysAllow: "all",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
       metricsToken: "metrics-scraper-0123456789abcdef",
     });
   });
