@@ -107,6 +107,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
     expect(await typed).toMatchObject({ status: "answered", decision: { reply: "n" } });
     await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered requests leave the queue");
     expect(errors).toEqual([]);
+
+    // 17.7: a thousand pending requests render within a second of the page asking for them.
+    for (let batch = 0; batch < 20; batch += 1) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => create({ kind: "step_gate", toolName: "Bash", input: { command: `echo ${batch * 50 + i}` } })));
+    }
+    await page.reload();
+    // From the page's load, before it asks for the queue.
+    const started = Date.now();
+    // A function, not a string: the console's CSP refuses eval.
+    type Doc = { document: { querySelectorAll(selector: string): { length: number } } };
+    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll("article").length === 1000, undefined, { timeout: 10_000 });
+    const elapsed = Date.now() - started;
+    expect(elapsed, `1,000 pending requests rendered in ${elapsed} ms`).toBeLessThan(1000);
   });
 
   it("a second visit of the used link is refused", async () => {
