@@ -13,6 +13,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY ui ./ui
 RUN npm run build
 
 FROM node:24-bookworm-slim AS deps

@@ -27,5 +27,26 @@ export default tseslint.config(
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
+  {
+    // The web console's page runs in the browser.
+    files: ["ui/**/*.js"],
+    languageOptions: {
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        location: "readonly",
+        history: "readonly",
+        fetch: "readonly",
+        EventSource: "readonly",
+        Notification: "readonly",
+        HTMLInputElement: "readonly",
+        HTMLSelectElement: "readonly",
+        prompt: "readonly",
+        alert: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+      },
+    },
+  },
   prettier,
 );

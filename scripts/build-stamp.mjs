@@ -16,7 +16,16 @@ import { fileURLToPath } from "node:url";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const stampFile = join(root, "dist", ".build-stamp.json");
-const inputs = ["src", "tsconfig.json", "tsconfig.build.json", "scripts/build.mjs", "scripts/copy-assets.mjs", "scripts/bundle.mjs"];
+const inputs = [
+  "src",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "scripts/build.mjs",
+  "scripts/copy-assets.mjs",
+  "scripts/bundle.mjs",
+  "scripts/bundle-console.mjs",
+  "ui",
+];
 
 /** The newest mtime (ms) among the inputs, or undefined when src/ is absent (an installed package, a container image). */
 export function newestInputMtime() {
