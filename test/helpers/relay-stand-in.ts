@@ -35,6 +35,10 @@ export interface StoredRequest {
   expiresAt: number;
   decision?: unknown;
   error?: string;
+  /** Who answered, as the relay's view shows it. */
+  answeredBy?: { id: string; name?: string };
+  /** Where the message is, as the relay's view shows it. */
+  slack?: { channel: string; ts: string };
 }
 
 export const TOKEN = "stand-in-token-0123456789";
@@ -230,6 +234,8 @@ export function view(request: StoredRequest) {
     expiresAt: new Date(request.expiresAt).toISOString(),
     ...(request.decision === undefined ? {} : { decision: request.decision }),
     ...(request.error === undefined ? {} : { error: request.error }),
+    ...(request.answeredBy === undefined ? {} : { answeredBy: request.answeredBy }),
+    ...(request.slack === undefined ? {} : { slack: request.slack }),
   };
 }
 
