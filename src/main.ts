@@ -1,8 +1,10 @@
 /**
- * Composition root: config → store → Slack → service → HTTP → listen. The
+ * Composition root: config → store → Slack (none in local mode: no Slack
+ * token, 127.0.0.1 only, see docs/console.md) → service → HTTP → listen. The
  * only place that knows every concrete part; everything else gets its
  * dependencies passed in.
  */
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { CallbackWorker } from "./callbacks/worker.js";
 import { loadConfig, type Config } from "./config/config.js";
@@ -11,6 +13,8 @@ import { RelayMetrics } from "./http/metrics.js";
 import { createHttpApp, listenHttp } from "./http/server.js";
 import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
+import { writeLocalRelay } from "./protocol/local-relay.js";
+import { ConsoleSessions } from "./console/sessions.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
@@ -26,6 +30,7 @@ import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
+import { settleBefore } from "./protocol/timing.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */
@@ -37,6 +42,16 @@ export interface StartOptions {
   host?: string;
   /** How often this instance sweeps for expired requests (ms). */
   sweepIntervalMs?: number;
+  /** Aborted (SIGTERM, Ctrl-C) while starting: the start stops where it is, undoes itself and throws StartInterrupted. */
+  signal?: AbortSignal;
+}
+
+/** What startRelay throws when its `signal` aborts before the start finished. */
+export class StartInterrupted extends Error {
+  constructor() {
+    super("stopped before the start finished");
+    this.name = "StartInterrupted";
+  }
 }
 
 export interface RunningRelay {
@@ -60,69 +75,66 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const config = loadConfig(options.env);
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = new RelayMetrics({ logger });
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage);
+  /** `task`, unless the start is interrupted first (SIGTERM): waits on Slack or Redis never hold a stop. */
+  const interruptible = <T>(task: Promise<T>): Promise<T> =>
+    settleBefore(task, { signal: options.signal }, () => {
+      throw new StartInterrupted();
+    });
+  if (options.signal?.aborted) throw new StartInterrupted();
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible);
   const audit = new AuditTrail({ log: auditLog, logger });
-  const client = createSlackClient({ botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
-  // Slack's round trip runs while the store connects and the server starts listening, so it does
-  // not delay /healthz; a refused token still stops the start (below) before startRelay returns.
-  const directory = new SlackPeopleDirectory({ client, logger });
-  // Its outcome is logged only once the port is open: nothing claims success after a failed start.
-  const tokenChecked = checkBotToken(client);
-  tokenChecked.catch(() => undefined);
-  await store.ready();
   const queue = new ChannelQueue();
-  const messenger = createSlackMessenger({ client, logger, queue });
+  // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
+  const slackParts = config.local ? undefined : slackSide(config, logger, metrics, queue);
+  const tokens = config.local && config.tokens.length === 0 ? [{ name: LOCAL_TOKEN_NAME, token: randomBytes(24).toString("hex") }] : config.tokens;
   const service = new RequestService({
     store,
-    messenger,
+    ...(slackParts ? { messenger: slackParts.messenger, directory: slackParts.directory } : {}),
     logger,
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
-    ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : {}),
+    ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : config.local ? { defaultChannel: CONSOLE_CHANNEL } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
     routes: config.routes,
     policy: { alwaysAllow: config.alwaysAllow, ...config.defaultPolicy },
-    directory,
+    defaultAdmission: config.defaultAdmission,
     audit,
     metrics: metrics.requests,
     rules: ruleStore,
   });
-  const secrets = new Map(config.tokens.map((t) => [t.name, t.token]));
+  const secrets = new Map(tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
     store,
     tokenSecret: (name) => secrets.get(name),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     logger,
   });
-  const slack = createSlackApp({
-    botToken: config.slack.botToken,
-    appToken: config.slack.appToken,
-    signingSecret: config.slack.signingSecret,
-    apiUrl: config.slack.apiUrl,
-    logger,
-    service,
-    client,
-    logLevel: config.logLevel,
-    queue,
-  });
+  const slack = slackParts?.app(service);
+  // Local mode: the console is where people answer, signed in as the one local person.
+  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
   const hookCalls = new HookCalls({ service, logger });
   metrics.watch({ service, hookCalls, store, queue });
   const app = createHttpApp({
     service,
     hookCalls,
-    tokens: config.tokens,
+    tokens,
     adminTokens: config.adminTokens,
     listing: new RequestListing(store),
     audit,
     logger,
     hookTimeoutSeconds: config.hookTimeoutSeconds,
     hookKeepaliveMs: config.hookKeepaliveSeconds * 1000,
+    mcpProgressMs: config.mcpProgressSeconds * 1000,
+    mcpOrigins: config.mcpOrigins,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
-    ...(slack.requestListener ? { slackListener: slack.requestListener } : {}),
+    ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
+    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
     readiness: async () => {
-      const [storeUp, slackUp] = await Promise.all([store.ping(), slack.ping()]);
-      return { store: storeUp, slack: slackUp };
+      // Without Slack there is no Slack to be down.
+      const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
+      const slackProblem = slack?.socketProblem();
+      return { store: storeUp, slack: slackUp && slackProblem === undefined, ...(slackProblem === undefined ? {} : { slackProblem }) };
     },
   });
 
@@ -165,7 +177,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     (closing ??= (async () => {
       if (started) await drain();
       stopSweeper();
-      if (slackStarted) await slack.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
+      if (slackStarted) await slack?.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
       await hookCalls.close();
       if (started && !handOver) {
         await service
@@ -181,7 +193,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
         clearTimeout(hard);
       });
       await service.idle();
-      await slack.idle();
+      await slack?.idle();
       await callbacks.stop();
       await audit.idle();
       await auditLog.close();
@@ -191,16 +203,24 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     })());
 
   try {
-    await listenOn(app, options.port ?? config.port, options.host);
-    const token = await tokenChecked;
-    if (token.accepted) {
-      logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
-      if (token.teamId !== undefined) directory.knowHomeTeamId(token.teamId);
-    } else {
-      logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+    await interruptible(store.ready());
+    // Local mode answers on the loopback interface only: its console has one local person, whoever reaches it.
+    await listenOn(app, options.port ?? config.port, config.local ? "127.0.0.1" : options.host);
+    if (slack && slackParts) {
+      // Socket Mode's first attempt runs beside the bot token check; a refusal of either stops the start.
+      slackStarted = true;
+      const linking = slack.start();
+      linking.catch(() => undefined);
+      const token = await interruptible(slackParts.tokenChecked);
+      if (token.accepted) {
+        logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
+        if (token.teamId !== undefined) slackParts.directory.knowHomeTeamId(token.teamId);
+      } else {
+        logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
+      }
+      await interruptible(linking);
     }
-    await slack.start();
-    slackStarted = true;
+    if (options.signal?.aborted) throw new StartInterrupted();
   } catch (error) {
     await close();
     throw error;
@@ -212,18 +232,69 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
-  logger.info(
-    {
-      url,
-      slackMode: slack.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
-      store: config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis?.mode === "cluster" ? "redis cluster" : config.redis ? "redis" : "memory",
-      tokens: config.tokens.map((t) => t.name),
-      adminTokens: config.adminTokens.map((t) => t.name),
-      auditMaxEvents: config.auditMaxEvents,
-    },
-    "relay started",
-  );
+  if (config.local) {
+    const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
+    const signIn = `${url}/console/signin#${consoleSessions!.newLink(LOCAL_PERSON)}`;
+    logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
+  } else {
+    logger.info(
+      {
+        url,
+        slackMode: slack?.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
+        store: storeName(config),
+        tokens: tokens.map((t) => t.name),
+        adminTokens: config.adminTokens.map((t) => t.name),
+        auditMaxEvents: config.auditMaxEvents,
+      },
+      "relay started",
+    );
+  }
   return { url, config, service, audit, close };
+}
+
+/** Who answers in local mode's console: the one person at this machine. */
+export const LOCAL_PERSON = { id: "local", name: "local console" };
+/** The name of the agent token local mode makes when RELAY_TOKENS is unset. */
+export const LOCAL_TOKEN_NAME = "local";
+/** The channel of a request in local mode that names none: the console is where it is answered. */
+export const CONSOLE_CHANNEL = "console";
+
+function storeName(config: Config): string {
+  return config.redis?.mode === "sentinel" ? "redis sentinel" : config.redis?.mode === "cluster" ? "redis cluster" : config.redis ? "redis" : "memory";
+}
+
+/** The one line local mode starts with: where agents find the relay, and how to connect Slack later. */
+function localStartLine(signIn: string, file: string | undefined): string {
+  const agents = file
+    ? `agents on this machine find the relay through ${file} (approval-relay ask, hook and the client library read it)`
+    : "agents use RELAY_TOKENS";
+  return `relay started in local mode, without Slack, on 127.0.0.1 only: answer in the console, sign in at ${signIn} (single use, for 10 minutes); ${agents}; to connect Slack later, set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (docs/slack.md)`;
+}
+
+/** The Slack side of a relay with Slack: the Web API client, its people directory, the messenger and (once the service exists) the Bolt app. */
+function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue: ChannelQueue) {
+  const botToken = config.slack.botToken!;
+  const client = createSlackClient({ botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
+  // Slack's round trip runs while the store connects and the server starts listening, so it does
+  // not delay /healthz; a refused token still stops the start before startRelay returns. Its outcome
+  // is logged only once the port is open: nothing claims success after a failed start.
+  const directory = new SlackPeopleDirectory({ client, logger });
+  const tokenChecked = checkBotToken(client);
+  tokenChecked.catch(() => undefined);
+  const messenger = createSlackMessenger({ client, logger, queue });
+  const app = (service: RequestService) =>
+    createSlackApp({
+      botToken,
+      appToken: config.slack.appToken,
+      signingSecret: config.slack.signingSecret,
+      apiUrl: config.slack.apiUrl,
+      logger,
+      service,
+      client,
+      logLevel: config.logLevel,
+      queue,
+    });
+  return { directory, tokenChecked, messenger, app };
 }
 
 /**
@@ -240,6 +311,7 @@ async function openStorage(
   config: Config,
   logger: Logger,
   onUnavailable: OutageListener,
+  interruptible: <T>(task: Promise<T>) => Promise<T>,
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
   const target = config.redis;
@@ -252,7 +324,7 @@ async function openStorage(
     ]);
     const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     logger.info({ redis: redisWhere(target), waitMs: windowMs }, "connecting to Redis");
-    const problem = await probeRedis(target, { windowMs });
+    const problem = await interruptible(probeRedis(target, { windowMs }));
     if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {

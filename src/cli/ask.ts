@@ -2,7 +2,8 @@
  * `approval-relay ask "Deploy v1.2.3 to production?"`: one question to a
  * person in Slack, for shell scripts and CI jobs. The answer is the exit code
  * (0 yes / 1 no / 2 no answer / 3 error) and, for --choice and --text, the
- * text printed on stdout.
+ * text printed on stdout; while it waits, stderr says where the question is
+ * and how long is left (./progress.ts).
  */
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
@@ -13,6 +14,7 @@ import { ApproverList, Labels, LIMITS, MAX_TIMEOUT_SECONDS, REQUESTED_BY_FORMAT,
 import type { RequestView } from "../protocol/request-view.js";
 import { clientFor, connection, CONNECTION_OPTIONS, parseSeconds } from "./connection.js";
 import type { CliIo } from "./io.js";
+import { AskProgress } from "./progress.js";
 import { EXIT, USAGE } from "./usage.js";
 
 /** The id of the single question `ask` sends. */
@@ -39,8 +41,10 @@ export async function ask(args: string[], io: CliIo): Promise<number> {
   if (typeof parsed === "number") return parsed;
   const { body, client, json } = parsed;
   const type = body.questions[0]!.type;
+  const progress = new AskProgress(io.stderr, io.now);
   try {
-    const view = await client.ask(body, { signal: io.signal });
+    const view = await client.ask(body, { signal: io.signal, onPending: (request) => progress.update(request) });
+    progress.done();
     if (view.status !== "answered") {
       io.stderr.write(`approval-relay: ${endedReason(view)}\n`);
       if (json) io.stdout.write(`${JSON.stringify(outcome(view, undefined))}\n`);
@@ -58,6 +62,7 @@ export async function ask(args: string[], io: CliIo): Promise<number> {
     io.stderr.write("approval-relay: the relay's answer does not fit the question\n");
     return EXIT.error;
   } catch (error) {
+    progress.done();
     if (isAbortError(error)) {
       io.stderr.write("approval-relay: cancelled; the question was withdrawn from Slack\n");
       return EXIT.noAnswer;

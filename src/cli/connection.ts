@@ -1,10 +1,12 @@
 /**
  * Where the relay is and how to reach it, for `ask`, `hook` and `audit`: --url and
- * --token flags, else RELAY_URL and RELAY_TOKEN, else a message that says
- * which one is missing.
+ * --token flags, else RELAY_URL and RELAY_TOKEN, else (agent commands, when
+ * neither is given) the card a relay in local mode wrote
+ * (src/protocol/local-relay.ts), else a message that says which one is missing.
  */
 import { RelayClient } from "../client/relay-client.js";
 import type { RelayClientOptions } from "../client/types.js";
+import { localRelayPath, readLocalRelay } from "../protocol/local-relay.js";
 import type { CliIo } from "./io.js";
 
 export interface Connection {
@@ -19,15 +21,18 @@ export const CONNECTION_OPTIONS = {
   token: { type: "string" },
 } as const;
 
-/** The connection, or a message naming what is missing or wrong; `tokenKind` says which token the command takes. */
-export function connection(
-  values: { url?: string | undefined; token?: string | undefined },
-  env: CliIo["env"],
-  tokenKind = "an agent token from RELAY_TOKENS",
-): Connection | string {
-  const url = values.url ?? env.RELAY_URL;
-  const token = values.token ?? env.RELAY_TOKEN;
-  if (!url) return "RELAY_URL is not set: pass --url or set RELAY_URL to the relay's address";
+const AGENT_TOKEN = "an agent token from RELAY_TOKENS";
+
+/** The connection, or a message naming what is missing or wrong; `tokenKind` says which token the command takes (an agent's finds a local relay). */
+export function connection(values: { url?: string | undefined; token?: string | undefined }, env: CliIo["env"], tokenKind = AGENT_TOKEN): Connection | string {
+  let url = values.url ?? env.RELAY_URL;
+  let token = values.token ?? env.RELAY_TOKEN;
+  const local = !url && !token && tokenKind === AGENT_TOKEN ? readLocalRelay(env.XDG_STATE_HOME) : undefined;
+  if (local) ({ url, token } = local);
+  if (!url) {
+    const start = tokenKind === AGENT_TOKEN ? `, or start a relay on this machine with npm start (it writes ${localRelayPath(env.XDG_STATE_HOME)})` : "";
+    return `RELAY_URL is not set: pass --url or set RELAY_URL to the relay's address${start}`;
+  }
   if (!/^https?:\/\/[^/]/i.test(url)) return `the relay URL must start with http:// or https://, got "${url}"`;
   if (!token) return `RELAY_TOKEN is not set: pass --token or set RELAY_TOKEN to ${tokenKind}`;
   const retries = env.RELAY_RETRIES ?? "5";

@@ -9,6 +9,9 @@ import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import type { HeapControls } from "./heap.js";
 import { run } from "./run.js";
 
+/** How long a stopped relay's process may linger for calls still in flight before it exits (ms). */
+const SERVE_EXIT_MS = 500;
+
 const controller = new AbortController();
 let signals = 0;
 const onSignal = (signal: NodeJS.Signals) => {
@@ -19,6 +22,7 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
+const command = process.argv[2];
 process.exitCode = await run(process.argv.slice(2), {
   env: process.env,
   stdin: process.stdin,
@@ -29,6 +33,8 @@ process.exitCode = await run(process.argv.slice(2), {
   execArgv: process.execArgv,
   heap: v8Heap(),
 });
+// A relay that has stopped exits even when a call to Slack or Redis still hangs (it would hold the process until its own timeout).
+if (command === "serve") setTimeout(() => process.exit(), SERVE_EXIT_MS).unref();
 
 function v8Heap(): HeapControls {
   return {

@@ -20,6 +20,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return audit(args, io);
     case "serve":
       return serve(args, io);
+    case "mcp":
+      // Loaded lazily: ask and hook never load the MCP SDK.
+      return (await import("./mcp.js")).mcp(args, io);
     case "help":
     case "--help":
     case "-h":

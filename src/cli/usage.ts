@@ -21,6 +21,8 @@ Commands:
   ask <question>         Ask a person in Slack and wait for the answer (shell scripts, CI jobs).
   hook                   Claude Code "command" hook: hook JSON on stdin, the answer on stdout.
   audit                  Print the relay's audit log, oldest first (an admin token).
+  mcp                    MCP server over stdio (approve, ask_user, check_request) for MCP
+                         clients configured by command; forwards to the relay.
 
 ask options:
   --choice a,b,c         One choice among these options; prints the chosen one.
@@ -55,7 +57,11 @@ audit options:
   --limit N              Print at most N events.
   Exit codes: 0 printed · 3 error.
 
-Connection (ask, hook, audit):
+mcp options:
+  RELAY_MCP_PROGRESS     Seconds between progress notifications of a waiting call (default 25).
+  Stdout carries only MCP messages; problems go to stderr.
+
+Connection (ask, hook, audit, mcp):
   --url URL              The relay's URL (default: $RELAY_URL).
   --token TOKEN          An agent token, for audit an admin token (default: $RELAY_TOKEN;
                          prefer the variable, a flag shows in the process list).

@@ -8,10 +8,10 @@
  * route's `onTimeout: halt` carries a deny with `interrupt`: the agent stops.
  */
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
-import { AskUserQuestionDecision, PermissionDecision } from "../protocol/decisions.js";
+import { ASK_USER_QUESTION, askUserQuestionResultOf, permissionResultOf } from "../protocol/permission-result.js";
 import { LIMITS, MAX_SUGGESTIONS } from "../protocol/request-body.js";
 import type { RequestView } from "../protocol/request-view.js";
-import { endedReason, failureReason } from "./errors.js";
+import { failureReason } from "./errors.js";
 import { clip, commonFields, definedOnly, report, type AdapterOptions } from "./fields.js";
 import type { Asker, RequestBody } from "./types.js";
 
@@ -19,8 +19,6 @@ export type { AdapterOptions };
 export type CanUseToolOptions = AdapterOptions;
 
 type CanUseToolContext = Parameters<CanUseTool>[2];
-
-export const ASK_USER_QUESTION = "AskUserQuestion";
 
 export function createCanUseTool(relay: Asker, options: CanUseToolOptions = {}): CanUseTool {
   return async (toolName, input, context) => {
@@ -60,19 +58,9 @@ function permissionBody(toolName: string, input: Record<string, unknown>, contex
 }
 
 function permissionResult(view: RequestView): PermissionResult {
-  const decision = PermissionDecision.safeParse(view.decision);
-  // An expired request's decision (onTimeout: halt) is honoured when it denies, never when it would allow.
-  const halted = view.status === "expired" && decision.data?.behavior === "deny";
-  if (view.status !== "answered" && !halted) return { behavior: "deny", message: endedReason(view) };
-  if (!decision.success) return { behavior: "deny", message: "The approval relay's answer is not a permission decision, so nothing was approved." };
-  const result = decision.data;
-  if (result.behavior === "deny")
-    return result.interrupt ? { behavior: "deny", message: result.message, interrupt: true } : { behavior: "deny", message: result.message };
+  const result = permissionResultOf(view);
   // The relay hands back, verbatim, suggestions this SDK gave it.
-  const updatedPermissions = result.updatedPermissions as PermissionUpdate[] | undefined;
-  return updatedPermissions
-    ? { behavior: "allow", updatedInput: result.updatedInput, updatedPermissions }
-    : { behavior: "allow", updatedInput: result.updatedInput };
+  return result as PermissionResult & { updatedPermissions?: PermissionUpdate[] };
 }
 
 async function askUserQuestion(relay: Asker, input: Record<string, unknown>, context: CanUseToolContext, options: AdapterOptions): Promise<PermissionResult> {
@@ -85,9 +73,5 @@ async function askUserQuestion(relay: Asker, input: Record<string, unknown>, con
     questions,
   } as RequestBody;
   const view = await relay.ask(body, { signal: context.signal });
-  if (view.status !== "answered") return { behavior: "deny", message: endedReason(view) };
-  const decision = AskUserQuestionDecision.safeParse(view.decision);
-  if (!decision.success) return { behavior: "deny", message: "The approval relay's answer is not an answers object, so the questions went unanswered." };
-  const { answers, response } = decision.data;
-  return { behavior: "allow", updatedInput: { ...input, questions, answers, ...(response ? { response } : {}) } };
+  return askUserQuestionResultOf(view, input) as PermissionResult;
 }

@@ -4,7 +4,9 @@
  * when a request ends without an answer.
  */
 import type { EndedStatus, RequestView } from "../protocol/request-view.js";
-import { haltedOnTimeoutText, notAnsweredText } from "../protocol/texts.js";
+import { endedReason, haltedOnTimeoutText } from "../protocol/texts.js";
+
+export { endedReason };
 
 /**
  * The relay refused a call (a 4xx: code and status from its error reply), or
@@ -42,20 +44,6 @@ export function abortError(signal: AbortSignal): DOMException {
 
 export function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
-}
-
-/** Why a request that ended without an answer gave none, in words an agent or a person can act on. */
-export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "expiresAt" | "error">): string {
-  switch (view.status) {
-    case "expired":
-      return notAnsweredText({ status: "expired", seconds: (Date.parse(view.expiresAt) - Date.parse(view.createdAt)) / 1000 });
-    case "cancelled":
-      return notAnsweredText({ status: "cancelled", reason: view.error });
-    case "failed":
-      return notAnsweredText({ status: "failed", error: view.error });
-    default:
-      return `The request ended with status "${view.status}".`;
-  }
 }
 
 /** Why a step gate that expired under its route's `onTimeout: halt` stopped the agent. */

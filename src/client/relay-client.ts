@@ -10,6 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { HOOK_PATH, HookOutputOf, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput } from "../protocol/claude-code-hook.js";
 import { CreatedRequest, MAX_WAIT_SECONDS, RequestView } from "../protocol/request-view.js";
 import { Backoff, settleBefore } from "../protocol/timing.js";
+import { localRelayPath, readLocalRelay } from "../protocol/local-relay.js";
 import { abortError, isAbortError, RelayClientError } from "./errors.js";
 import { askInteractive, type AskInteractiveOptions, type InteractiveAnswers } from "./interactive.js";
 import { exchange, parseWith, type Attempt, type Exchange, type ReplyParser } from "./transport.js";
@@ -24,9 +25,31 @@ const BEST_EFFORT_CANCEL = { retries: 1, timeoutMs: 5000 };
 /** A hook call gives up on the relay this long before Claude Code gives up on the hook. */
 const HOOK_GIVE_UP_MARGIN_MS = 1000;
 
+/** A long-poll held this long (seconds) while waiting to learn where the message was posted. */
+const POSTING_POLL_SECONDS = 1;
+/** How long after the wait starts short long-polls look for where the message was posted (ms). */
+const POSTING_WATCH_MS = 30_000;
+
 export interface WaitOptions extends CallOptions {
   /** The request's deadline (ISO 8601) when already known, for giving up on a relay that stays unreachable past it. */
   expiresAt?: string;
+  /**
+   * Called with every view read while the request is pending. With it, the
+   * first polls are short (one second) until the view says where the
+   * message was posted (`slack`), for at most 30 s; `expiresAt` moves later
+   * when a person gives the request more time.
+   */
+  onPending?: (view: RequestView) => void;
+}
+
+export interface AskOptions extends CallOptions {
+  /**
+   * Called while the request is pending: first with the create reply
+   * (`id`, `expiresAt`), then with every view read while waiting (see
+   * WaitOptions.onPending), so a caller can say where the question was
+   * posted and how long is left.
+   */
+  onPending?: (request: CreatedRequest) => void;
 }
 
 export interface ClaudeCodeHookOptions extends CallOptions {
@@ -56,11 +79,19 @@ export class RelayClient {
   private readonly newKey: () => string;
   private readonly backoff: () => Backoff;
 
-  constructor(options: RelayClientOptions) {
-    if (!/^https?:\/\//i.test(options.url)) throw new TypeError(`RelayClient: url must be an http(s) URL, got "${options.url}"`);
-    if (!options.token) throw new TypeError("RelayClient: token is required");
-    this.base = options.url.replace(/\/+$/, "");
-    this.token = options.token;
+  constructor(options: RelayClientOptions = {}) {
+    const local = options.url === undefined && options.token === undefined ? readLocalRelay(options.stateHome) : undefined;
+    if (options.url === undefined && options.token === undefined && !local) {
+      throw new TypeError(
+        `RelayClient: give url and token, or start a relay on this machine in local mode (npm start), which writes ${localRelayPath(options.stateHome)}`,
+      );
+    }
+    const url = local?.url ?? options.url ?? "";
+    const token = local?.token ?? options.token;
+    if (!/^https?:\/\//i.test(url)) throw new TypeError(`RelayClient: url must be an http(s) URL, got "${url}"`);
+    if (!token) throw new TypeError("RelayClient: token is required");
+    this.base = url.replace(/\/+$/, "");
+    this.token = token;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
     this.waitSeconds = Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(options.maxWaitSeconds ?? 50)));
@@ -98,16 +129,22 @@ export class RelayClient {
    */
   async wait(id: string, options: WaitOptions = {}): Promise<RequestView> {
     const backoff = this.backoff();
-    const path = `${requestPath(id)}?wait=${this.waitSeconds}`;
-    const timeoutMs = (this.waitSeconds + 15) * 1000;
+    const { onPending } = options;
+    const watchUntil = this.now() + POSTING_WATCH_MS;
+    let posted = false;
     let deadline = options.expiresAt === undefined ? undefined : Date.parse(options.expiresAt);
     for (;;) {
       const started = this.now();
+      const seconds: number = onPending && !posted && started < watchUntil ? POSTING_POLL_SECONDS : this.waitSeconds;
+      const path = `${requestPath(id)}?wait=${seconds}`;
+      const timeoutMs = (seconds + 15) * 1000;
       const attempt = await this.attempt({ method: "GET", path, timeoutMs, signal: options.signal }, parseWith(RequestView));
       if (attempt.ok) {
         if (attempt.value.status !== "pending") return attempt.value;
         backoff.reset();
         deadline = Date.parse(attempt.value.expiresAt);
+        posted ||= attempt.value.slack !== undefined;
+        onPending?.(attempt.value);
         const elapsed = this.now() - started;
         if (elapsed < MIN_POLL_INTERVAL_MS) await this.pause(MIN_POLL_INTERVAL_MS - elapsed, options.signal);
         continue;
@@ -153,10 +190,11 @@ export class RelayClient {
   /**
    * Creates a request and waits for it to end; returns the final view
    * (check `status`). Aborting `signal` cancels the request on the relay
-   * (best effort) and rejects with an AbortError.
+   * (best effort) and rejects with an AbortError. `onPending` hears how the
+   * request stands while it waits.
    */
-  async ask(body: RequestBody, options: CallOptions = {}): Promise<RequestView> {
-    const { signal } = options;
+  async ask(body: RequestBody, options: AskOptions = {}): Promise<RequestView> {
+    const { signal, onPending } = options;
     if (signal?.aborted) throw abortError(signal);
     const idempotencyKey = body.idempotencyKey ?? this.newKey();
     // An abort during the POST rejects at once; the POST goes on, and the request it creates is cancelled.
@@ -168,7 +206,8 @@ export class RelayClient {
     try {
       const view = RequestView.safeParse(created);
       if (created.status !== "pending" && view.success) return view.data;
-      return await this.wait(created.id, { expiresAt: created.expiresAt, signal });
+      if (created.status === "pending") onPending?.(created);
+      return await this.wait(created.id, { expiresAt: created.expiresAt, signal, ...(onPending ? { onPending } : {}) });
     } catch (error) {
       if (isAbortError(error)) await this.cancel(created.id, BEST_EFFORT_CANCEL).catch(() => undefined);
       throw error;

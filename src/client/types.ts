@@ -22,10 +22,16 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface RelayClientOptions {
-  /** Base URL of the relay, e.g. "https://relay.example.com". */
-  url: string;
+  /**
+   * Base URL of the relay, e.g. "https://relay.example.com". With neither
+   * `url` nor `token`: the relay started on this machine in local mode
+   * (`npm start` without Slack), from the file it wrote (`stateHome`).
+   */
+  url?: string;
   /** Agent token, sent as `Authorization: Bearer <token>`. */
-  token: string;
+  token?: string;
+  /** Where a local relay's file is looked for when neither `url` nor `token` is given: pass `process.env.XDG_STATE_HOME`; default `~/.local/state`. */
+  stateHome?: string;
   fetch?: FetchLike;
   sleep?: Sleep;
   /** Longest single long-poll in seconds (the relay holds at most 60). Default 50. */

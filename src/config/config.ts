@@ -38,9 +38,14 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       ctx.addIssue({ code: "custom", message: line, path: [] });
       return z.NEVER;
     };
-    if (!v.SLACK_APP_TOKEN && !v.SLACK_SIGNING_SECRET) return stop(missing("SLACK_SIGNING_SECRET"));
+    // Neither Slack token: local mode (docs/console.md), where the console is the one place to answer.
+    const local = !v.SLACK_BOT_TOKEN && !v.SLACK_APP_TOKEN;
+    if (!local && !v.SLACK_BOT_TOKEN) return stop(missing("SLACK_BOT_TOKEN"));
+    if (!local && !v.SLACK_APP_TOKEN && !v.SLACK_SIGNING_SECRET) return stop(missing("SLACK_SIGNING_SECRET"));
+    if (!local && !v.RELAY_TOKENS) return stop(missing("RELAY_TOKENS"));
     const adminTokens = v.RELAY_ADMIN_TOKENS ?? [];
-    const clash = adminTokenClash(v.RELAY_TOKENS, adminTokens);
+    const tokens = v.RELAY_TOKENS ?? [];
+    const clash = adminTokenClash(tokens, adminTokens);
     if (clash) return stop(`RELAY_ADMIN_TOKENS is invalid: ${clash}`);
     let redis;
     try {
@@ -64,7 +69,15 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
     const late = scheduleProblem(placesOf(file), v.RELAY_DEFAULT_TIMEOUT);
     if (late) return stop(`RELAY_CONFIG_FILE is invalid: ${late}`);
     return {
+      /**
+       * No Slack token: the relay runs without Slack, on 127.0.0.1 only, answered in the web console;
+       * with no RELAY_TOKENS it makes an agent token and writes it to `localStateHome`'s local.json.
+       */
+      local,
+      /** XDG_STATE_HOME: where local mode writes local.json (src/protocol/local-relay.ts). */
+      localStateHome: v.XDG_STATE_HOME,
       slack: {
+        /** Unset in local mode only. */
         botToken: v.SLACK_BOT_TOKEN,
         /** Set → Socket Mode. */
         appToken: v.SLACK_APP_TOKEN,
@@ -74,7 +87,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
         apiUrl: v.SLACK_API_URL.endsWith("/") ? v.SLACK_API_URL : `${v.SLACK_API_URL}/`,
         defaultChannel: v.SLACK_DEFAULT_CHANNEL,
       },
-      tokens: v.RELAY_TOKENS,
+      /** RELAY_TOKENS; [] in local mode without it (the relay makes one). */
+      tokens,
       /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */
       adminTokens,
       /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
@@ -96,6 +110,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       shutdownGraceSeconds: v.RELAY_SHUTDOWN_GRACE,
       /** Seconds between the whitespace a held Claude Code hook call is kept alive with. */
       hookKeepaliveSeconds: v.RELAY_HOOK_KEEPALIVE,
+      /** Seconds between the progress notifications of a waiting MCP tool call. */
+      mcpProgressSeconds: v.RELAY_MCP_PROGRESS,
+      /** Origins a browser-based MCP client may call POST /mcp from; [] → none. */
+      mcpOrigins: v.RELAY_MCP_ORIGINS ?? [],
       logLevel: v.LOG_LEVEL,
       /** What an Always allow click may grant (else the file's `default.alwaysAllow`). */
       alwaysAllow: v.RELAY_ALWAYS_ALLOW,
@@ -105,6 +123,11 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       ...(file.default.channels ? { defaultChannels: file.default.channels } : {}),
       /** The default route's policy keys; a matched route's own keys replace them. {} without a file. */
       defaultPolicy: settingsOf(file.default),
+      /** What the default route admits: its `kinds` and `requireLabels` (a matched route admits by its own). */
+      defaultAdmission: {
+        ...(file.default.kinds ? { kinds: file.default.kinds } : {}),
+        ...(file.default.requireLabels ? { requireLabels: file.default.requireLabels } : {}),
+      },
       /** The bearer token GET /metrics asks for; undefined → /metrics is open. */
       metricsToken: v.METRICS_TOKEN,
     };

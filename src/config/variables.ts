@@ -11,6 +11,7 @@ import { z } from "zod";
 import { AlwaysAllowScope } from "../requests/vocabulary.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
+import { DEFAULT_MCP_PROGRESS_SECONDS } from "../mcp/waiting.js";
 import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
 import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH } from "./rules.js";
 
@@ -44,6 +45,8 @@ const MAX_AUDIT_MAX_EVENTS = 10_000_000;
 const MAX_SHUTDOWN_GRACE_SECONDS = 3600;
 /** Longest RELAY_HOOK_KEEPALIVE (seconds): load balancers commonly cut connections idle for 60 s. */
 const MAX_HOOK_KEEPALIVE_SECONDS = 300;
+/** Longest RELAY_MCP_PROGRESS (seconds): under the 60 s most MCP clients wait without progress. */
+const MAX_MCP_PROGRESS_SECONDS = 55;
 
 const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
@@ -64,9 +67,10 @@ const TOKEN_RULE = `tokens need ${TOKEN_LENGTH.min}+ characters`;
 /** In the order the start checks them: the first wrong one is the one named. */
 export const VARIABLES = {
   SLACK_BOT_TOKEN: {
-    schema: slackToken("xoxb-"),
+    schema: slackToken("xoxb-").optional(),
     hint: "create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)",
-    about: "The bot token (`xoxb-…`) the relay posts and reads with.",
+    about:
+      "The bot token (`xoxb-…`) the relay posts and reads with. Unset together with `SLACK_APP_TOKEN`: local mode (no Slack, 127.0.0.1 only, answers in the web console; docs/console.md).",
     secret: true,
   },
   SLACK_APP_TOKEN: {
@@ -82,9 +86,9 @@ export const VARIABLES = {
     secret: true,
   },
   RELAY_TOKENS: {
-    schema: namedTokens,
+    schema: namedTokens.optional(),
     hint: `set comma-separated name:token pairs, e.g. ci-bot:$(openssl rand -hex 24); ${TOKEN_RULE}`,
-    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester.`,
+    about: `Agent tokens: comma-separated \`name:token\` pairs (${TOKEN_LENGTH.min} to ${TOKEN_LENGTH.max} characters each); the name is shown in Slack as the requester. Unset in local mode: the relay makes one and writes it with its URL to \`$XDG_STATE_HOME/slack-approval-relay/local.json\`.`,
     secret: true,
   },
   RELAY_ADMIN_TOKENS: {
@@ -216,6 +220,22 @@ export const VARIABLES = {
     hint: `use a whole number of seconds between 1 and ${MAX_HOOK_KEEPALIVE_SECONDS}, shorter than the idle timeout of any proxy in front of the relay`,
     about: "Seconds between the spaces that keep a held Claude Code hook call alive through proxies.",
   },
+  RELAY_MCP_PROGRESS: {
+    schema: intBetween(1, MAX_MCP_PROGRESS_SECONDS).default(DEFAULT_MCP_PROGRESS_SECONDS),
+    hint: `use a whole number of seconds between 1 and ${MAX_MCP_PROGRESS_SECONDS}, shorter than your MCP clients' call timeout`,
+    about:
+      "Seconds between the progress notifications of an MCP tool call waiting for a person (`POST /mcp`, `approval-relay mcp`), sent when the client gave a progress token; clients that reset their timeout on progress keep waiting.",
+  },
+  RELAY_MCP_ORIGINS: {
+    schema: z
+      .string()
+      .transform((v) => commaList(v.toLowerCase()))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^\s/?#@]+$/)).min(1))
+      .optional(),
+    hint: "use comma-separated origins such as https://inspector.example.com (scheme, host and port, no path)",
+    about:
+      "Comma-separated origins a browser-based MCP client may call `POST /mcp` from; a request with any other `Origin` header is refused (403), one without (every non-browser client) is served. Unset → no browser origin.",
+  },
   LOG_LEVEL: {
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
     hint: "use debug, info, warn or error",
@@ -232,6 +252,12 @@ export const VARIABLES = {
     hint: "set a secret of 16 to 512 characters without spaces, e.g. $(openssl rand -hex 24), and give Prometheus the same as its bearer token; or unset it to leave /metrics open",
     about: "The bearer token `GET /metrics` asks for (16 to 512 characters, no spaces); unset → `/metrics` is open.",
     secret: true,
+  },
+  XDG_STATE_HOME: {
+    schema: z.string().optional(),
+    hint: "use an absolute path, or unset it for ~/.local/state",
+    about:
+      "Local mode: the directory under which the relay writes `slack-approval-relay/local.json` (its URL and agent token); unset or not an absolute path → `~/.local/state`.",
   },
   RELAY_CONFIG_FILE: {
     schema: z.string().optional(),

@@ -17,7 +17,7 @@ export interface ApiRoute {
   method: "GET" | "POST" | "DELETE";
   /** Fastify's form: `:id` for a path parameter. */
   path: string;
-  /** Left out of the OpenAPI document: the document itself, and Slack's own endpoint. */
+  /** Left out of the OpenAPI document: the document itself, and the endpoints whose protocol another spec defines (Slack's, MCP's). */
   undocumented?: true;
 }
 
@@ -36,6 +36,19 @@ export const ROUTES = {
   readiness: { method: "GET", path: "/readyz" },
   openApi: { method: "GET", path: "/openapi.json", undocumented: true },
   slackEvents: { method: "POST", path: "/slack/events", undocumented: true },
+  mcp: { method: "POST", path: "/mcp", undocumented: true },
+  // The web console (src/console/routes.ts): a page and the JSON it alone calls, not an API of the relay's.
+  consolePage: { method: "GET", path: "/console", undocumented: true },
+  consoleSignInPage: { method: "GET", path: "/console/signin", undocumented: true },
+  consoleAssets: { method: "GET", path: "/console/assets/*", undocumented: true },
+  consoleSignIn: { method: "POST", path: "/console/api/signin", undocumented: true },
+  consoleSession: { method: "GET", path: "/console/api/session", undocumented: true },
+  consoleRequests: { method: "GET", path: "/console/api/requests", undocumented: true },
+  consoleRequest: { method: "GET", path: "/console/api/requests/:id", undocumented: true },
+  consoleAnswer: { method: "POST", path: "/console/api/requests/:id/answer", undocumented: true },
+  consoleAllowForAWhile: { method: "POST", path: "/console/api/requests/:id/allow-for-a-while", undocumented: true },
+  consoleMoreTime: { method: "POST", path: "/console/api/requests/:id/more-time", undocumented: true },
+  consoleEvents: { method: "GET", path: "/console/api/events", undocumented: true },
 } as const satisfies Record<string, ApiRoute>;
 
 export type RouteName = keyof typeof ROUTES;

@@ -14,12 +14,14 @@ import type { Socket } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentToken } from "../config/config.js";
 import { silentLogger, type Logger } from "../logger.js";
+import { DEFAULT_MCP_PROGRESS_SECONDS } from "../mcp/waiting.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_WAIT_SECONDS } from "../protocol/request-view.js";
 import type { AuditTrail } from "../requests/audit-trail.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
 import type { RequestListing } from "../requests/listing.js";
 import type { RequestService } from "../requests/service.js";
+import { registerConsoleRoutes, type ConsoleDeps } from "../console/routes.js";
 import { useBearerAuth } from "./auth.js";
 import { clientErrorReply, errorReply, notFound } from "./errors.js";
 import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./logging.js";
@@ -28,12 +30,13 @@ import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
-import { registerHealthRoutes, type Readiness } from "./routes/health.js";
+import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
+import { registerMcpRoute } from "./routes/mcp.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { registerRequestRoutes } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
-import { useJsonBodies, type HttpApp } from "./transport.js";
+import { discardUpload, useJsonBodies, type HttpApp } from "./transport.js";
 
 export interface HttpDeps {
   service: RequestService;
@@ -53,17 +56,23 @@ export interface HttpDeps {
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
   /** Whether the store and Slack answer; drives GET /readyz. */
-  readiness: () => Promise<Readiness>;
+  readiness: () => Promise<ReadinessCheck>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
   maxWaitSeconds?: number;
   /** Claude Code's hook timeout (seconds) when the hook URL has no `?timeout=` (RELAY_HOOK_TIMEOUT). */
   hookTimeoutSeconds?: number;
   /** Milliseconds between the keepalive spaces of a held hook call (RELAY_HOOK_KEEPALIVE). */
   hookKeepaliveMs?: number;
+  /** Milliseconds between the progress notifications of a waiting MCP tool call (RELAY_MCP_PROGRESS). */
+  mcpProgressMs?: number;
+  /** Origins a browser-based MCP client may call POST /mcp from (RELAY_MCP_ORIGINS); default none. */
+  mcpOrigins?: readonly string[];
   /** Served at GET /metrics; absent → 404 there. */
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
+  /** The web console (src/console): served under /console when given. */
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -129,7 +138,11 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     if (deps.service.isDraining) reply.header("connection", "close");
     done(null, payload);
   });
-  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, bodyLimitBytes));
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isTooLarge(error)) await discardUpload(request.raw);
+    sendError(reply, error, request, bodyLimitBytes);
+    return reply;
+  });
   app.setNotFoundHandler(async () => {
     throw notFound("This path");
   });
@@ -147,7 +160,14 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
   });
+  registerMcpRoute(app, {
+    service: deps.service,
+    authenticate: auth.agent,
+    progressMs: deps.mcpProgressMs ?? DEFAULT_MCP_PROGRESS_SECONDS * 1000,
+    allowedOrigins: deps.mcpOrigins ?? [],
+  });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
+  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
   refuseOtherMethods(app, declared);
   return app;
 }
@@ -159,6 +179,12 @@ function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest,
     .code(status)
     .headers({ ...commonHeaders(request), ...headers })
     .send(body);
+}
+
+/** Fastify's refusal of a body over the limit, or the relay's own. */
+function isTooLarge(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "relay_body_too_large";
 }
 
 /** A path parameter that is empty ("/v1/requests/") names nothing. */

@@ -3,8 +3,12 @@
  * text (the relay's query parsers refuse repeated or unknown parameters, so
  * they need it as sent), the JSON body, and whether the client is still there.
  *
- * Bodies are read by Fastify with its byte limit (413 before reading when
- * Content-Length says so, and at the first chunk past it otherwise). The
+ * Bodies are read by Fastify with its byte limit (refused before reading when
+ * Content-Length says so, and at the first chunk past it otherwise). Before
+ * the 413 goes out, the rest of the upload is read and dropped, within
+ * DISCARD_BOUNDS (discardUpload): a client still sending when the relay
+ * closes the connection gets a broken pipe, never the 413 (Node's fetch, so
+ * the client library, did), and retries as if the relay were down. The
  * relay's own parser accepts application/json and any +json type, uncompressed;
  * any other type is left unread, and a route that wants JSON refuses it (415).
  */
@@ -81,4 +85,42 @@ export function clientGone(res: ServerResponse): AbortSignal {
     if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/**
+ * How much of an oversized upload the relay reads and drops before it answers
+ * 413 and closes: the rest of it, unless it goes on past `bytes` more, for
+ * longer than `ms`, or stalls for `idleMs` (a client that sent its headers
+ * and waits for an answer before sending the body).
+ */
+export const DISCARD_BOUNDS = { bytes: 16 * 1024 * 1024, ms: 5_000, idleMs: 1_000 } as const;
+
+/** Reads and drops what is left of `req`'s body; resolves once it ended or a bound was reached. */
+export function discardUpload(req: IncomingMessage, bounds: { bytes: number; ms: number; idleMs: number } = DISCARD_BOUNDS): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const finish = () => {
+      clearTimeout(total);
+      clearTimeout(idle);
+      req.off("data", onData);
+      req.off("end", finish);
+      req.off("close", finish);
+      req.off("error", finish);
+      resolve();
+    };
+    const total = setTimeout(finish, bounds.ms);
+    let idle = setTimeout(finish, bounds.idleMs);
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > bounds.bytes) return finish();
+      clearTimeout(idle);
+      idle = setTimeout(finish, bounds.idleMs);
+    };
+    req.on("data", onData);
+    req.once("end", finish);
+    req.once("close", finish);
+    req.once("error", finish);
+    req.resume();
+  });
 }

@@ -5,7 +5,7 @@
  * (and cut long texts) by the same numbers.
  */
 import { z } from "zod";
-import { isValidPattern, PatternBudget } from "./pattern.js";
+import { matchPattern, patternProblem } from "./pattern.js";
 
 /** Longest wait an agent may ask for (seconds): a week. */
 export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -96,18 +96,79 @@ export function requestedByFrom(text: string): RequestedBy | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** Label keys: letters, digits and `_ . / -`, so they read well in Slack and in a hook URL's `label.<key>=` parameter. */
-const LABEL_KEY = new RegExp(`^[A-Za-z0-9_./-]{1,${LABEL_LIMITS.key}}$`);
+/**
+ * Label keys and values: ASCII letters, digits and `. _ - : /`, so they read
+ * well in Slack and in a hook URL's `label.<key>=` parameter, and so no
+ * look-alike (a Greek "ο" in `prοd`, a trailing zero-width space) can pass
+ * for another label and steer a request past the route meant for it.
+ */
+const SAFE_LABEL = /^[A-Za-z0-9._:/-]*$/;
+const SAFE_LABEL_TEXT = "letters (a–z), digits, '.', '_', '-', ':' or '/'";
 
-/** A string map the operator's routes match on (`labels: {env: prod}`); shown in the Slack message. */
-export const Labels = z.record(z.string(), z.string().max(LABEL_LIMITS.value)).superRefine((labels, ctx) => {
-  const keys = Object.keys(labels);
-  if (keys.length > LABEL_LIMITS.count) ctx.addIssue({ code: "custom", message: `at most ${LABEL_LIMITS.count} labels` });
-  for (const key of keys) {
-    if (!LABEL_KEY.test(key))
-      ctx.addIssue({ code: "custom", path: [key], message: `label keys must be 1 to ${LABEL_LIMITS.key} letters, digits, '_', '.', '/' or '-'` });
+/** A label key or value as it is kept and compared: NFKC-normalised (a fullwidth `ｐｒｏｄ` is `prod`) and trimmed. */
+export function normaliseLabel(text: string): string {
+  return text.normalize("NFKC").trim();
+}
+
+/** What is wrong with a normalised label text, or undefined. */
+function labelProblem(text: string, what: string, min: number, max: number): string | undefined {
+  if (SAFE_LABEL.test(text) && text.length >= min && text.length <= max) return undefined;
+  const bad = [...text].find((char) => !SAFE_LABEL.test(char));
+  const found = bad === undefined ? "" : ` (found ${JSON.stringify(bad)}, U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`;
+  return `label ${what} must be ${min} to ${max} ${SAFE_LABEL_TEXT}${found}`;
+}
+
+/** A label key as it is kept and compared: normalised and lower-cased. */
+function labelKey(raw: string): string {
+  return normaliseLabel(raw).toLowerCase();
+}
+
+/** A label key as routes name it (`requireLabels: [env]`): normalised and lower-cased like the keys of Labels. */
+export const LabelKey = z
+  .string()
+  .superRefine((raw, ctx) => {
+    const problem = labelProblem(labelKey(raw), "keys", 1, LABEL_LIMITS.key);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .overwrite(labelKey);
+
+/** Where a label map breaks the rules: count, unsafe keys or values (after normalising), keys that become one. */
+function labelIssues(raw: Record<string, string>): Array<{ path: string[]; message: string }> {
+  const entries = Object.entries(raw);
+  const issues: Array<{ path: string[]; message: string }> = [];
+  if (entries.length > LABEL_LIMITS.count) issues.push({ path: [], message: `at most ${LABEL_LIMITS.count} labels` });
+  const seen = new Set<string>();
+  for (const [rawKey, rawValue] of entries) {
+    const key = labelKey(rawKey);
+    // A value over the limit is refused by the record's own schema already.
+    const value = rawValue.length > LABEL_LIMITS.value ? undefined : labelProblem(normaliseLabel(rawValue), "values", 0, LABEL_LIMITS.value);
+    const problem = labelProblem(key, "keys", 1, LABEL_LIMITS.key) ?? value;
+    if (problem) issues.push({ path: [rawKey], message: problem });
+    else if (seen.has(key)) issues.push({ path: [rawKey], message: `is the label ${key} once normalised, given twice` });
+    seen.add(key);
   }
-});
+  return issues;
+}
+
+/** The labels as they are kept and compared: keys normalised and lower-cased, values normalised. */
+function normaliseLabels(raw: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(raw).map(([key, value]) => [labelKey(key), normaliseLabel(value)]));
+}
+
+/** Labels as the relay reads them back from its store: kept as an earlier version may have accepted them. */
+const StoredLabels = z.record(z.string(), z.string().max(LABEL_LIMITS.value));
+
+/**
+ * A string map the operator's routes match on (`labels: {env: prod}`); shown
+ * in the Slack message. Keys and values are normalised (normaliseLabel), keys
+ * also lower-cased, and each must then be safe (SAFE_LABEL): `Env`, `env ` and
+ * `ｅｎｖ` are the one key `env`; two keys that become the same are refused.
+ * (`overwrite`, not `transform`: the type stays, so the OpenAPI document can
+ * show labels in replies too.)
+ */
+export const Labels = StoredLabels.superRefine((raw, ctx) => {
+  for (const issue of labelIssues(raw)) ctx.addIssue({ code: "custom", ...issue });
+}).overwrite(normaliseLabels);
 export type Labels = z.infer<typeof Labels>;
 
 /** Fields every kind shares (docs/architecture.md §3). */
@@ -119,7 +180,8 @@ const common = {
   timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
   idempotencyKey: nonEmpty(LIMITS.idempotencyKey).optional(),
   callbackUrl: httpUrl.optional(),
-  labels: Labels.optional(),
+  /** Checked and normalised as Labels by CreateRequestBody; read back from the store as they were kept. */
+  labels: StoredLabels.optional(),
   /** Who the request is made for (a CI job's committer, a deploy's author): with `selfApproval: deny` they may not answer it. */
   requestedBy: RequestedBy.optional(),
   /** Narrows the route's approvers: a subset of them (a wider ask is a 400). */
@@ -214,14 +276,19 @@ export const StoredInteractiveQuestionsBody = z
   })
   .superRefine((body, ctx) => uniqueBy(body.questions, (q) => q.id, "questions", "id", "question ids must be unique", ctx));
 
-/** As an agent sends it: text defaults are also matched against their patterns, all within one budget. */
+/** As an agent sends it: text defaults are also matched against their patterns. */
 export const InteractiveQuestionsBody = StoredInteractiveQuestionsBody.superRefine(checkDefaultsMatchPatterns);
 
-export const CreateRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody]);
+export const CreateRequestBody = z
+  .discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, InteractiveQuestionsBody])
+  .superRefine((body, ctx) => {
+    for (const issue of labelIssues(body.labels ?? {})) ctx.addIssue({ code: "custom", path: ["labels", ...issue.path], message: issue.message });
+  })
+  .overwrite((body) => (body.labels === undefined ? body : { ...body, labels: normaliseLabels(body.labels) }));
 /**
  * A body the relay itself stored after CreateRequestBody accepted it: the
- * same shapes, without running the agent's patterns again (they were
- * checked at create; a read must not cost pattern time or fail under load).
+ * same shapes, without matching the defaults against the agent's patterns
+ * again (they were checked at create).
  */
 export const StoredRequestBody = z.discriminatedUnion("kind", [PermissionBody, StepGateBody, AskUserQuestionBody, StoredInteractiveQuestionsBody]);
 export type CreateRequestBody = z.infer<typeof CreateRequestBody>;
@@ -261,10 +328,9 @@ function checkInteractiveQuestion(q: QuestionShape, ctx: z.RefinementCtx): void 
   if (q.options && new Set(q.options).size !== q.options.length) {
     ctx.addIssue({ code: "custom", path: ["options"], message: "options must be unique" });
   }
-  const patternValid = q.pattern === undefined || isValidPattern(q.pattern);
   if (q.pattern !== undefined) {
-    if (q.type !== "text") ctx.addIssue({ code: "custom", path: ["pattern"], message: 'pattern applies to type "text" only' });
-    else if (!patternValid) ctx.addIssue({ code: "custom", path: ["pattern"], message: "pattern is not a valid regular expression" });
+    const problem = q.type === "text" ? patternProblem(q.pattern) : 'pattern applies to type "text" only';
+    if (problem) ctx.addIssue({ code: "custom", path: ["pattern"], message: problem });
   }
   if (q.default !== undefined) {
     const problem = defaultProblem(q);
@@ -279,7 +345,7 @@ function defaultProblem(q: QuestionShape): string | undefined {
       return typeof value === "boolean" ? undefined : "default must be a boolean for a confirm question";
     case "text":
       if (typeof value !== "string") return "default must be a string for a text question";
-      return undefined; // matched against the pattern by checkDefaultsMatchPatterns, within the body's budget
+      return undefined; // matched against the pattern by checkDefaultsMatchPatterns
     case "choice":
       if (typeof value !== "string") return "default must be a string for a choice question";
       return q.options && !q.options.includes(value) ? "default must be one of options" : undefined;
@@ -289,14 +355,10 @@ function defaultProblem(q: QuestionShape): string | undefined {
   }
 }
 
-/** Text defaults must match their question's pattern; all matches of one body share one PatternBudget. */
+/** Text defaults must match their question's pattern (a pattern that cannot be used is reported on its own field). */
 function checkDefaultsMatchPatterns(body: z.output<typeof StoredInteractiveQuestionsBody>, ctx: z.RefinementCtx): void {
-  const budget = new PatternBudget();
   body.questions.forEach((q, index) => {
-    if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || !isValidPattern(q.pattern)) return;
-    const result = budget.match(q.pattern, q.default);
-    if (result === "match") return;
-    const message = result === "no_match" ? "default does not match pattern" : "default could not be checked against pattern in time (simplify the pattern)";
-    ctx.addIssue({ code: "custom", path: ["questions", index, "default"], message });
+    if (q.type !== "text" || q.pattern === undefined || typeof q.default !== "string" || patternProblem(q.pattern)) return;
+    if (!matchPattern(q.pattern, q.default)) ctx.addIssue({ code: "custom", path: ["questions", index, "default"], message: "default does not match pattern" });
   });
 }

@@ -29,6 +29,8 @@ export const Person = z.object({
   id: z.string(),
   /** Display name at the time of the answer, when known. */
   name: z.string().optional(),
+  /** Where the person answered: `console` for the web console; absent → Slack (or the relay itself). */
+  via: z.literal("console").optional(),
 });
 export type Person = z.infer<typeof Person>;
 

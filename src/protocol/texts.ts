@@ -4,6 +4,7 @@
  * library and the CLI say the same when the request they waited for ended
  * unanswered. Plain English; agents show them to the model and to people.
  */
+import type { RequestView } from "./request-view.js";
 
 /** How a request ended without an answer, as far as the text needs to know. */
 export type NotAnswered =
@@ -55,4 +56,18 @@ export function formatDuration(seconds: number): string {
   ];
   const parts = units.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? "" : "s"}`);
   return parts.length > 0 ? parts.join(" ") : "0 seconds";
+}
+
+/** Why a request that ended without an answer gave none, in words an agent or a person can act on. */
+export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "expiresAt" | "error">): string {
+  switch (view.status) {
+    case "expired":
+      return notAnsweredText({ status: "expired", seconds: (Date.parse(view.expiresAt) - Date.parse(view.createdAt)) / 1000 });
+    case "cancelled":
+      return notAnsweredText({ status: "cancelled", reason: view.error });
+    case "failed":
+      return notAnsweredText({ status: "failed", error: view.error });
+    default:
+      return `The request ended with status "${view.status}".`;
+  }
 }

@@ -76,7 +76,7 @@ function plainApproval(record: RequestRecord, decision: Decision): Decision {
   return decision;
 }
 
-/** Only the id and name of a person are kept. */
+/** Only the id and name of a person are kept, and `via` for an answer from the web console. */
 function personOf(answerer: Answerer): Person {
-  return answerer.name === undefined ? { id: answerer.id } : { id: answerer.id, name: answerer.name };
+  return { id: answerer.id, ...(answerer.name === undefined ? {} : { name: answerer.name }), ...(answerer.via === undefined ? {} : { via: answerer.via }) };
 }

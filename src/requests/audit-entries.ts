@@ -28,9 +28,9 @@ function about(record: RequestRecord, type: AuditEventType, at: number): AuditEn
   return entry;
 }
 
-/** Only the person's id and name reach the trail. */
+/** Only the person's id, name and where they answered (the console; absent → Slack) reach the trail. */
 function who(person: Person): Person {
-  return person.name === undefined ? { id: person.id } : { id: person.id, name: person.name };
+  return { id: person.id, ...(person.name === undefined ? {} : { name: person.name }), ...(person.via === undefined ? {} : { via: person.via }) };
 }
 
 export function createdEntry(record: RequestRecord): AuditEntry {

@@ -43,7 +43,7 @@ type RoutePolicy = Omit<RequestPolicy, "requestedBy" | "allowRules" | "onTimeout
 export async function createPolicy({ body, matched, defaults, directory }: CreatePolicyInput): Promise<RequestPolicy> {
   const route = routePolicy(matched, defaults);
   const { approvers, unlisted } = narrowApprovers(body.approvers, route.approvers);
-  const quorum = narrowQuorum(body, route.quorum ?? 1, approvers);
+  const quorum = narrowQuorum(body, route.quorum ?? 1, approvers, matched.name);
   const requestedBy = body.requestedBy === undefined ? undefined : await resolveRequester(body.requestedBy, directory);
   await checkMembers(unlisted, route.approvers?.usergroups ?? [], directory);
   const { alwaysAllow, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout } = route;
@@ -118,9 +118,18 @@ function narrowApprovers(asked: ApproverList | undefined, route: ApproverList | 
   return { approvers, unlisted };
 }
 
-/** The quorum the request ends with: at least its route's, and one its approvers can reach. */
-function narrowQuorum(body: CreateRequestBody, routeQuorum: number, approvers: ApproverList | undefined): number {
+/**
+ * The quorum the request ends with: at least its route's, and one its
+ * approvers can reach. A route's quorum applies to every request it accepts:
+ * one that cannot collect several approvals (a choice, several questions) is
+ * refused, so asking the same thing as a question does not dodge it.
+ */
+function narrowQuorum(body: CreateRequestBody, routeQuorum: number, approvers: ApproverList | undefined, routeName: string): number {
   const takes = takesQuorum({ body });
+  if (!takes && routeQuorum > 1) {
+    const message = `the relay's route ${routeName} needs ${routeQuorum} approvals, which a ${body.kind} request like this one cannot collect (permission, step_gate and a lone yes/no question can)`;
+    throw invalidRequest([{ path: "kind", message }]);
+  }
   const asked = body.quorum;
   if (asked !== undefined && asked > 1 && !takes) {
     const message = `a ${body.kind} request takes the first answer of an approver (quorum applies to permission, step_gate and a lone yes/no question)`;

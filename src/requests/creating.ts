@@ -13,12 +13,15 @@ import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
 import type { RuleBook } from "./rule-book.js";
 import type { RequestRecord } from "./model.js";
-import { matchRoute } from "./routes.js";
+import { admit, matchRoute } from "./routes.js";
 import { DEFAULT_POLICY, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
 import type { CreateResult, RequestStore } from "./store.js";
 
 export interface CreatingContext {
-  deps: Pick<RequestServiceDeps, "defaultTimeoutSeconds" | "defaultChannel" | "defaultChannels" | "callbackHosts" | "routes" | "policy" | "directory">;
+  deps: Pick<
+    RequestServiceDeps,
+    "defaultTimeoutSeconds" | "defaultChannel" | "defaultChannels" | "callbackHosts" | "routes" | "policy" | "defaultAdmission" | "directory"
+  >;
   store: Pick<RequestStore, "create">;
   rules: RuleBook | undefined;
   /** Unix time in milliseconds. */
@@ -35,7 +38,8 @@ export interface CreatingContext {
 /** Throws a 400 naming the field, 409 relay_idempotency_mismatch, or 503 relay_slack_unavailable; stores nothing then. */
 export async function createRequest(ctx: CreatingContext, { tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<CreateResult> {
   const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = ctx.deps;
-  const matched = matchRoute(routes ?? [], { tokenName, body });
+  const matched = matchRoute(routes ?? [], { tokenName, body, ...(defaultChannel === undefined ? {} : { defaultChannel }) });
+  admit(matched, body, ctx.deps.defaultAdmission);
   const policy = await createPolicy({ body, matched, defaults: ctx.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
   const createdAt = ctx.now();
   const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;

@@ -63,6 +63,18 @@ export interface RequestMessenger {
   updateRuleTally?(rule: Rule): Promise<void>;
 }
 
+/**
+ * The messenger of a relay without Slack (RequestServiceDeps.messenger
+ * unset): the service posts nothing then, so no request has a message and
+ * none of these is ever called; each refuses for good should one be.
+ */
+export const NO_SLACK: RequestMessenger = {
+  post: () => Promise.reject(new PermanentDeliveryError("the relay runs without Slack")),
+  showEnded: () => Promise.reject(new PermanentDeliveryError("the relay runs without Slack")),
+  remind: () => Promise.reject(new PermanentDeliveryError("the relay runs without Slack")),
+  tellOutcome: () => Promise.reject(new PermanentDeliveryError("the relay runs without Slack")),
+};
+
 /** Where a request's message was posted. */
 export interface PostedMessage extends SlackRef {
   /** Other copies found posted for the request (a retry after Slack's reply was lost). */

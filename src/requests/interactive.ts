@@ -3,7 +3,7 @@
  * mode), and how submitted values become a valid `answers` object.
  */
 import type { InteractiveAnswer, InteractiveQuestionsDecision } from "../protocol/decisions.js";
-import { PatternBudget } from "../protocol/pattern.js";
+import { matchPattern } from "../protocol/pattern.js";
 import type { InteractiveQuestion, InteractiveQuestionsBody } from "../protocol/request-body.js";
 
 /** The questions a person must see; in autonomous mode only those with no default that are required. */
@@ -29,16 +29,14 @@ export type InteractiveResult =
 /**
  * Checks what a person submitted for the questions they were shown and
  * builds the decision: defaults fill the rest, empty non-required answers
- * take their default or are left out. All pattern matches of one
- * submission share one PatternBudget (about 100 ms), so a submission with
- * many slow patterns cannot stall the relay: past the budget, the answers
- * still unchecked are refused with a message saying why.
+ * take their default or are left out. Patterns match in linear time
+ * (src/protocol/pattern.ts), so every answer is checked, however busy the
+ * relay is.
  */
 export function resolveInteractiveAnswers(body: InteractiveQuestionsBody, submitted: SubmittedValues): InteractiveResult {
   const shown = new Set(questionsForPerson(body).map((q) => q.id));
   const answers: Record<string, InteractiveAnswer> = {};
   const errors: Record<string, string> = {};
-  const budget = new PatternBudget();
   for (const q of body.questions) {
     const value = shown.has(q.id) ? normalise(q, submitted[q.id]) : undefined;
     if (value === undefined) {
@@ -46,7 +44,7 @@ export function resolveInteractiveAnswers(body: InteractiveQuestionsBody, submit
       else if (q.required && shown.has(q.id)) errors[q.id] = "This question needs an answer.";
       continue;
     }
-    const problem = check(q, value, budget);
+    const problem = check(q, value);
     if (problem) errors[q.id] = problem;
     else answers[q.id] = value;
   }
@@ -61,7 +59,7 @@ function normalise(q: InteractiveQuestion, value: InteractiveAnswer | undefined)
   return value;
 }
 
-function check(q: InteractiveQuestion, value: InteractiveAnswer, budget: PatternBudget): string | undefined {
+function check(q: InteractiveQuestion, value: InteractiveAnswer): string | undefined {
   switch (q.type) {
     case "confirm":
       return typeof value === "boolean" ? undefined : "Choose Yes or No.";
@@ -71,17 +69,7 @@ function check(q: InteractiveQuestion, value: InteractiveAnswer, budget: Pattern
       return Array.isArray(value) && value.every((v) => (q.options ?? []).includes(v)) ? undefined : "Choose among the options.";
     case "text": {
       if (typeof value !== "string") return "Type an answer.";
-      if (q.pattern === undefined) return undefined;
-      switch (budget.match(q.pattern, value)) {
-        case "match":
-          return undefined;
-        case "no_match":
-          return `The answer must match the format ${q.pattern}`;
-        case "timeout":
-          return "The answer could not be checked against the required format in time.";
-        case "over_budget":
-          return "The answers' formats took too long to check all together; this one was not checked. Ask the agent for simpler formats.";
-      }
+      return q.pattern === undefined || matchPattern(q.pattern, value) ? undefined : `The answer must match the format ${q.pattern}`;
     }
   }
 }

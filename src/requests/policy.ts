@@ -23,6 +23,19 @@ export interface Answerer extends Person {
   teamId?: string;
 }
 
+/**
+ * The teamId given to a person whose Slack payload names no workspace. It is
+ * never the relay's own (Slack team ids are upper case), so such a person is
+ * refused as from another workspace unless listed by id: a payload without
+ * Slack's team fields fails closed instead of skipping the check.
+ */
+export const UNPLACED_TEAM = "unplaced";
+
+/** The person as an answerer, placed in `teamId` or else in UNPLACED_TEAM. */
+export function answererIn(person: Person, teamId: string | undefined): Answerer {
+  return { ...person, teamId: teamId ?? UNPLACED_TEAM };
+}
+
 export type RefusalReason =
   /** Not among the approvers (by id, or as a member of a listed group). */
   | "not_approver"

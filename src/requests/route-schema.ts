@@ -9,7 +9,7 @@
  * and adds the checks that look across routes or at the environment.
  */
 import { z } from "zod";
-import { ApproverList, Labels, MAX_TIMEOUT_SECONDS, Quorum, RequestKind, SlackChannelId } from "../protocol/request-body.js";
+import { ApproverList, LABEL_LIMITS, LabelKey, Labels, MAX_TIMEOUT_SECONDS, Quorum, RequestKind, SlackChannelId } from "../protocol/request-body.js";
 import { AfterSeconds, AlwaysAllowScope, Escalation, OnTimeout, RuleMinutes, SCHEDULE_LIMITS, SelfApproval, type PolicySettings } from "./vocabulary.js";
 
 /** Longest `match.tool` pattern (characters). */
@@ -35,11 +35,11 @@ export const RouteMatch = z.strictObject({
   kind: z.union([RequestKind, z.array(RequestKind).min(1)]).optional(),
   /** Compiled once at start, anchored to the whole tool name. */
   tool: toolPattern.optional(),
-  /** `agent.name` of the request. */
+  /** `agent.name` of the request (the agent's own words: see docs/policy.md). */
   agent: z.string().min(1).optional(),
-  /** The channel the request names. */
+  /** The channel the request will be posted to: the one it names, else SLACK_DEFAULT_CHANNEL. */
   channel: SlackChannelId.optional(),
-  /** Every listed label equal. */
+  /** Every listed label equal, ignoring case (keys and values normalised as Labels does). */
   labels: Labels.optional(),
 });
 export type RouteMatch = z.output<typeof RouteMatch>;
@@ -74,7 +74,14 @@ const routeSettings = {
   ruleMinutes: RuleMinutes.optional(),
   /** What an unanswered request carries when it expires (default deny). */
   onTimeout: OnTimeout.optional(),
+  /** The kinds this route accepts: a request of another kind that falls under it is refused with 400, not sent on to a later route. */
+  kinds: z.array(RequestKind).min(1).optional(),
+  /** Label keys every request under this route must carry, else 400: leaving a label out cannot move a request to a more lenient route. */
+  requireLabels: z.array(LabelKey).min(1).max(LABEL_LIMITS.count).optional(),
 };
+
+/** What a route admits, checked at create and not kept on the record (./routes.ts `admit`). */
+export type RouteAdmission = Pick<DefaultRoute, "kinds" | "requireLabels">;
 
 const Settings = z.strictObject(routeSettings);
 

@@ -8,7 +8,7 @@
  * applies the same.
  */
 import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route, RouteMatch } from "./route-schema.js";
+import type { Route, RouteAdmission, RouteMatch } from "./route-schema.js";
 import { invalidRequest } from "./errors.js";
 
 /** What a route is matched against. */
@@ -16,6 +16,8 @@ export interface RouteSubject {
   /** Name of the agent token that creates the request. */
   tokenName: string;
   body: CreateRequestBody;
+  /** SLACK_DEFAULT_CHANNEL (or the default route's `channel`): where a request that names no channel goes. */
+  defaultChannel?: string;
 }
 
 export interface MatchedRoute {
@@ -33,7 +35,7 @@ export function matchRoute(routes: readonly Route[], subject: RouteSubject): Mat
   return index < 0 ? { name: DEFAULT_ROUTE_NAME } : { name: `routes.${index}`, route: routes[index]! };
 }
 
-function matches(match: RouteMatch, { tokenName, body }: RouteSubject): boolean {
+function matches(match: RouteMatch, { tokenName, body, defaultChannel }: RouteSubject): boolean {
   if (match.token !== undefined && match.token !== tokenName) return false;
   if (match.kind !== undefined && !(Array.isArray(match.kind) ? match.kind.includes(body.kind) : match.kind === body.kind)) return false;
   if (match.tool !== undefined) {
@@ -41,12 +43,30 @@ function matches(match: RouteMatch, { tokenName, body }: RouteSubject): boolean 
     if (!("toolName" in body) || !match.tool.test(body.toolName)) return false;
   }
   if (match.agent !== undefined && match.agent !== body.agent?.name) return false;
-  if (match.channel !== undefined && match.channel !== body.channel) return false;
+  if (match.channel !== undefined && match.channel !== (body.channel ?? defaultChannel)) return false;
   if (match.labels !== undefined) {
     const labels = body.labels ?? {};
-    if (!Object.entries(match.labels).every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value)) return false;
+    const equal = (key: string, value: string) => Object.hasOwn(labels, key) && labels[key]!.toLowerCase() === value.toLowerCase();
+    if (!Object.entries(match.labels).every(([key, value]) => equal(key, value))) return false;
   }
   return true;
+}
+
+/**
+ * Refuses with a 400 a request its route does not admit: a kind the route's
+ * `kinds` leaves out, or a label its `requireLabels` names missing. Each
+ * route admits by its own keys (`defaults` are the default route's); a
+ * matched route does not take them from `default`.
+ */
+export function admit({ name, route }: MatchedRoute, body: CreateRequestBody, defaults: RouteAdmission = {}): void {
+  const { kinds, requireLabels } = route ?? defaults;
+  if (kinds !== undefined && !kinds.includes(body.kind)) {
+    throw invalidRequest([{ path: "kind", message: `the relay's route ${name} accepts only ${kinds.join(", ")} requests` }]);
+  }
+  const missing = (requireLabels ?? []).filter((key) => !Object.hasOwn(body.labels ?? {}, key));
+  if (missing.length > 0) {
+    throw invalidRequest(missing.map((key) => ({ path: `labels.${key}`, message: `is required by the relay's route ${name}` })));
+  }
 }
 
 export interface ChannelChoice {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { CreateRequestBody } from "../protocol/request-body.js";
-import type { Route } from "./route-schema.js";
+import type { Route, RouteAdmission } from "./route-schema.js";
 import type { AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { PeopleDirectory } from "./directory.js";
@@ -17,7 +17,13 @@ import type { RequestStore } from "./store.js";
 
 export interface RequestServiceDeps {
   store: RequestStore;
-  messenger: RequestMessenger;
+  /**
+   * Slack. None: the relay runs without Slack (local mode, answered in the
+   * web console): nothing is posted, so no message is ever updated,
+   * reminded or told about, and every request stays in the store's posting
+   * set until it ends.
+   */
+  messenger?: RequestMessenger;
   /** Seconds a request waits when it names no timeout. */
   defaultTimeoutSeconds: number;
   defaultChannel?: string;
@@ -34,6 +40,8 @@ export interface RequestServiceDeps {
    * allow passes back tool rules only).
    */
   policy?: RequestPolicy;
+  /** What the default route admits (its `kinds` and `requireLabels`); undefined → every request. */
+  defaultAdmission?: RouteAdmission;
   /**
    * Slack's people: user group members, the relay's workspace, emails. For
    * answers, without one only listed users and `approvers: any` can be

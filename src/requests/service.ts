@@ -9,7 +9,7 @@ import type { ApproveResult, CreateResult, RequestStore, Transition, TransitionR
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown } from "./errors.js";
-import { Delivery } from "./delivery.js";
+import { Delivery, NO_SLACK } from "./delivery.js";
 import { startSweeper, type SweepStep } from "./sweeper.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
@@ -61,6 +61,8 @@ export class RequestService {
   private readonly unsubscribeResync: () => void;
   private closed = false;
   private draining = false;
+  /** Told the id of every request created here or ended anywhere (the web console's live queue). */
+  private readonly changeListeners = new Set<(id: string) => void>();
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -71,7 +73,9 @@ export class RequestService {
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.metrics = deps.metrics ?? NO_METRICS;
-    this.updates = new UpdateOutbox({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
+    // Without Slack no request gets a message, and only a request with one is updated, reminded or told about.
+    const messenger = deps.messenger ?? NO_SLACK;
+    this.updates = new UpdateOutbox({ store: deps.store, messenger, logger: this.logger, now: this.now });
     this.ending = new Ending({
       store: deps.store,
       waiters: this.waiters,
@@ -82,7 +86,7 @@ export class RequestService {
     });
     this.delivery = new Delivery({
       store: deps.store,
-      messenger: deps.messenger,
+      messenger,
       logger: this.logger,
       now: this.now,
       postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
@@ -91,10 +95,10 @@ export class RequestService {
       remindersFor: remindersToQueue,
       onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
     });
-    this.reminders = new Reminders({ store: deps.store, messenger: deps.messenger, audit: this.audit, logger: this.logger, now: this.now });
-    this.notices = new OutcomeNotices({ store: deps.store, messenger: deps.messenger, logger: this.logger, now: this.now });
+    this.reminders = new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now });
+    this.notices = new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now });
     this.rules = deps.rules
-      ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger: deps.messenger, logger: this.logger, now: this.now })
+      ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger, logger: this.logger, now: this.now })
       : undefined;
     this.creating = {
       deps,
@@ -104,8 +108,9 @@ export class RequestService {
       newId: this.newId,
       leaseFrom: (at) => this.delivery.leaseFrom(at),
       onCreated: (record) => {
-        if (record.status === "pending") this.delivery.post(record);
+        if (record.status === "pending" && this.withSlack) this.delivery.post(record);
         this.auditCreated(record);
+        this.changed(record.id);
       },
       logger: this.logger,
     };
@@ -113,6 +118,7 @@ export class RequestService {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
       this.delivery.forget(id);
+      this.changed(id);
     });
     // Notifications lost while the store was away: every waiter reads its request again.
     this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
@@ -272,7 +278,7 @@ export class RequestService {
    * instance. Returns how many posts it started.
    */
   recoverUnposted(limit = 100): Promise<number> {
-    return this.delivery.recover(limit);
+    return this.withSlack ? this.delivery.recover(limit) : Promise.resolve(0);
   }
 
   /**
@@ -322,6 +328,32 @@ export class RequestService {
     await this.delivery.idle();
     await this.updates.idle();
     await this.rules?.idle();
+  }
+
+  /**
+   * Calls `listener` with the id of each request created on this instance and
+   * each request that ends on any instance (the store's notifications, Redis
+   * pub/sub across instances); returns a function that stops it.
+   */
+  onChange(listener: (id: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Tells the change listeners (the console) that request `id` changed here, e.g. an approval or more time recorded. */
+  changed(id: string): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(id);
+      } catch (error) {
+        this.logger.error({ id, error }, "change listener failed");
+      }
+    }
+  }
+
+  /** false when the relay runs without Slack (no messenger): requests are answered in the console only. */
+  get withSlack(): boolean {
+    return this.deps.messenger !== undefined;
   }
 
   /** Number of long-polls currently held open. */
@@ -381,7 +413,7 @@ export class RequestService {
 
   /** The expiry of a request now, with what its route's onTimeout makes it carry; the error says why when it never reached Slack. */
   private expiry(id: string, record: RequestRecord | undefined): Transition {
-    return expiryOf(record, this.now(), this.delivery.unpostedError(id));
+    return expiryOf(record, this.now(), this.withSlack ? this.delivery.unpostedError(id) : undefined);
   }
 
   /** Ends the request through this instance's one ending step (./ending.ts). */

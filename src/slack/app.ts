@@ -21,6 +21,7 @@ import * as home from "./listeners/home.js";
 import { ChannelQueue } from "./channel-queue.js";
 import { HomeTab } from "./home-tab.js";
 import { MessageLinks } from "./permalinks.js";
+import { ATTEMPT_MS, SocketLink } from "./socket-link.js";
 
 export interface SlackClientOptions {
   botToken: string;
@@ -74,11 +75,17 @@ export interface SlackApp {
   mode: "socket" | "http";
   /** HTTP mode: Bolt's request listener, mounted by our HTTP server at POST /slack/events. */
   requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Socket Mode: connects and resolves once Slack says hello. HTTP mode: nothing to do. */
+  /**
+   * Socket Mode: one connection attempt; resolves once connected or retrying
+   * in the background, rejects when Slack refuses the app token. HTTP mode:
+   * nothing to do.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   /** true when Slack accepts the bot token (auth.test, at most once per `pingCacheMs`); for /readyz. */
   ping(): Promise<boolean>;
+  /** Socket Mode: why the connection is down and when it is tried next, undefined while connected; HTTP mode: undefined. */
+  socketProblem(): string | undefined;
   /** Resolves when every interaction received so far has been fully handled, App Home publishes included (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -88,7 +95,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const client = options.client ?? createSlackClient({ botToken, apiUrl, logger });
   const logLevel = options.logLevel === "debug" ? LogLevel.DEBUG : LogLevel.INFO;
   const log = boltLogger(logger, logLevel);
-  const socket = appToken ? new SocketModeReceiver({ appToken, logger: log, installerOptions: { clientOptions: { slackApiUrl: apiUrl } } }) : undefined;
+  // The link (./socket-link.ts) reconnects, not the client; its Web API calls end well within one attempt.
+  const socket = appToken
+    ? new SocketModeReceiver({
+        appToken,
+        logger: log,
+        autoReconnectEnabled: false,
+        installerOptions: { clientOptions: { slackApiUrl: apiUrl, timeout: ATTEMPT_MS / 2, retryConfig: { retries: 0 } } },
+      })
+    : undefined;
+  const link = socket ? new SocketLink({ client: socket.client, logger }) : undefined;
   if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
   // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
   // `response_action: "errors"` included). The listeners choose when: an answer is recorded first and
@@ -131,13 +147,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client,
     mode: socket ? "socket" : "http",
     // Our router sends Bolt only POST /slack/events; a path Bolt refuses is mapped by src/http/routes/slack.ts.
-    ...(http ? { requestListener: http.requestListener } : {}),
+    ...(http ? { requestListener: refuseFutureDated(http.requestListener) } : {}),
     async start() {
-      if (socket) await socket.start();
+      await link?.start();
     },
     async stop() {
-      if (socket) await socket.client.disconnect();
+      await link?.stop();
     },
+    socketProblem: () => link?.problem(),
     ping: cachedFor(pingCacheMs, now, () => pingSlack(client, pingTimeoutMs)),
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
@@ -152,6 +169,28 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
  * balancers probe /readyz every few seconds on every instance; each probe
  * would otherwise spend an auth.test call of the app's Slack rate limit.
  */
+/** Slack's replay window in seconds: Bolt refuses a request signed longer ago than this. */
+const REPLAY_WINDOW_SECONDS = 5 * 60;
+
+/**
+ * Refuses, with Bolt's 401, a request whose signed timestamp is more than
+ * the replay window ahead: a payload dated in the future would stay
+ * replayable until then. Bolt checks the past against the system clock, so
+ * the future is checked against the same clock (not the relay's injected one).
+ */
+export function refuseFutureDated(listener: RequestListener, wallClock: () => number = Date.now): RequestListener {
+  return (req, res) => {
+    const stamp = Number(req.headers["x-slack-request-timestamp"]);
+    if (Number.isFinite(stamp) && stamp - wallClock() / 1000 > REPLAY_WINDOW_SECONDS) {
+      res.writeHead(401).end();
+      return;
+    }
+    listener(req, res);
+  };
+}
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
 function cachedFor(ms: number, now: () => number, check: () => Promise<boolean>): () => Promise<boolean> {
   let last: { at: number; up: boolean } | undefined;
   let running: Promise<boolean> | undefined;

@@ -16,6 +16,7 @@ import {
   type CanUseTool,
   type HookCallbackMatcher,
   type HookEvent,
+  type McpServerConfig,
   type SDKMessage,
   type SDKResultMessage,
   type Settings,
@@ -44,6 +45,10 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Flag settings for Claude Code (the SDK's `settings`, like `--settings`), e.g. `{ hooks }` with http hooks. */
   settings?: Settings;
+  /** MCP servers for the session (the SDK's `mcpServers`, like `--mcp-config`). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** The MCP tool that answers permission prompts (the SDK's `permissionPromptToolName`, Claude Code's `--permission-prompt-tool`). */
+  permissionPromptToolName?: string;
 }
 
 export interface AgentRun {
@@ -127,6 +132,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.settings ? { settings: options.settings } : {}),
+      // Over stdin, not the command line (the bundled Claude Code reads them there): headers stay out of `ps`.
+      ...(options.mcpServers ? { mcpServers: options.mcpServers, mcpServersDelivery: "initialize" as const } : {}),
+      ...(options.permissionPromptToolName ? { permissionPromptToolName: options.permissionPromptToolName } : {}),
     },
   });
 

@@ -5,6 +5,7 @@
 import type { KnownBlock, View } from "@slack/types";
 import type { SlackMessage } from "../../src/slack/blocks/index.js";
 import { Action, encodeButton } from "../../src/slack/ids.js";
+import { hasHidden } from "../../src/protocol/visible-text.js";
 
 type Json = Record<string, unknown>;
 
@@ -84,8 +85,8 @@ export function strings(value: unknown, skip: string[] = [], key = ""): Array<{ 
   return Object.entries(value).flatMap(([k, v]) => (skip.includes(k) ? [] : strings(v, skip, k)));
 }
 
-/** Markup the builders write on purpose: mentions of the person who answered, and date tokens. */
-const OWN_MARKUP = /<@U0ALICE01>|<!date\^\d+\^\{[a-z_ {}]+\}\|[0-9: \-A-Z]+>|Deny & stop/g;
+/** Markup the builders write on purpose: mentions of the person who answered, date tokens, and the `> ` that starts each line of quoted agent text. */
+const OWN_MARKUP = /(?:^|(?<=\n))> |<@U0ALICE01>|<!date\^\d+\^\{[a-z_ {}]+\}\|[0-9: \-A-Z]+>|Deny & stop/g;
 
 /**
  * Strings carrying a `<`, `>` or a bare `&` that the builders did not write
@@ -97,4 +98,16 @@ export function unescapedMarkup(value: unknown, skip: string[] = [], own: readon
     .map(({ key, text }) => ({ key, text: own.reduce((rest, markup) => rest.replaceAll(markup, ""), text).replace(OWN_MARKUP, "") }))
     .filter(({ text }) => /[<>]|&(?!amp;|lt;|gt;)/.test(text))
     .map(({ key, text }) => `${key}: ${text.slice(0, 120)}`);
+}
+
+/**
+ * Strings carrying an invisible or direction-changing character the builders
+ * did not write on purpose (they put a zero-width space next to a backtick,
+ * to keep backticks from closing a code block).
+ */
+export function hiddenCharacters(value: unknown, skip: string[] = []): string[] {
+  return strings(value, skip)
+    .map(({ key, text }) => ({ key, text: text.replace(/`\u200b|\u200b`|^```\u200b```$/g, "`") }))
+    .filter(({ text }) => hasHidden(text))
+    .map(({ key, text }) => `${key}: ${JSON.stringify(text.slice(0, 120))}`);
 }

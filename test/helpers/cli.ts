@@ -67,6 +67,8 @@ export interface CliResult {
 export interface CliRun {
   child: ChildProcess;
   done: Promise<CliResult>;
+  /** What the process has written so far, while it runs. */
+  output: { stdout: string; stderr: string };
 }
 
 export interface CliOptions {
@@ -83,16 +85,15 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const output = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk: Buffer) => (output.stdout += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString("utf8")));
   child.stdin!.end(options.stdin ?? "");
   const done = new Promise<CliResult>((resolve, reject) => {
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.once("close", (code) => resolve({ code, ...output }));
   });
-  return { child, done };
+  return { child, done, output };
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {

@@ -37,7 +37,7 @@ export interface StoredRequest {
   error?: string;
   /** Who answered, as the relay's view shows it. */
   answeredBy?: { id: string; name?: string };
-  /** Where the message is, as the relay's view shows it. */
+  /** Where the relay posted the message, once it has (set by a test). */
   slack?: { channel: string; ts: string };
 }
 

@@ -121,7 +121,8 @@ export interface MessageEventOptions {
 }
 
 export function messageEvent({ text, user = ALICE.id, channel = CHANNEL, ts = "1700000050.000300", threadTs, botId, subtype }: MessageEventOptions) {
-  const event: Record<string, unknown> = { type: "message", channel, user, text, ts, event_ts: ts, channel_type: "channel" };
+  // Slack names the workspace of the person who wrote (`team`, and `user_team` in shared channels).
+  const event: Record<string, unknown> = { type: "message", channel, user, text, ts, team: team.id, event_ts: ts, channel_type: "channel" };
   if (threadTs !== undefined) event.thread_ts = threadTs;
   if (botId !== undefined) event.bot_id = botId;
   if (subtype !== undefined) event.subtype = subtype;

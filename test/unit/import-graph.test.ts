@@ -19,10 +19,12 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "protocol", holds: (f) => f.startsWith("src/protocol/") },
   { name: "shared", holds: (f) => f === "src/logger.ts" },
+  { name: "mcp", holds: (f) => f.startsWith("src/mcp/") },
   { name: "domain", holds: (f) => f.startsWith("src/requests/") },
   { name: "config", holds: (f) => f.startsWith("src/config/") },
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
-  { name: "http", holds: (f) => f.startsWith("src/http/") },
+  // The web console is HTTP too: its routes mount on the relay's Fastify app.
+  { name: "http", holds: (f) => f.startsWith("src/http/") || f.startsWith("src/console/") },
   { name: "main", holds: (f) => f === "src/main.ts" },
   { name: "cli", holds: (f) => f.startsWith("src/cli/") },
 ];
@@ -163,10 +165,18 @@ describe("the layers of src/", () => {
     expect(across).toEqual([]);
   });
 
-  it("the wire contract (src/protocol) imports only zod and Node built-ins", () => {
+  it("the wire contract (src/protocol) imports only zod, re2js (patterns) and Node built-ins", () => {
     const outside = edges
       .filter((edge) => edge.from.startsWith("src/protocol/") && !edge.to.startsWith("src/protocol/"))
-      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:"))
+      .filter((edge) => edge.to !== "zod" && edge.to !== "re2js" && !edge.to.startsWith("node:"))
+      .map(show);
+    expect(outside).toEqual([]);
+  });
+
+  it("the MCP tools (src/mcp) import only themselves, src/protocol, zod, Node built-ins and the MCP SDK: `approval-relay mcp` runs them next to the agent, with no server code", () => {
+    const outside = edges
+      .filter((edge) => edge.from.startsWith("src/mcp/") && !edge.to.startsWith("src/mcp/") && !edge.to.startsWith("src/protocol/"))
+      .filter((edge) => edge.to !== "zod" && !edge.to.startsWith("node:") && !edge.to.startsWith("@modelcontextprotocol/sdk/"))
       .map(show);
     expect(outside).toEqual([]);
   });
@@ -195,23 +205,25 @@ describe("the layers of src/", () => {
 });
 
 describe("the client library's import graph", () => {
-  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod and Node built-ins", () => {
+  it("when loaded, it pulls in only the client, the wire contract (src/protocol), zod, re2js (patterns) and Node built-ins", () => {
     const { modules, packages } = runtimeGraph("src/client/index.ts");
     expect(modules.filter((m) => !m.startsWith("src/client/"))).toEqual([
       "src/protocol/callback-signature.ts",
       "src/protocol/claude-code-hook.ts",
       "src/protocol/decisions.ts",
+      "src/protocol/local-relay.ts",
       "src/protocol/pattern.ts",
+      "src/protocol/permission-result.ts",
       "src/protocol/request-body.ts",
       "src/protocol/request-view.ts",
       "src/protocol/texts.ts",
       "src/protocol/timing.ts",
     ]);
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 
   it("when the CLI runs ask or hook, it loads no Slack or Redis code (serve loads the relay lazily)", () => {
     const { packages } = runtimeGraph("src/cli/run.ts");
-    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["zod"]);
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual(["re2js", "zod"]);
   });
 });

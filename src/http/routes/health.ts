@@ -2,7 +2,8 @@
  * Liveness and readiness for load balancers and orchestrators; no auth.
  * /healthz says the process serves HTTP. /readyz asks the store and Slack and
  * answers 503 when either is down, or when the check itself fails or hangs,
- * with one line per reason. The store is asked on every probe (a PING, bounded
+ * with one line per reason (in Socket Mode, a connection that is down says
+ * why and when it is tried next). The store is asked on every probe (a PING, bounded
  * to 1 s); Slack's answer is cached for about 10 s (src/slack/app.ts).
  * Once the instance drains (SIGTERM), /readyz answers 503 "shutting_down" at
  * once, without asking anything, so load balancers stop sending it work.
@@ -15,6 +16,8 @@ import type { HttpApp } from "../transport.js";
 
 export const Readiness = z.object({ store: z.boolean(), slack: z.boolean() });
 export type Readiness = z.infer<typeof Readiness>;
+/** What the relay's checks say: Readiness, and when Slack is down for a reason the relay knows (Socket Mode), that reason. */
+export type ReadinessCheck = Readiness & { slackProblem?: string };
 
 /** GET /healthz. */
 export const HealthReply = z.object({ status: z.literal("ok") });
@@ -34,7 +37,7 @@ export const NOT_READY_REASONS = {
 } as const;
 
 export interface HealthRoutesDeps {
-  readiness: () => Promise<Readiness>;
+  readiness: () => Promise<ReadinessCheck>;
   /** true once the instance drains before stopping (SIGTERM). */
   draining?: () => boolean;
   logger: Logger;
@@ -55,21 +58,22 @@ export function registerHealthRoutes(app: HttpApp, { readiness, draining = () =>
     const checks = await checkWithin(readiness, READINESS_TIMEOUT_MS, logger);
     const ready = checks.store && checks.slack;
     reply.code(ready ? 200 : 503);
-    if (ready) return { status: "ready", checks };
+    if (ready) return { status: "ready", checks: { store: checks.store, slack: checks.slack } };
     const reasons: string[] = checks === NOT_CHECKED ? [NOT_READY_REASONS.check] : [];
     if (!checks.store) reasons.push(NOT_READY_REASONS.store);
-    if (!checks.slack) reasons.push(NOT_READY_REASONS.slack);
-    return { status: "not_ready", checks, reasons };
+    if (!checks.slack) reasons.push(checks.slackProblem === undefined ? NOT_READY_REASONS.slack : `slack: ${checks.slackProblem}`);
+    return { status: "not_ready", checks: { store: checks.store, slack: checks.slack }, reasons };
   });
 }
 
-async function checkWithin(readiness: () => Promise<Readiness>, ms: number, logger: Logger): Promise<Readiness> {
+async function checkWithin(readiness: () => Promise<ReadinessCheck>, ms: number, logger: Logger): Promise<ReadinessCheck> {
   try {
-    const checks = await settleBefore(readiness(), { ms }, () => {
+    const checks = await settleBefore<ReadinessCheck>(readiness(), { ms }, () => {
       logger.warn({ ms }, "readiness check timed out");
       return NOT_CHECKED;
     });
-    return checks === NOT_CHECKED ? checks : { store: checks.store === true, slack: checks.slack === true };
+    if (checks === NOT_CHECKED) return checks;
+    return { store: checks.store === true, slack: checks.slack === true, ...(checks.slackProblem === undefined ? {} : { slackProblem: checks.slackProblem }) };
   } catch (error) {
     logger.warn({ error }, "readiness check failed");
     return NOT_CHECKED;

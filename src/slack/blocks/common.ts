@@ -1,7 +1,11 @@
 /**
  * The parts every request message shares: the header, who asks (the agent
  * token's name and what the agent said about itself), the title and the
- * agent's context, plus how people and times are written.
+ * agent's context, plus how people and times are written. The title and the
+ * context are the agent's own words, so they are block-quoted (the context
+ * under "The agent says:"): they cannot pass for the relay's own lines such
+ * as "Approvals 1 of 2". A request with invisible or direction-changing
+ * characters anywhere gets a warning line under the header.
  */
 import type { KnownBlock } from "@slack/types";
 import type { Person } from "../../protocol/request-view.js";
@@ -13,6 +17,7 @@ import { context, header, section } from "./elements.js";
 import { policyBlocks } from "./approvers.js";
 import { joinWithin, personText } from "./people.js";
 import { cutShort } from "./text.js";
+import { anyHidden } from "../../protocol/visible-text.js";
 
 /** A message shows a pending request (with its buttons) or how it ended (without them). */
 export type Mode = "pending" | "ended";
@@ -33,22 +38,27 @@ export function headerText(body: CreateRequestBody): string {
 
 export function commonLeaves(body: CreateRequestBody): Leaf[] {
   const leaves: Leaf[] = [];
-  if (body.title) leaves.push({ key: "title", raw: body.title, encoding: "text", weight: 2, cap: 600 });
-  if (body.context) leaves.push({ key: "context", raw: body.context, encoding: "text", weight: 3, cap: 2800 });
+  if (body.title) leaves.push({ key: "title", raw: body.title, encoding: "quote", weight: 2, cap: 600 });
+  if (body.context) leaves.push({ key: "context", raw: body.context, encoding: "quote", weight: 3, cap: 2800 });
   return leaves;
 }
 
 /** Header, title, who asks, the request's labels, who it is for and who may answer, and the agent's context. */
 export function topBlocks(record: RequestRecord, fit: Fitter, mode: Mode): KnownBlock[] {
   const blocks: KnownBlock[] = [header("header", headerText(record.body))];
-  if (record.body.title) blocks.push(section("title", `*${fit.text("title")}*`));
+  if (anyHidden(record.body)) blocks.push(context("hidden_characters", [HIDDEN_WARNING]));
+  if (record.body.title) blocks.push(section("title", fit.text("title")));
   blocks.push(context("requester", requesterTexts(record, mode)));
   const labels = labelsText(record.body.labels);
   if (labels) blocks.push(context("labels", [labels]));
   blocks.push(...policyBlocks(record, mode === "pending"));
-  if (record.body.context) blocks.push(section("context", fit.text("context")));
+  if (record.body.context) blocks.push(section("context", `_The agent says:_\n${fit.text("context")}`));
   return blocks;
 }
+
+/** The warning on a request that holds invisible or direction-changing characters. */
+export const HIDDEN_WARNING =
+  "⚠️ *This request contains invisible or direction-changing characters.* Each is shown as ⟨U+…⟩ where it sits; what runs is what you see here, not what another app shows.";
 
 /** Room for an agent's name, session or host (up to 200 characters each): ordinary ones always fit whole. */
 const AGENT_FIELD = 250;

@@ -25,7 +25,8 @@ import type { SlackMessage } from "./limits.js";
 import { OUTCOME_MAX, outcomeHeadline, outcomeText } from "./outcome.js";
 import { permissionView } from "./permission.js";
 import { stepGateView } from "./step-gate.js";
-import { cutShort, firstLine } from "./text.js";
+import { cutMiddle, oneLine } from "./text.js";
+import { anyHidden } from "../../protocol/visible-text.js";
 
 /** Kept free for safety: rounding in the shares and small decorations. */
 const MARGIN = 300;
@@ -70,13 +71,14 @@ function fullInputNotice(record: RequestRecord): KnownBlock {
   return section("full_input", "_Some of this request was cut to fit in Slack._", open);
 }
 
-/** The notification text: what is asked, and once ended, how it ended. */
+/** The notification text: what is asked (its tail never cut off), a warning when it hides characters, and once ended, how it ended. */
 function fallbackText(record: RequestRecord, view: KindView, mode: Mode): string {
-  const asked = `${headerText(record.body)}: ${cutShort(view.summary, 200)}`;
+  const warning = anyHidden(record.body) ? "⚠️ Hidden characters · " : "";
+  const asked = `${warning}${headerText(record.body)}: ${cutMiddle(oneLine(view.summary), 200)}`;
   return mode === "pending" ? asked : `${outcomeHeadline(record)} · ${asked}`;
 }
 
 /** What is asked, in one escaped line of at most `max` characters past the header: "Permission request: Bash: npm test". */
 export function askedLine(record: RequestRecord, max = 200): string {
-  return `${headerText(record.body)}: ${cutShort(firstLine(VIEWS[record.body.kind](record).summary), max)}`;
+  return `${headerText(record.body)}: ${cutMiddle(oneLine(VIEWS[record.body.kind](record).summary), max)}`;
 }

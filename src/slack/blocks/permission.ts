@@ -16,6 +16,7 @@ import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
 import { chunkAll, cutShort } from "./text.js";
 import { escapeMrkdwn } from "./escape.js";
+import { visibleJson } from "../../protocol/visible-text.js";
 import { alwaysAllowGrant, alwaysAllowScope, offersAlwaysAllow } from "../../requests/always-allow.js";
 import { quorumOf } from "../../requests/policy.js";
 import { toolBlocks, toolLeaves, toolShape, toolSummary } from "./tool-view.js";
@@ -30,7 +31,7 @@ function bodyOf(record: RequestRecord): PermissionBody {
 export function editableJson(record: RequestRecord): string | undefined {
   if (record.body.kind !== "permission") return undefined;
   if (nestsDeeperThan(record.body.input, MAX_PRETTY_DEPTH)) return undefined;
-  const json = JSON.stringify(record.body.input, null, 2);
+  const json = visibleJson(JSON.stringify(record.body.input, null, 2));
   return json.length <= LIMITS.initialValue ? json : undefined;
 }
 
@@ -158,7 +159,7 @@ function alwaysAllowNotes(record: RequestRecord, body: PermissionBody): string[]
   if (withheld.length > 0) {
     const which = withheld.length === 1 ? "1 more suggestion" : `${withheld.length} more suggestions`;
     notes.push(
-      `_Not offered:_ ${which} (mode changes, directories, wildcard rules or rules for other tools); the relay passes back only rules for ${cutShort(escapeMrkdwn(body.toolName), 100)}.`,
+      `_Not offered:_ ${which} (mode changes, directories, wildcard rules or rules for other tools); the relay passes back only rules for ${cutShort(body.toolName, 100)}.`,
     );
   }
   return notes;

@@ -4,7 +4,7 @@
  * a surrogate pair, and says how much was left out, so a cut is always
  * visible as "… (N more characters)".
  */
-import { encode, encodedCost, fence, FENCE_OVERHEAD, type Encoding } from "./escape.js";
+import { encode, encodedCost, fence, partOverhead, type Encoding } from "./escape.js";
 
 /** Where a text was split: start index of each chunk in the raw text, and where the last one ends. */
 interface Split {
@@ -20,19 +20,18 @@ interface Split {
  * code) would pass `total`.
  */
 function split(raw: string, encoding: Encoding, perChunk: number, total: number): Split {
-  const overhead = encoding === "code" ? FENCE_OVERHEAD : 0;
+  const overhead = partOverhead(encoding);
   const starts: number[] = [];
   let used = 0;
   let chunkUsed = 0;
   let prev: number | undefined;
   let i = 0;
   while (i < raw.length) {
-    const code = raw.charCodeAt(i);
-    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < raw.length;
-    const width = pair ? 2 : 1;
-    let cost = pair ? 2 : encodedCost(code, prev, encoding);
+    const code = raw.codePointAt(i)!;
+    const width = code > 0xffff ? 2 : 1;
+    let cost = encodedCost(code, prev, encoding);
     if (starts.length === 0 || chunkUsed + cost > perChunk) {
-      cost = pair ? 2 : encodedCost(code, undefined, encoding);
+      cost = encodedCost(code, undefined, encoding);
       if (used + overhead + cost > total || cost > perChunk) break;
       starts.push(i);
       used += overhead;
@@ -42,7 +41,7 @@ function split(raw: string, encoding: Encoding, perChunk: number, total: number)
     }
     used += cost;
     chunkUsed += cost;
-    prev = pair ? undefined : code;
+    prev = code;
     i += width;
   }
   return { starts, end: i, used };
@@ -90,7 +89,7 @@ export function fit(raw: string, encoding: Encoding, max: number, perChunk: numb
 }
 
 function render(chunks: string[], encoding: Encoding): string[] {
-  return chunks.map((chunk) => (encoding === "code" ? fence(encode(chunk, "code")) : encode(chunk, "text")));
+  return chunks.map((chunk) => (encoding === "code" ? fence(encode(chunk, "code")) : encode(chunk, encoding)));
 }
 
 /** A part of a long text, encoded only when it is shown. */
@@ -118,8 +117,56 @@ export function cutShort(raw: string, max: number): string {
   return `${encode(raw.slice(0, cut.end), "text")}…`;
 }
 
-/** The first line of a text, for one-line summaries. */
-export function firstLine(raw: string): string {
-  const end = raw.indexOf("\n");
-  return end === -1 ? raw : `${raw.slice(0, end)} …`;
+/**
+ * Escapes and cuts a text to at most `max` characters by leaving out its
+ * middle ("head … tail"), for the notification text: what comes last in a
+ * command is what runs last, so the cut never hides it.
+ */
+export function cutMiddle(raw: string, max: number): string {
+  const whole = split(raw, "text", max, max);
+  if (whole.end === raw.length) return encode(raw, "text");
+  const room = max - MIDDLE.length;
+  const head = split(raw, "text", Math.ceil(room / 2), Math.ceil(room / 2));
+  let start = raw.length;
+  let used = head.used;
+  while (start > head.end) {
+    const low = raw.charCodeAt(start - 1);
+    const width = low >= 0xdc00 && low <= 0xdfff && start - 2 >= head.end && isHighSurrogate(raw.charCodeAt(start - 2)) ? 2 : 1;
+    const cost = encodedCost(raw.codePointAt(start - width)!, undefined, "text");
+    if (used + cost > room) break;
+    used += cost;
+    start -= width;
+  }
+  return `${encode(raw.slice(0, head.end), "text")}${MIDDLE}${encode(raw.slice(start), "text")}`;
+}
+
+const MIDDLE = " … ";
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** How many lines a text has. */
+export function lineCount(raw: string): number {
+  let count = 1;
+  for (let i = raw.indexOf("\n"); i !== -1; i = raw.indexOf("\n", i + 1)) count += 1;
+  return count;
+}
+
+/** A text in one line for summaries: its first and last lines that are not blank ("ls -la … rm -rf ~"), so the tail is never hidden. */
+export function oneLine(raw: string): string {
+  if (!raw.includes("\n")) return raw;
+  const first = /^[ \t]*\S.*$/m.exec(raw)?.[0] ?? "";
+  let end = raw.length;
+  let last = "";
+  while (end > 0) {
+    const start = raw.lastIndexOf("\n", end - 1) + 1;
+    const line = raw.slice(start, end);
+    if (line.trim() !== "") {
+      last = line;
+      break;
+    }
+    end = start - 1;
+  }
+  return first === last || last === "" ? first : `${first} … ${last}`;
 }

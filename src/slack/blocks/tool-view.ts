@@ -3,7 +3,9 @@
  * Write a diff of the file (file-tools.ts; in step gates too), anything else
  * pretty JSON. Inputs that carry more than the usual fields show the rest
  * too, so nothing that changes what the tool does (`replace_all`, a sandbox
- * flag) is hidden.
+ * flag) is hidden. A command says how many lines it has, and runs of blank
+ * lines are collapsed into one marked line that counts them, so a command
+ * padded with blank lines cannot push its last line out of sight.
  */
 import type { KnownBlock } from "@slack/types";
 import type { JsonObject } from "../../protocol/request-body.js";
@@ -11,7 +13,7 @@ import type { Fitter, Leaf } from "./budget.js";
 import { section } from "./elements.js";
 import { fileShape, omit } from "./file-tools.js";
 import { prettyJson } from "./json.js";
-import { firstLine } from "./text.js";
+import { lineCount, oneLine } from "./text.js";
 
 interface ToolShape {
   /** What the code block after the tool line shows. */
@@ -40,16 +42,43 @@ export function toolShape(toolName: string, input: JsonObject, friendly: boolean
   if (file) return { ...file, summary: file.path };
   const command = input.command;
   if (friendly && toolName === "Bash" && typeof command === "string") {
-    const shape: ToolShape = { label: "Command", code: command, rest: omit(input, ["command", "description"]), summary: command };
+    const shown = collapseBlankRuns(command);
+    const shape: ToolShape = {
+      label: commandLabel(command, shown.collapsed),
+      code: shown.text,
+      rest: omit(input, ["command", "description"]),
+      summary: command,
+    };
     if (typeof input.description === "string" && input.description) shape.note = input.description;
     return shape;
   }
   return { label: friendly ? "Input" : "Parameters", code: prettyJson(input) };
 }
 
-/** The call in one raw line for the notification text: "Bash: npm test", "Edit: /src/a.ts", or the tool's name. */
+/** `text` with each run of three or more blank lines replaced by one line `⟨N blank lines⟩`. */
+export function collapseBlankRuns(text: string): { text: string; collapsed: number } {
+  let collapsed = 0;
+  const shown = text.replace(/(?:^[ \t]*\n){3,}/gm, (run) => {
+    const lines = lineCount(run) - 1;
+    collapsed += lines;
+    return `⟨${lines.toLocaleString("en-US")} blank lines⟩\n`;
+  });
+  return { text: shown, collapsed };
+}
+
+/** "Command", or "Command (2,501 lines; runs of blank lines shown as ⟨N blank lines⟩)". */
+function commandLabel(command: string, collapsed: number): string {
+  const lines = lineCount(command);
+  if (lines === 1) return "Command";
+  const note = collapsed > 0 ? `; ${collapsed.toLocaleString("en-US")} blank lines collapsed, shown as ⟨N blank lines⟩` : "";
+  return `Command (${lines.toLocaleString("en-US")} lines${note})`;
+}
+
+/** The call in one raw line for the notification text: "Bash: npm test", "Bash (3 lines): cd app … npm test", "Edit: /src/a.ts", or the tool's name. */
 export function toolSummary(toolName: string, shape: ToolShape): string {
-  return shape.summary ? `${toolName}: ${firstLine(shape.summary)}` : toolName;
+  if (!shape.summary) return toolName;
+  const lines = lineCount(shape.summary);
+  return `${toolName}${lines > 1 ? ` (${lines.toLocaleString("en-US")} lines)` : ""}: ${oneLine(shape.summary)}`;
 }
 
 export function toolLeaves(shape: ToolShape): Leaf[] {

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import type { Person, SlackRef } from "../../protocol/request-view.js";
 import type { RequestRecord } from "../../requests/model.js";
-import type { Answerer } from "../../requests/policy.js";
+import { answererIn, type Answerer } from "../../requests/policy.js";
 import type { RequestService } from "../../requests/service.js";
 import type { HomeTab } from "../home-tab.js";
 import type { MessageLookup } from "../message-lookup.js";
@@ -41,10 +41,9 @@ export function personOf(user: SlackUser): Person {
   return name ? { id: user.id, name } : { id: user.id };
 }
 
-/** The person behind an interaction, with their workspace for the approver check (requests/policy.ts). */
+/** The person behind an interaction, with their workspace for the approver check (requests/policy.ts); no team_id places them nowhere. */
 export function answererOf(user: SlackUser): Answerer {
-  const person = personOf(user);
-  return user.team_id === undefined ? person : { ...person, teamId: user.team_id };
+  return answererIn(personOf(user), user.team_id);
 }
 
 /** The name used in "Denied by <name> in Slack.": Slack's user name, else the id. */

@@ -13,6 +13,7 @@ import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { SlackUserId } from "../../protocol/request-body.js";
 import type { RequestService } from "../../requests/service.js";
+import { answererIn } from "../../requests/policy.js";
 import { revokedNotice, REVOKE_NOTICES } from "../blocks/index.js";
 import type { HomeTab } from "../home-tab.js";
 import { Action, decodeRuleButton } from "../ids.js";
@@ -44,8 +45,7 @@ export function register(app: App, deps: HomeListenerDeps): void {
     const opened = HomeOpened.safeParse(event);
     if (!opened.success || opened.data.tab !== "home") return deps.logger.debug("slack app_home_opened ignored: not the Home tab of a user");
     const team = Envelope.safeParse(body);
-    const teamId = team.success ? team.data.team_id : undefined;
-    deps.home.opened(teamId === undefined ? { id: opened.data.user } : { id: opened.data.user, teamId });
+    deps.home.opened(answererIn({ id: opened.data.user }, team.success ? team.data.team_id : undefined));
   });
   app.action<BlockAction>(
     { type: "block_actions", action_id: Action.revokeRule },

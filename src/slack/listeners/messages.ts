@@ -13,6 +13,7 @@ import type { App } from "@slack/bolt";
 import { z } from "zod";
 import type { Decision, StepReply } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
+import { answererIn } from "../../requests/policy.js";
 import { NOT_RECORDED_REPLY, STORE_BUDGET, withinBudget, type Bounded, type ListenerDeps } from "./context.js";
 import { reportOutcome, tellPerson } from "./notices.js";
 
@@ -77,8 +78,7 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
   const left = STORE_BUDGET.totalMs - (performance.now() - started);
-  const teamId = message.user_team ?? message.team;
-  const answerer = teamId === undefined ? { id: message.user } : { id: message.user, teamId };
+  const answerer = answererIn({ id: message.user }, message.user_team ?? message.team);
   const answered = await withinBudget(deps.service.answer(record.id, decision, answerer, record), left);
   if (!answered.ok) return notRecorded(deps, message, answered, record.id);
   deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");

@@ -25,7 +25,7 @@ describe.concurrent("approval-relay ask", () => {
     expect,
   }) => {
     const args = ["Deploy v1.2.3 to production?", "--channel", "C0123456789", "--timeout", "900", "--title", "Release"];
-    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay=ments"], {
+    const result = await askAnswered(relay, env, [...args, "--label", "env=prod", "--label", "team/owner=pay:ments"], {
       answers: { answer: true },
     });
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
@@ -35,7 +35,7 @@ describe.concurrent("approval-relay ask", () => {
       channel: "C0123456789",
       timeoutSeconds: 900,
       title: "Release",
-      labels: { env: "prod", "team/owner": "pay=ments" },
+      labels: { env: "prod", "team/owner": "pay:ments" },
     });
   });
 
@@ -113,6 +113,34 @@ describe.concurrent("approval-relay ask", () => {
     const result = await askEnded(relay, env, "failed");
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/channel_not_found/);
+  });
+
+  it("while it waits, stderr says the request id and deadline, then where Slack shows it, then how long is left; stdout gets only the answer", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const next = relay.nextRequest();
+    const run = startCli(["ask", "Deploy v1.2.3?", "--timeout", "20"], { env });
+    const request = await next;
+    await until(() => run.output.stderr.includes("asked in Slack"), 10_000);
+    expect(run.output.stderr).toMatch(
+      new RegExp(
+        `^approval-relay: asked in Slack as request ${request.id}; waiting for an answer until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(in \\d+ seconds\\)\n`,
+      ),
+    );
+    request.slack = { channel: "C0123456789", ts: "1712345678.000100" };
+    await until(() => run.output.stderr.includes("posted in Slack"), 10_000);
+    expect(run.output.stderr).toContain(
+      "approval-relay: posted in Slack channel C0123456789 (message 1712345678.000100): https://slack.com/app_redirect?channel=C0123456789\n",
+    );
+    await until(() => run.output.stderr.includes("left"), 25_000);
+    expect(run.output.stderr).toMatch(/\napproval-relay: still waiting for an answer, 10 seconds left\n$/);
+    relay.answer(request.id, { answers: { answer: true } });
+    const result = await run.done;
+    expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
+    expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(3);
+    expect(result.stderr).not.toContain("\r");
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -72,6 +72,27 @@ describe("approval-relay serve", () => {
     expect(result.stdout).toMatch(/relay stopped/);
   });
 
+  it("a body over the limit sent by Node's fetch (as the client library sends) gets 413 relay_body_too_large, never a broken pipe", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const run = startCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), LOG_LEVEL: "warn" } });
+    await waitUntilHealthy(url);
+    const outcomes: Array<number | string> = [];
+    for (const megabytes of [5, 64, 5, 64, 5, 64]) {
+      const body = JSON.stringify({ kind: "permission", toolName: "Bash", input: { command: "x".repeat(megabytes * 1024 * 1024) } });
+      const response = await fetch(`${url}/v1/requests`, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      }).catch((error: unknown) => String((error as { cause?: { code?: unknown } }).cause?.code ?? error));
+      if (typeof response === "string") outcomes.push(response);
+      else outcomes.push(response.status, ((await response.json()) as { error: { code: string } }).error.code);
+    }
+    run.child.kill("SIGTERM");
+    await run.done;
+    expect(outcomes).toEqual(Array(6).fill([413, "relay_body_too_large"]).flat());
+  });
+
   it("when Slack refuses the bot token, it exits 1 saying to copy the token again, also with Redis connected", async () => {
     slackReply = { ok: false, error: "token_revoked" };
     const prefix = uniquePrefix();
@@ -128,7 +149,7 @@ describe("approval-relay serve", () => {
   });
 
   it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {
-    const result = await runCli(["serve"], { tsx: true, env: {} });
+    const result = await runCli(["serve"], { tsx: true, env: { SLACK_APP_TOKEN: "xapp-1-A0123456789-1234567890123-abcdef0123456789" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
   });

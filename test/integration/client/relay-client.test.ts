@@ -49,6 +49,28 @@ describe("RelayClient against the real relay", () => {
     await expect(asking).resolves.toMatchObject({ kind: "step_gate", status: "answered", decision: { reply: "y" }, answeredBy: ALICE });
   });
 
+  it("while it waits, ask tells onPending the request's id and deadline, then where the relay posted it, polling briefly until then", async () => {
+    const heard: Array<{ id: string; expiresAt: string; slack?: unknown }> = [];
+    let post!: () => void;
+    const posting = new Promise<void>((resolve) => (post = resolve));
+    const postWith = relay.messenger.postWith;
+    relay.messenger.postWith = async (record, options) => {
+      await posting;
+      return postWith(record, options);
+    };
+    const asking = client.ask({ kind: "step_gate", toolName: "Bash", input: bash }, { onPending: (request) => heard.push(request) });
+    await until(() => heard.length >= 2);
+    expect(heard[0]).toMatchObject({ status: "pending", expiresAt: expect.any(String) });
+    expect(heard.every((view) => view.slack === undefined)).toBe(true);
+    post();
+    await until(() => heard.some((view) => view.slack !== undefined));
+    expect(heard.at(-1)!.slack).toEqual({ channel: relay.messenger.refs[0]!.channel, ts: relay.messenger.refs[0]!.ts });
+    const id = heard[0]!.id;
+    await relay.service.answer(id, { reply: "y" }, ALICE);
+    await expect(asking).resolves.toMatchObject({ id, status: "answered" });
+    expect(heard.every((view) => view.id === id)).toBe(true);
+  });
+
   it("when a request carries labels, the relay stores them with it", async () => {
     const asking = client.ask({ kind: "step_gate", toolName: "Bash", input: bash, labels: { env: "prod", team: "payments" } });
     const record = await answerNext({ reply: "y" });

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { validate } from "@readme/openapi-parser";
 import { afterEach, describe, expect, it } from "vitest";
 import { openApiPath, ROUTES } from "../../../src/http/api.js";
+import { ConsoleSessions } from "../../../src/console/sessions.js";
 import { RelayMetrics } from "../../../src/http/metrics.js";
 import { openApiDocument, openApiText } from "../../../src/http/openapi.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
@@ -70,7 +71,7 @@ describe("the OpenAPI document", () => {
     const documented = Object.entries(ROUTES).filter(([, route]) => !("undocumented" in route));
     expect(operations).toEqual(documented.map(([name, { method, path }]) => [name, `${method} ${openApiPath(path)}`]));
 
-    relay = await startApiRelay({ metrics: new RelayMetrics(), http: { slackListener: () => undefined } });
+    relay = await startApiRelay({ metrics: new RelayMetrics(), http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions() } } });
     const unserved = Object.values(ROUTES).filter(({ method, path }) => !relay!.app.hasRoute({ method, url: path }));
     expect(unserved).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DISCARD_BOUNDS } from "../../../src/http/transport.js";
 import { bodies, startApiRelay, type CallInit, type ApiRelay } from "../../helpers/api-relay.js";
 
 let relay: ApiRelay;
@@ -89,6 +90,20 @@ describe("bad bodies get 400 and create nothing", () => {
   it("5 options → questions.1.options", () => invalid(bodies.askUserQuestion({ questions: [question(2), question(5)] }), ["questions.1.options"]));
   it("an unknown question type → questions.0.type", () =>
     invalid(bodies.interactive({ questions: [{ id: "when", question: "When?", type: "date" }] }), ["questions.0.type"]));
+  it.each([
+    ["a backreference", "([A-Z])\\1-[0-9]+", /^pattern uses a backreference/],
+    ["a lookahead", "(?=OPS)[A-Z]+-[0-9]+", /^pattern uses lookaround/],
+    ["a lookbehind", "[A-Z]+-(?<!-0)[0-9]+", /^pattern uses lookaround/],
+    ["a syntax error", "([A-Z]+-[0-9]+", /^pattern is not a valid RE2 regular expression: missing closing \)/],
+    ["a program too large to check quickly", "[A-Z]{1,999}", /^pattern is too large to check quickly/],
+  ])("a pattern with %s → questions.0.pattern, with the reason", async (_name, pattern, reason) => {
+    const response = await refused(
+      "/v1/requests",
+      { json: bodies.interactive({ questions: [{ id: "ticket", question: "Ticket?", type: "text", pattern }] }) },
+      { status: 400, code: "relay_invalid_request", paths: ["questions.0.pattern"] },
+    );
+    expect(response.body.error.details[0].message).toMatch(reason);
+  });
   it.each([-5, 0, 10 ** 9, 1.5, "60"])("timeoutSeconds %s → timeoutSeconds", (timeoutSeconds) =>
     invalid(bodies.stepGate({ timeoutSeconds }), ["timeoutSeconds"]),
   );
@@ -207,6 +222,30 @@ describe("oversized bodies", () => {
     expect(response.headers.get("connection")).toBe("close");
     const next = await relay.call("/v1/requests", { json: bodies.stepGate() });
     expect(next.status).toBe(201);
+  });
+
+  it("a client that never stops sending gets the 413 and its connection closed within the discard bounds (Node's fetch: test/integration/cli/serve.test.ts)", async () => {
+    const { port } = new URL(relay.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (received += chunk));
+    socket.on("error", () => undefined);
+    const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now())));
+    const started = Date.now();
+    socket.write(`POST /v1/requests HTTP/1.1\r\nHost: relay\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = "x".repeat(64 * 1024);
+    const frame = `${chunk.length.toString(16)}\r\n${chunk}\r\n`;
+    const send = () => {
+      while (!socket.destroyed && socket.write(frame));
+    };
+    socket.on("drain", send);
+    send();
+    const end = await closed;
+    expect(end - started).toBeLessThan(DISCARD_BOUNDS.ms + 3000);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toContain('"code":"relay_body_too_large"');
+    await nothingChanged();
   });
 
   it("a streamed body with no Content-Length is cut off at the limit → 413", async () => {

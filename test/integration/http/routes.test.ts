@@ -140,7 +140,9 @@ describe("labels on a Claude Code hook call", () => {
   it("refuses a malformed label parameter with a 400 naming it", async () => {
     const response = await relay.call(`/v1/hooks/claude-code?label.my%20env=prod`, { json: hookFixture("permission-request") });
     expect(response.status).toBe(400);
-    expect(response.body.error.details).toEqual([{ path: "label.my env", message: "label keys must be 1 to 64 letters, digits, '_', '.', '/' or '-'" }]);
+    expect(response.body.error.details).toEqual([
+      { path: "label.my env", message: "label keys must be 1 to 64 letters (a–z), digits, '.', '_', '-', ':' or '/' (found \" \", U+0020)" },
+    ]);
     expect(relay.stored).toEqual([]);
   });
 });

@@ -7,12 +7,12 @@
  * the channel, no message update, the agent still waiting.
  */
 import { describe, expect, it } from "vitest";
-import { Action } from "../../../src/slack/ids.js";
+import { Action, encodeButton } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { clickAs, ephemerals, members, OTHER_TEAM, watchAgent, type WatchedAgent } from "../../helpers/slack-approvers.js";
-import { CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
+import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
 import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 import { ONCALL } from "../../fixtures/policies.js";
 import { approverRoutes, NOT_YOUR_OWN, ONLY_ALICE_AND_ONCALL as ONLY } from "../../fixtures/routes.js";
@@ -141,6 +141,31 @@ describe("Slack Connect guests", () => {
     const reply = messageEvent({ text: "y", user: BOB.id, threadTs: MESSAGE_TS });
     const fromGuest = { ...reply, event: { ...reply.event, user_team: OTHER_TEAM } };
     await relay.post(fromGuest);
+    await relay.settle();
+    expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: BOB.id, text: guestOnly, thread_ts: MESSAGE_TS }]);
+    expect((await relay.service.get(record.id))?.status).toBe("pending");
+    relay.api.done();
+  });
+
+  it("a click whose payload names no workspace is refused as from another workspace (fail closed)", async () => {
+    relay.api.onPost().on("chat.postEphemeral");
+    const record = await relay.create(permission({ labels: { policy: "anyone" } }));
+    const agent = watchAgent(relay, record.id);
+    const payload = blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }), user: BOB });
+    const { team_id: _dropped, ...unplaced } = payload.user;
+    const fromNowhere = { ...payload, user: unplaced };
+    expect((await relay.post(fromNowhere)).status).toBe(200);
+    await relay.settle();
+    await expectRefused(record, BOB, guestOnly, agent);
+  });
+
+  it("a y in a thread whose event names no workspace is refused as from another workspace", async () => {
+    relay.api.onPost().on("chat.postEphemeral");
+    const record = await relay.create({ ...stepGate, labels: { policy: "anyone" } });
+    const reply = messageEvent({ text: "y", user: BOB.id, threadTs: MESSAGE_TS });
+    const { team: _dropped, ...unplaced } = reply.event;
+    const fromNowhere = { ...reply, event: unplaced };
+    await relay.post(fromNowhere);
     await relay.settle();
     expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: BOB.id, text: guestOnly, thread_ts: MESSAGE_TS }]);
     expect((await relay.service.get(record.id))?.status).toBe("pending");

@@ -2,7 +2,8 @@
  * Questions on a route that needs two approvals (docs/architecture.md §7), through the
  * real Bolt HTTP receiver: the yes/no gate (`approval-relay ask` without
  * --choice or --text, one confirm question) counts each Yes and ends on a
- * No; any other question takes the first answer of an approver.
+ * No; any other question cannot collect two approvals, so the route refuses
+ * it at create (asking as a choice does not dodge the quorum) and posts nothing.
  */
 import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
@@ -49,13 +50,11 @@ describe("the yes/no gate", () => {
   });
 });
 
-it("a choice question takes the first approver's answer, with no count", async () => {
-  relay.api.onPost().on("chat.update");
-  const record = await relay.create(region);
-  await tap(Action.option, { r: record.id, q: 0, o: 1 }, BOB);
-  const answered = await relay.service.get(record.id);
-  expect(answered?.decision).toStrictEqual({ answers: { region: "us" } });
-  expect(answered?.approvals).toBeUndefined();
-  expect(ephemerals(relay)).toEqual([]);
-  relay.api.done();
+it("a one-choice question, which one tap would answer, is refused at create with 400 on kind and never posted", async () => {
+  await expect(relay.create(region)).rejects.toMatchObject({
+    code: "relay_invalid_request",
+    details: [{ path: "kind", message: expect.stringContaining("needs 2 approvals") as unknown }],
+  });
+  await relay.settle();
+  expect(relay.api.callsTo("chat.postMessage")).toEqual([]);
 });

@@ -47,6 +47,17 @@ describe("signatures", () => {
     await expectStillPending(record.id);
   });
 
+  it("a correctly signed payload dated more than 5 minutes ahead is refused like a stale one with 401", async () => {
+    relay.api.onPost();
+    const record = await relay.create(permission);
+    for (const ahead of [6 * 60, 365 * 24 * 60 * 60]) {
+      const future = Math.floor(Date.now() / 1000) + ahead;
+      const response = await relay.post(blockAction({ actionId: Action.allow, value: encodeButton({ r: record.id }) }), { timestamp: future });
+      expect(response.status).toBe(401);
+    }
+    await expectStillPending(record.id);
+  });
+
   it("a body changed after signing gets 401", async () => {
     relay.api.onPost();
     const record = await relay.create(permission);

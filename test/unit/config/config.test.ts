@@ -37,6 +37,8 @@ describe("loadConfig defaults", () => {
   it("fills every optional setting with its documented default", () => {
     const config = loadConfig(http);
     expect(config).toEqual({
+      local: false,
+      localStateHome: undefined,
       slack: { botToken: BOT, appToken: undefined, signingSecret: SECRET, apiUrl: "https://slack.com/api/", defaultChannel: undefined },
       tokens: [{ name: "ci-bot", token: CI_TOKEN }],
       adminTokens: [],
@@ -50,10 +52,13 @@ describe("loadConfig defaults", () => {
       callbackHosts: undefined,
       shutdownGraceSeconds: 25,
       hookKeepaliveSeconds: 15,
+      mcpProgressSeconds: 25,
+      mcpOrigins: [],
       logLevel: "info",
       alwaysAllow: "tool",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
     });
   });
 
@@ -72,6 +77,8 @@ describe("loadConfig defaults", () => {
       RELAY_CALLBACK_HOSTS: "Hooks.Example.com, ci.example.org",
       RELAY_SHUTDOWN_GRACE: "50",
       RELAY_HOOK_KEEPALIVE: "20",
+      RELAY_MCP_PROGRESS: "10",
+      RELAY_MCP_ORIGINS: "https://Inspector.example.com, http://localhost:6274",
       LOG_LEVEL: "debug",
       RELAY_ALWAYS_ALLOW: "all",
       RELAY_ADMIN_TOKENS: `ops:${OPS_TOKEN}`,
@@ -79,6 +86,8 @@ describe("loadConfig defaults", () => {
       METRICS_TOKEN: "metrics-scraper-0123456789abcdef",
     });
     expect(config).toEqual({
+      local: false,
+      localStateHome: undefined,
       slack: {
         botToken: BOT,
         appToken: APP,
@@ -98,10 +107,13 @@ describe("loadConfig defaults", () => {
       callbackHosts: ["hooks.example.com", "ci.example.org"],
       shutdownGraceSeconds: 50,
       hookKeepaliveSeconds: 20,
+      mcpProgressSeconds: 10,
+      mcpOrigins: ["https://inspector.example.com", "http://localhost:6274"],
       logLevel: "debug",
       alwaysAllow: "all",
       routes: [],
       defaultPolicy: {},
+      defaultAdmission: {},
       metricsToken: "metrics-scraper-0123456789abcdef",
     });
   });
@@ -139,6 +151,8 @@ describe("loadConfig defaults", () => {
       RELAY_CALLBACK_HOSTS: "",
       RELAY_SHUTDOWN_GRACE: "",
       RELAY_HOOK_KEEPALIVE: "",
+      RELAY_MCP_PROGRESS: "",
+      RELAY_MCP_ORIGINS: "",
       LOG_LEVEL: "",
       RELAY_CONFIG_FILE: "",
       METRICS_TOKEN: "",
@@ -160,7 +174,7 @@ describe("loadConfig defaults", () => {
   });
 
   it("reports an empty SLACK_BOT_TOKEN as missing, not as malformed", () => {
-    expect(errorFor({ ...http, SLACK_BOT_TOKEN: "" }).message).toMatch(/^SLACK_BOT_TOKEN is missing: /);
+    expect(errorFor({ ...socket, SLACK_BOT_TOKEN: "" }).message).toMatch(/^SLACK_BOT_TOKEN is missing: /);
   });
 });
 
@@ -189,8 +203,8 @@ describe("Socket Mode and HTTP mode", () => {
 });
 
 describe("missing required variables", () => {
-  it("names SLACK_BOT_TOKEN first when nothing is set, with where to find it", () => {
-    const error = errorFor({});
+  it("with SLACK_APP_TOKEN but no bot token, names SLACK_BOT_TOKEN with where to find it", () => {
+    const error = errorFor({ SLACK_APP_TOKEN: APP, RELAY_TOKENS: `ci-bot:${CI_TOKEN}` });
     expect(error.name).toBe("ConfigError");
     expect(error.message).toBe("SLACK_BOT_TOKEN is missing: create the app from manifest.yml and copy the Bot User OAuth Token (xoxb-…)");
   });
@@ -199,9 +213,37 @@ describe("missing required variables", () => {
     expect(errorFor({ SLACK_APP_TOKEN: APP }).message).toMatch(/^SLACK_BOT_TOKEN is missing: /);
   });
 
-  it("names RELAY_TOKENS when no agent token is configured", () => {
+  it("names RELAY_TOKENS when Slack is configured and no agent token is", () => {
     const message = errorFor({ SLACK_BOT_TOKEN: BOT, SLACK_SIGNING_SECRET: SECRET }).message;
     expect(message).toMatch(/^RELAY_TOKENS is missing: set comma-separated name:token pairs/);
+  });
+});
+
+describe("local mode (no Slack token)", () => {
+  it("with nothing set, starts in local mode with no agent token (the relay makes one) and no Slack", () => {
+    const config = loadConfig({});
+    expect(config.local).toBe(true);
+    expect(config.tokens).toEqual([]);
+    expect(config.slack.botToken).toBeUndefined();
+    expect(config.slack.appToken).toBeUndefined();
+    expect(config.redis).toBeUndefined();
+  });
+
+  it("keeps RELAY_TOKENS and XDG_STATE_HOME when given", () => {
+    const config = loadConfig({ RELAY_TOKENS: `ci-bot:${CI_TOKEN}`, XDG_STATE_HOME: "/tmp/state" });
+    expect(config.local).toBe(true);
+    expect(config.tokens).toEqual([{ name: "ci-bot", token: CI_TOKEN }]);
+    expect(config.localStateHome).toBe("/tmp/state");
+  });
+
+  it("is off as soon as a Slack token is set", () => {
+    expect(loadConfig(http).local).toBe(false);
+    expect(loadConfig(socket).local).toBe(false);
+  });
+
+  it("a signing secret alone does not leave local mode, and a wrong RELAY_TOKENS still stops the start", () => {
+    expect(loadConfig({ SLACK_SIGNING_SECRET: SECRET }).local).toBe(true);
+    expect(errorFor({ RELAY_TOKENS: "no-colon" }).message).toMatch(/^RELAY_TOKENS is invalid: /);
   });
 });
 
@@ -243,6 +285,10 @@ const malformed: Array<[string, string, string]> = [
   ["RELAY_HOOK_KEEPALIVE", "0", "between 1 and 300"],
   ["RELAY_HOOK_KEEPALIVE", "301", "between 1 and 300"],
   ["RELAY_HOOK_KEEPALIVE", "15s", "idle timeout"],
+  ["RELAY_MCP_PROGRESS", "0", "between 1 and 55"],
+  ["RELAY_MCP_PROGRESS", "60", "call timeout"],
+  ["RELAY_MCP_ORIGINS", "inspector.example.com", "scheme, host and port"],
+  ["RELAY_MCP_ORIGINS", "https://inspector.example.com/app", "no path"],
   ["LOG_LEVEL", "verbose", "debug, info, warn or error"],
   ["RELAY_ALWAYS_ALLOW", "everything", "use tool (Always allow passes back only rules for the asked tool) or all"],
   ["METRICS_TOKEN", "tooShortMetrics", "16 to 512 characters"],

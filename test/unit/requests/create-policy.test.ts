@@ -134,11 +134,11 @@ describe("the route's policy", () => {
     });
   });
 
-  it("keeps a quorum only on requests that take one: a lone yes/no question does, ask_user_question does not", async () => {
+  it("keeps the quorum on requests that take one (a lone yes/no question does) and refuses the rest with 400 on kind", async () => {
     const routes = [{ match: {}, quorum: 3 }];
     expect((await policyFor(yesNo, { routes })).quorum).toBe(3);
     expect((await policyFor({ kind: "step_gate", toolName: "Bash", input: {} }, { routes })).quorum).toBe(3);
-    expect(await policyFor(question, { routes })).not.toHaveProperty("quorum");
+    expect(await refusal(policyFor(question, { routes }))).toEqual(problemAt("kind", /route routes\.0 needs 3 approvals, which a ask_user_question request/));
   });
 });
 

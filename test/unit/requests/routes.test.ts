@@ -11,12 +11,56 @@ import { Route } from "../../../src/requests/route-schema.js";
 import { RelayError } from "../../../src/requests/errors.js";
 import type { RequestPolicy } from "../../../src/requests/model.js";
 import { newRecord } from "../../../src/requests/new-record.js";
-import { chooseChannel, matchRoute } from "../../../src/requests/routes.js";
+import { admit, chooseChannel, matchRoute } from "../../../src/requests/routes.js";
 import { bodyOf, T0 } from "../../helpers/service-harness.js";
 
 const route = (fields: Record<string, unknown>) => Route.parse(fields);
 const subject = (fields: Record<string, unknown> = {}, tokenName = "ci-bot") => ({ tokenName, body: bodyOf(fields) });
 const question = { kind: "ask_user_question", questions: [{ question: "Which?", options: [{ label: "a" }, { label: "b" }] }] };
+
+describe("matchRoute on labels and channels an agent could bend", () => {
+  it("matches label values whatever their case, on both sides", () => {
+    const routes = [route({ match: { labels: { Env: "PROD" } } })];
+    expect(matchRoute(routes, subject({ labels: { env: "prod" } })).name).toBe("routes.0");
+    expect(matchRoute(routes, subject({ labels: { ENV: "Prod" } })).name).toBe("routes.0");
+  });
+
+  it("matches `channel` against where a request that names none will go: the default channel", () => {
+    const routes = [route({ match: { channel: "C0DEFAULT01" } })];
+    expect(matchRoute(routes, { ...subject(), defaultChannel: "C0DEFAULT01" }).name).toBe("routes.0");
+    expect(matchRoute(routes, { ...subject({ channel: "C0ELSEWHERE" }), defaultChannel: "C0DEFAULT01" }).name).toBe("default");
+  });
+});
+
+describe("admit", () => {
+  const refusal = (run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(RelayError);
+      return (error as RelayError).details;
+    }
+    throw new Error("admitted");
+  };
+
+  it("refuses a kind the route's kinds leave out, with 400 on kind", () => {
+    const matched = { name: "routes.0", route: route({ match: {}, kinds: ["permission"] }) };
+    expect(() => admit(matched, bodyOf({}))).not.toThrow();
+    expect(refusal(() => admit(matched, bodyOf(question)))).toEqual([{ path: "kind", message: "the relay's route routes.0 accepts only permission requests" }]);
+  });
+
+  it("refuses a request without a label the route requires, naming each missing one; the default route admits by its own keys", () => {
+    const matched = { name: "routes.0", route: route({ match: {}, requireLabels: ["Env", "team"] }) };
+    expect(refusal(() => admit(matched, bodyOf({ labels: { team: "payments" } })))).toEqual([
+      { path: "labels.env", message: "is required by the relay's route routes.0" },
+    ]);
+    expect(() => admit(matched, bodyOf({ labels: { ENV: "prod", team: "payments" } }))).not.toThrow();
+    expect(refusal(() => admit({ name: "default" }, bodyOf({}), { requireLabels: ["env"] }))).toEqual([
+      { path: "labels.env", message: "is required by the relay's route default" },
+    ]);
+    expect(() => admit({ name: "routes.0", route: route({ match: {} }) }, bodyOf({}), { requireLabels: ["env"] })).not.toThrow();
+  });
+});
 
 describe("matchRoute", () => {
   it("takes the default route when no routes are configured", () => {

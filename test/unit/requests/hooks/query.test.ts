@@ -35,15 +35,15 @@ describe("parseHookQuery", () => {
   });
 
   it("reads labels from label.<key>= parameters, values percent-decoded", () => {
-    expect(parseHookQuery("timeout=30&label.env=prod&label.team%2Fowner=pay%20ments", 600)).toEqual({
+    expect(parseHookQuery("timeout=30&label.env=prod&label.team%2Fowner=pay%3Aments", 600)).toEqual({
       timeoutSeconds: 30,
-      labels: { env: "prod", "team/owner": "pay ments" },
+      labels: { env: "prod", "team/owner": "pay:ments" },
     });
     expect(parseHookQuery("label.empty=", 600).labels).toEqual({ empty: "" });
   });
 
   it("refuses a malformed label parameter, naming it", () => {
-    expect(problem("label.=prod")).toEqual({ path: "label.", message: "label keys must be 1 to 64 letters, digits, '_', '.', '/' or '-'" });
+    expect(problem("label.=prod")).toEqual({ path: "label.", message: "label keys must be 1 to 64 letters (a–z), digits, '.', '_', '-', ':' or '/'" });
     expect(problem("label.my%20env=prod").path).toBe("label.my env");
     expect(problem(`label.${"k".repeat(65)}=v`).path).toBe(`label.${"k".repeat(65)}`);
     expect(problem(`label.env=${"v".repeat(257)}`).path).toBe("label.env");

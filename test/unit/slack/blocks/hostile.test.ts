@@ -1,6 +1,6 @@
 /**
  * Every message and modal stays inside Slack's limits, and no agent text
- * turns into markup, for the largest and nastiest requests the schemas
+ * turns into markup or carries an invisible or direction-changing character, for the largest and nastiest requests the schemas
  * accept, in every state a request can end in; and so do the reminders,
  * escalations and notices under the most crowded policy, and the App Home
  * tab listing as many of them, and of the nastiest rules, as it shows.
@@ -32,10 +32,10 @@ import {
   requestMessage,
 } from "../../../../src/slack/blocks/index.js";
 import { answered, askRecord, cancelled, CREATED_AT, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
-import { unescapedMarkup } from "../../../helpers/blocks.js";
+import { hiddenCharacters, unescapedMarkup } from "../../../helpers/blocks.js";
 import { ruleOf } from "../../../helpers/rule-store-contract.js";
 
-const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀\n";
+const NASTY = "<!channel> <@U123> <http://evil.example|click> <!subteam^S1|@team> & &amp; ``` `` ` *b* _i_ 😀 \u202e\u2066\u200b\ufeff\u001b\r\u{E0041}\n";
 /** `n` characters of hostile text; `tag` keeps otherwise equal strings apart. */
 const big = (n: number, tag = "") => (tag + NASTY.repeat(Math.ceil(n / NASTY.length))).slice(0, n);
 
@@ -210,6 +210,7 @@ describe.each(records)("%s", (_name, record) => {
     for (const message of [requestMessage(record), ...endings(record).map(endedMessage)]) {
       expect(checkMessageLimits(message)).toEqual([]);
       expect(unescapedMarkup(message)).toEqual([]);
+      expect(hiddenCharacters(message)).toEqual([]);
     }
   });
 
@@ -226,6 +227,7 @@ describe.each(records)("%s", (_name, record) => {
     for (const view of views) {
       expect(checkViewLimits(view)).toEqual([]);
       expect(unescapedMarkup(view, ["initial_value"])).toEqual([]);
+      expect(hiddenCharacters(view, ["initial_value"])).toEqual([]);
     }
   });
 });
@@ -272,6 +274,7 @@ describe.each(crowded)("%s, under the most crowded policy", (_name, record) => {
     for (const message of [requestMessage(record), ...endings(record).map(endedMessage)]) {
       expect(checkMessageLimits(message)).toEqual([]);
       expect(unescapedMarkup(message, [], OWN)).toEqual([]);
+      expect(hiddenCharacters(message)).toEqual([]);
     }
   });
 
@@ -287,10 +290,12 @@ describe.each(crowded)("%s, under the most crowded policy", (_name, record) => {
     for (const text of texts) {
       expect(text.length).toBeLessThanOrEqual(3000);
       expect(unescapedMarkup(text, [], OWN)).toEqual([]);
+      expect(hiddenCharacters(text)).toEqual([]);
     }
     const post = escalationPost(record, PERMALINK, now);
     expect(checkMessageLimits(post)).toEqual([]);
     expect(unescapedMarkup(post, [], OWN)).toEqual([]);
+    expect(hiddenCharacters(post)).toEqual([]);
   });
 });
 
@@ -311,5 +316,6 @@ describe("the App Home tab", () => {
     // views.publish refuses a view over 250 kB (view_too_large).
     expect(Buffer.byteLength(JSON.stringify(view))).toBeLessThan(250_000);
     expect(unescapedMarkup(view, [], ["<#C0123456789>", `<${PERMALINK}|Open the request>`])).toEqual([]);
+    expect(hiddenCharacters(view)).toEqual([]);
   });
 });

@@ -46,7 +46,7 @@ describe("permission request message", () => {
           { type: "mrkdwn", verbatim: true, text: "Expires <!date^1700000600^{date_short_pretty} {time}|2023-11-14 22:23 UTC>" },
         ],
       },
-      { type: "section", block_id: "context", text: { type: "mrkdwn", verbatim: true, text: "Running the *tests* before merging." } },
+      { type: "section", block_id: "context", text: { type: "mrkdwn", verbatim: true, text: "_The agent says:_\n> Running the *tests* before merging." } },
       { type: "section", block_id: "tool", text: { type: "mrkdwn", verbatim: true, text: "*Tool:* Bash\nRun the unit tests\n*Command:*" } },
       { type: "section", block_id: "tool_code_0", text: { type: "mrkdwn", verbatim: true, text: "```npm test```" } },
       {
@@ -164,7 +164,7 @@ describe("permission request message", () => {
         blockedPath: "/etc/passwd",
       }),
     );
-    expect(sectionText(message, "title")).toBe("*Claude wants to read outside the project*");
+    expect(sectionText(message, "title")).toBe("> Claude wants to read outside the project");
     expect(sectionText(message, "meta")).toBe("*Description:* Reads a file\n*Why it asks:* Path is outside allowed directories\n*Blocked path:* /etc/passwd");
     expect(sectionText(message, "tool")).toBe("*Tool:* Read file (Read)\n*Input:*");
   });

@@ -87,7 +87,7 @@ describe("an escalation", () => {
     const asked = permissionRecord({ toolName: "Bash", input: { command: "kubectl apply <!channel> &\nrm -rf /" } }, { policy, postedAt: CREATED_AT });
     const post = escalationPost(asked, PERMALINK, CREATED_AT + 1_200_000);
     expect(post).toEqual({
-      text: "🔺 Waiting for an answer: Permission request: Bash: kubectl apply &lt;!channel&gt; &amp; …",
+      text: "🔺 Waiting for an answer: Permission request: Bash (2 lines): kubectl apply &lt;!channel&gt; &amp; … rm -rf /",
       blocks: [
         {
           type: "section",
@@ -95,7 +95,7 @@ describe("an escalation", () => {
           text: {
             type: "mrkdwn",
             verbatim: true,
-            text: `🔺 *A request is waiting for an answer* · <${PERMALINK}|Open the request>\nPermission request: Bash: kubectl apply &lt;!channel&gt; &amp; …`,
+            text: `🔺 *A request is waiting for an answer* · <${PERMALINK}|Open the request>\nPermission request: Bash (2 lines): kubectl apply &lt;!channel&gt; &amp; … rm -rf /`,
           },
         },
         {

@@ -1,0 +1,135 @@
+/**
+ * POST /mcp: the relay's MCP server over Streamable HTTP (the MCP spec's
+ * transport), stateless: every POST gets a fresh McpServer and transport from
+ * the official SDK, so any relay instance serves any call. Thin: checks the
+ * Origin and the agent token, then hands the JSON-RPC body to the SDK; the
+ * tools themselves are src/mcp/tools.ts.
+ *
+ * - Origin: the spec asks servers to refuse a foreign Origin with 403 (a
+ *   browser page, through DNS rebinding, must not reach the server). MCP
+ *   clients that are not browsers send none; a request that carries one is
+ *   served only when RELAY_MCP_ORIGINS lists it.
+ * - Cancellation: a stateless server sees a client's notifications/cancelled
+ *   in a POST of its own, not on the call's stream. So each tools/call in
+ *   flight is listed here by token, session and JSON-RPC id, and a
+ *   cancellation that names it aborts it (its request is cancelled, its
+ *   stream ends). The session id is only that key: one is handed out at
+ *   initialize (Mcp-Session-Id) and clients send it back; no state is kept
+ *   under it. A call whose connection closes is aborted the same way.
+ */
+import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { CALL_CANCELLED, CONNECTION_CLOSED, createMcpServer } from "../../mcp/tools.js";
+import { Holders } from "../../mcp/waiting.js";
+import { RelayError } from "../../requests/errors.js";
+import type { RequestService } from "../../requests/service.js";
+import { serveRoute } from "../api.js";
+import type { AuthHook } from "../auth.js";
+import { serviceRelay } from "../mcp-relay.js";
+import { clientGone, jsonBody, type HttpApp } from "../transport.js";
+
+const SESSION_HEADER = "mcp-session-id";
+
+export interface McpRouteDeps {
+  service: RequestService;
+  authenticate: AuthHook;
+  /** Milliseconds between progress notifications of a waiting call (RELAY_MCP_PROGRESS). */
+  progressMs: number;
+  /** Origins (scheme://host[:port]) a request carrying an Origin header may come from (RELAY_MCP_ORIGINS). */
+  allowedOrigins: readonly string[];
+}
+
+type JsonRpcId = string | number;
+
+export function registerMcpRoute(app: HttpApp, { service, authenticate, progressMs, allowedOrigins }: McpRouteDeps): void {
+  const holders = new Holders();
+  /** The tools/call requests in flight, by callKey. */
+  const inFlight = new Map<string, AbortController>();
+  const origins = new Set(allowedOrigins.map((origin) => origin.toLowerCase()));
+  const checkOrigin: AuthHook = (request, _reply, done) => {
+    const origin = request.headers.origin;
+    done(origin === undefined || origins.has(origin.toLowerCase()) ? undefined : foreignOrigin());
+  };
+
+  serveRoute(app, "mcp", { onRequest: [checkOrigin, authenticate] }, async (request, reply) => {
+    const body = jsonBody(request);
+    const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+    const session = request.headers[SESSION_HEADER];
+    const keyOf = (id: JsonRpcId) => callKey(request.agent, typeof session === "string" ? session : "", id);
+    for (const id of cancelledIds(messages)) inFlight.get(keyOf(id))?.abort(CALL_CANCELLED);
+
+    const calls = new Map<JsonRpcId, AbortController>();
+    for (const id of toolCallIds(messages)) {
+      const controller = new AbortController();
+      calls.set(id, controller);
+      inFlight.set(keyOf(id), controller);
+    }
+    const gone = clientGone(reply.raw);
+    gone.addEventListener("abort", () => calls.forEach((controller) => controller.abort(CONNECTION_CLOSED)), { once: true });
+
+    const relay = serviceRelay({ service, agent: request.agent, logger: request.log, reference: request.id });
+    const server = createMcpServer({ relay, holders, progressMs, callSignal: (id) => calls.get(id)?.signal });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A cancelled call sends no response (the spec's rule): its stream is ended here instead.
+    for (const controller of calls.values()) controller.signal.addEventListener("abort", () => void transport.close(), { once: true });
+    reply.raw.once("close", () => {
+      for (const id of calls.keys()) if (inFlight.get(keyOf(id)) === calls.get(id)) inFlight.delete(keyOf(id));
+      void server.close();
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(webRequest(request), { parsedBody: body });
+    return relayResponse(reply, response, messages.some(isInitialize));
+  });
+}
+
+/** The SDK's response as the Fastify reply: status, headers and body (an SSE stream or JSON). */
+function relayResponse(reply: FastifyReply, response: Response, initialize: boolean): FastifyReply {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => void reply.header(name, value));
+  if (initialize && response.ok) reply.header(SESSION_HEADER, randomUUID());
+  if (!response.body) return reply.send();
+  return reply.send(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>));
+}
+
+/** The request as the SDK reads it: only its headers matter (the body is passed parsed). */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: "POST", headers });
+}
+
+function callKey(agent: string, session: string, id: JsonRpcId): string {
+  return JSON.stringify([agent, session, id]);
+}
+
+function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || typeof value === "number";
+}
+
+function toolCallIds(messages: unknown[]): JsonRpcId[] {
+  return messages.flatMap((message) => {
+    const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+    return method === "tools/call" && isJsonRpcId(id) ? [id] : [];
+  });
+}
+
+function cancelledIds(messages: unknown[]): JsonRpcId[] {
+  return messages.flatMap((message) => {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { requestId?: unknown } };
+    return method === "notifications/cancelled" && isJsonRpcId(params?.requestId) ? [params.requestId] : [];
+  });
+}
+
+function isInitialize(message: unknown): boolean {
+  return (message as { method?: unknown } | null)?.method === "initialize";
+}
+
+function foreignOrigin(): RelayError {
+  return new RelayError("relay_forbidden", "This Origin may not use the relay's MCP endpoint: list it in RELAY_MCP_ORIGINS to allow it.");
+}

@@ -1,0 +1,60 @@
+/**
+ * MCP clients for tests: the official SDK's Client, over Streamable HTTP to a
+ * relay's POST /mcp, or over stdio to a spawned `approval-relay mcp`; and
+ * readers for what the relay's tools return.
+ */
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { blockAction } from "./slack.js";
+import type { FullRelay, PostedMessage } from "./full-relay.js";
+import { Action } from "../../src/slack/ids.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A connected SDK client on `url`/mcp with `token` as Bearer. */
+export async function httpMcpClient(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** A connected SDK client on a spawned `approval-relay mcp` (through tsx: it loads the MCP SDK lazily) with `env`. */
+export async function stdioMcpClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "src/cli/main.ts", "mcp"],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** The text of a tool result's only content item. */
+export function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  if (content.length !== 1 || content[0]!.type !== "text") throw new Error(`expected one text item, got ${JSON.stringify(content)}`);
+  return content[0]!.text;
+}
+
+/** Clicks the one-tap option button labelled `label` on a posted message. */
+export async function clickOption(relay: FullRelay, message: PostedMessage, label: string): Promise<void> {
+  const button = findButton(message.blocks, label);
+  if (!button) throw new Error(`no option "${label}" on message ${message.ts}`);
+  await relay.post(blockAction({ actionId: Action.option, value: button, channel: message.channel, ts: message.ts }));
+}
+
+function findButton(node: unknown, label: string): string | undefined {
+  if (Array.isArray(node)) return node.map((item) => findButton(item, label)).find((value) => value !== undefined);
+  if (typeof node !== "object" || node === null) return undefined;
+  const element = node as { action_id?: unknown; value?: unknown; text?: { text?: unknown } };
+  if (element.action_id === Action.option && element.text?.text === label && typeof element.value === "string") return element.value;
+  return findButton(Object.values(node), label);
+}
