@@ -1,14 +1,14 @@
 /**
  * The framework adapters as users install them: the package packed with
  * `npm pack`, unpacked into a user's project that has only one framework
- * (offline: the framework, zod and Node's types are linked from this
- * repository's node_modules, nothing else), and a user's file that imports
+ * (offline: its dependencies, the framework and Node's types are linked
+ * from this repository's node_modules, no other framework), and a user's file that imports
  * the subpath export. It must resolve at runtime (Node) and type-check (tsc,
  * NodeNext resolution): a missing `exports` entry or .d.ts, or an import of
  * another framework, fails here.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+/** What `npm install slack-approval-relay` brings along: its dependencies (no framework is one). */
+const DEPENDENCIES = Object.keys((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
 
 const CASES = [
   {
@@ -82,13 +84,13 @@ describe("the packed package's framework subpath exports", { timeout: 300_000 },
     it(`slack-approval-relay/${subpath} resolves and type-checks with only ${frameworks.filter((f) => f !== "zod").join(", ")} installed`, () => {
       const project = mkdtempSync(join(dir, `${subpath}-`));
       writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }));
-      // The package as npm unpacks it; the framework, zod and Node's types linked from this repository's node_modules.
+      // The package as npm unpacks it; its dependencies (what npm installs with it), the framework and Node's types linked from this repository's node_modules.
       const modules = join(project, "node_modules");
       const ours = join(modules, "slack-approval-relay");
       mkdirSync(ours, { recursive: true });
       const unpacked = spawnSync("tar", ["-xzf", tarball, "-C", ours, "--strip-components=1"], { encoding: "utf8" });
       expect(unpacked.status, unpacked.stderr).toBe(0);
-      for (const name of [...frameworks, "@types/node"]) {
+      for (const name of new Set([...frameworks, ...DEPENDENCIES, "@types/node"])) {
         mkdirSync(dirname(join(modules, name)), { recursive: true });
         symlinkSync(join(root, "node_modules", name), join(modules, name), "dir");
       }
