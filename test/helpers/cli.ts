@@ -53,6 +53,11 @@ afterAll(() => {
   compiled = undefined;
 });
 
+/** The compiled CLI's entry, for a test that spawns it through another program (the GitHub Action's script). */
+export function compiledCliEntry(): string {
+  return (compiled ??= compileCli()).entry;
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;

@@ -35,6 +35,8 @@ export interface StoredRequest {
   expiresAt: number;
   decision?: unknown;
   error?: string;
+  /** Who answered, as the relay's view shows it. */
+  answeredBy?: { id: string; name?: string };
   /** Where the relay posted the message, once it has (set by a test). */
   slack?: { channel: string; ts: string };
 }
@@ -235,6 +237,7 @@ export function view(request: StoredRequest) {
     expiresAt: new Date(request.expiresAt).toISOString(),
     ...(request.decision === undefined ? {} : { decision: request.decision }),
     ...(request.error === undefined ? {} : { error: request.error }),
+    ...(request.answeredBy === undefined ? {} : { answeredBy: request.answeredBy }),
     ...(request.slack === undefined ? {} : { slack: request.slack }),
   };
 }
