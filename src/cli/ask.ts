@@ -64,7 +64,7 @@ export async function ask(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     progress.done();
     if (isAbortError(error)) {
-      io.stderr.write("approval-relay: cancelled; the question was withdrawn from Slack\n");
+      io.stderr.write("approval-relay: cancelled; the question was withdrawn\n");
       return EXIT.noAnswer;
     }
     io.stderr.write(`approval-relay: ${describeError(error)}\n`);

@@ -39,7 +39,7 @@ export class AskProgress {
     if (!this.announced) {
       this.announced = true;
       this.deadline = deadline;
-      this.line(`asked in Slack as request ${request.id}; waiting for an answer until ${this.until(deadline)}`);
+      this.line(`asked as request ${request.id}; waiting for an answer until ${this.until(deadline)}`);
       this.timer = setInterval(() => this.tick(), 1000);
       this.timer.unref();
     } else if (Number.isFinite(deadline) && deadline > this.deadline) {

@@ -123,10 +123,10 @@ describe.concurrent("approval-relay ask", () => {
     const next = relay.nextRequest();
     const run = startCli(["ask", "Deploy v1.2.3?", "--timeout", "20"], { env });
     const request = await next;
-    await until(() => run.output.stderr.includes("asked in Slack"), 10_000);
+    await until(() => run.output.stderr.includes("asked as request"), 10_000);
     expect(run.output.stderr).toMatch(
       new RegExp(
-        `^approval-relay: asked in Slack as request ${request.id}; waiting for an answer until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(in \\d+ seconds\\)\n`,
+        `^approval-relay: asked as request ${request.id}; waiting for an answer until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(in \\d+ seconds\\)\n`,
       ),
     );
     request.slack = { channel: "C0123456789", ts: "1712345678.000100" };

@@ -27,7 +27,7 @@ describe("AskProgress on a terminal", () => {
     const progress = new AskProgress(stderr, Date.now);
     progress.update(created(3605));
     expect(writes).toEqual([
-      "approval-relay: asked in Slack as request r1; waiting for an answer until 2026-12-02 09:00:05 UTC (in 1 hour 5 seconds)\n",
+      "approval-relay: asked as request r1; waiting for an answer until 2026-12-02 09:00:05 UTC (in 1 hour 5 seconds)\n",
       "\r\x1b[2Kapproval-relay: waiting for an answer, 1:00:05 left",
     ]);
     vi.advanceTimersByTime(2000);
@@ -57,7 +57,7 @@ describe("AskProgress in a log", () => {
     progress.update(created(330));
     vi.advanceTimersByTime(300_000);
     expect(writes).toEqual([
-      "approval-relay: asked in Slack as request r1; waiting for an answer until 2026-12-02 08:05:30 UTC (in 5 minutes 30 seconds)\n",
+      "approval-relay: asked as request r1; waiting for an answer until 2026-12-02 08:05:30 UTC (in 5 minutes 30 seconds)\n",
       "approval-relay: still waiting for an answer, 5 minutes left\n",
       "approval-relay: still waiting for an answer, 1 minute left\n",
       "approval-relay: still waiting for an answer, 30 seconds left\n",
