@@ -2,11 +2,12 @@
  * The GitHub Action's step (action.yml at the repository root): asks the
  * deploy gate's question in Slack with the relay's own CLI,
  * `approval-relay ask --json`, and turns its answer into the step's outputs
- * and exit code. Plain Node with no dependencies, since an action runs from
- * its checkout (no node_modules, no dist/): the CLI comes from the npm
- * package of the same version (`npx --package slack-approval-relay@<version>`),
- * or from the command in APPROVAL_RELAY_COMMAND (a JSON array; runners that
- * have the CLI installed, and the tests).
+ * and exit code. Plain Node with no dependencies. The CLI is the action's own
+ * checkout, at the ref the workflow pinned: action.yml's first step runs
+ * `npm ci` there (which builds dist/), and this script runs its
+ * bin/approval-relay.mjs — never a package fetched from the npm registry by
+ * name, which anyone could publish. APPROVAL_RELAY_COMMAND (a JSON array)
+ * runs another command instead (runners with the CLI installed, the tests).
  *
  * Inputs arrive as INPUT_* variables (action.yml maps them); GitHub's own
  * variables (GITHUB_RUN_ID, GITHUB_JOB, …) give the request its context and
@@ -14,8 +15,9 @@
  * is passed to the CLI, which cancels the request (its Slack message says so).
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 
 /** `approval-relay ask` exit codes (src/cli/usage.ts). */
 const EXIT = { yes: 0, no: 1, noAnswer: 2, error: 3 };
@@ -135,8 +137,7 @@ function cliCommand() {
       fail("APPROVAL_RELAY_COMMAND must be a JSON array of strings");
     return parsed;
   }
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  return ["npx", "--yes", "--package", `slack-approval-relay@${version}`, "approval-relay"];
+  return [process.execPath, fileURLToPath(new URL("../bin/approval-relay.mjs", import.meta.url))];
 }
 
 /** Items separated by commas or new lines, blanks left out. */

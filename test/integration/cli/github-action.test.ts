@@ -34,7 +34,7 @@ interface ActionRun {
 }
 
 /** Starts the action's step with these inputs (names as in action.yml). */
-function startAction(relay: RelayStandIn, inputs: Record<string, string>): ActionRun {
+function startAction(relay: RelayStandIn, inputs: Record<string, string>, { ownCli = false } = {}): ActionRun {
   const dir = mkdtempSync(join(tmpdir(), "gha-"));
   const outputFile = join(dir, "output");
   const summaryFile = join(dir, "summary");
@@ -46,7 +46,8 @@ function startAction(relay: RelayStandIn, inputs: Record<string, string>): Actio
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RELAY_RETRIES: "1",
-    APPROVAL_RELAY_COMMAND: JSON.stringify([process.execPath, compiledCliEntry()]),
+    // ownCli: the action's default, the checkout's bin/approval-relay.mjs (built by npm ci, as action.yml's first step does).
+    ...(ownCli ? {} : { APPROVAL_RELAY_COMMAND: JSON.stringify([process.execPath, compiledCliEntry()]) }),
     INPUT_RELAY_URL: relay.url,
     INPUT_RELAY_TOKEN: TOKEN,
     INPUT_FAIL_ON_DENIAL: "true",
@@ -131,6 +132,19 @@ describe("the GitHub Action's step", { timeout: 60_000 }, () => {
     );
   });
 
+  it("by default asks with the action's own checkout of the CLI, never a package fetched by name", async ({ relay, expect }) => {
+    const next = relay.nextRequest();
+    const run = startAction(relay, { question: "Deploy?" }, { ownCli: true });
+    relay.end((await next).id, { status: "answered", decision: { answers: { answer: true } }, ...ALICE_ANSWER });
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(result.outputs.decision).toBe("approved");
+    const action = parse(readFileSync(join(root, "action.yml"), "utf8")) as { runs: { steps: { run: string }[] } };
+    expect(action.runs.steps[0]!.run).toMatch(/^npm ci --prefix "\$GITHUB_ACTION_PATH"/);
+    const script = readFileSync(SCRIPT, "utf8");
+    for (const text of [script, ...action.runs.steps.map((step) => step.run)]) expect(text).not.toMatch(/\bnpx\b|npm (install|i) /);
+  });
+
   it("when the person denies, the step fails (fail-on-denial) with decision denied", async ({ relay, expect }) => {
     const next = relay.nextRequest();
     const run = startAction(relay, { question: "Deploy?" });
@@ -210,7 +224,7 @@ describe("action.yml", () => {
   };
 
   plainIt("hands every input to the script as INPUT_<NAME>, and takes every output from its step", () => {
-    const step = action.runs.steps[0]!;
+    const step = action.runs.steps.find((s) => s.id === "ask")!;
     const expected = Object.fromEntries(Object.keys(action.inputs).map((name) => [`INPUT_${name.replace(/-/g, "_").toUpperCase()}`, `\${{ inputs.${name} }}`]));
     baseExpect(step.env).toEqual(expected);
     baseExpect(step.run).toBe('node "$GITHUB_ACTION_PATH/scripts/github-action.mjs"');
