@@ -2,9 +2,11 @@
  * Writes a run's tables into bench/RESULTS.md: one dated entry at the top of
  * each measured scenario's section (`## <scenario> …`), above the earlier
  * entries, with the machine, the load and the exact command, so the file is a
- * history kept by the bench rather than by hand.
+ * history kept by the bench rather than by hand. The file is written as the
+ * project's prettier formats it, so `npm run lint` passes after a run.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { format, resolveConfig } from "prettier";
 import type { ScenarioName } from "./report.js";
 
 export interface ResultsEntry {
@@ -30,6 +32,7 @@ export function withEntry(text: string, entry: ResultsEntry): string {
   return lines.join("\n");
 }
 
-export function recordResults(path: string, entry: ResultsEntry): void {
-  writeFileSync(path, withEntry(readFileSync(path, "utf8"), entry));
+export async function recordResults(path: string, entry: ResultsEntry): Promise<void> {
+  const text = withEntry(readFileSync(path, "utf8"), entry);
+  writeFileSync(path, await format(text, { ...(await resolveConfig(path)), filepath: path }));
 }

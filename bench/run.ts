@@ -277,7 +277,7 @@ async function main(): Promise<number> {
   process.stdout.write(`\n${textReport(results, machine)}\n`);
   if (options.write) {
     const command = ["npm run bench", ...(process.argv.length > 2 ? ["--", ...process.argv.slice(2)] : [])].join(" ");
-    recordResults(join(ROOT, "bench", "RESULTS.md"), {
+    await recordResults(join(ROOT, "bench", "RESULTS.md"), {
       heading: `${machine.date} — ${options.profile} run, Node ${machine.node}`,
       facts: [
         `Command: \`${command}\``,
