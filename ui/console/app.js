@@ -8,8 +8,12 @@
 import { h, render } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import htm from "htm";
+// What runs is what is shown (issue 16): invisible and direction-changing characters as ⟨U+202E⟩, as in Slack.
+import { anyHidden, visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
 
 const html = htm.bind(h);
+/** An agent's string as shown: hidden characters marked (answers and edits keep the raw value). */
+const v = (text) => (typeof text === "string" ? visibleText(text) : text);
 const API = "/console/api";
 let csrf = "";
 
@@ -44,23 +48,23 @@ function Diff({ before, after }) {
   return html`<pre>
 ${String(before ?? "")
       .split("\n")
-      .map((line) => html`<div class="diff-del">- ${line}</div>`)}${String(after ?? "")
+      .map((line) => html`<div class="diff-del">- ${v(line)}</div>`)}${String(after ?? "")
       .split("\n")
-      .map((line) => html`<div class="diff-add">+ ${line}</div>`)}</pre>`;
+      .map((line) => html`<div class="diff-add">+ ${v(line)}</div>`)}</pre>`;
 }
 
 function ToolView({ body }) {
   const input = body.input ?? {};
   if (body.toolName === "Edit")
-    return html`<div class="meta">${input.file_path}</div>
+    return html`<div class="meta">${v(input.file_path)}</div>
       <${Diff} before=${input.old_string} after=${input.new_string} />`;
   if (body.toolName === "MultiEdit")
-    return html`<div class="meta">${input.file_path}</div>
+    return html`<div class="meta">${v(input.file_path)}</div>
       ${(input.edits ?? []).map((e) => html`<${Diff} before=${e.old_string} after=${e.new_string} />`)}`;
   if (body.toolName === "Write")
-    return html`<div class="meta">${input.file_path}</div>
+    return html`<div class="meta">${v(input.file_path)}</div>
       <${Diff} before="" after=${input.content} />`;
-  return html`<pre>${JSON.stringify(input, null, 2)}</pre>`;
+  return html`<pre>${visibleJson(JSON.stringify(input, null, 2))}</pre>`;
 }
 
 function Questions({ request, answer }) {
@@ -77,7 +81,7 @@ function Questions({ request, answer }) {
     return html`${body.questions.map(
         (q) =>
           html`<fieldset>
-            <legend>${q.header}: ${q.question}</legend>
+            <legend>${v(q.header)}: ${v(q.question)}</legend>
             ${q.options.map(
               (o) =>
                 html`<label class="q"
@@ -89,7 +93,7 @@ function Questions({ request, answer }) {
                       set(q.question, q.multiSelect ? (e.target.checked ? [...chosen, o.label] : chosen.filter((l) => l !== o.label)) : o.label);
                     }}
                   />
-                  ${o.label} <span class="meta">${o.description}</span></label
+                  ${v(o.label)} <span class="meta">${v(o.description)}</span></label
                 >`,
             )}
             <label class="q">Other: <input type="text" onInput=${(e) => set(q.question, e.target.value)} /></label>
@@ -98,7 +102,7 @@ function Questions({ request, answer }) {
   }
   const submit = () => answer({ answers: values });
   return html`${body.questions.map((q) => {
-      const label = html`${q.question}${q.required === false ? "" : " *"}${q.pattern ? html` <span class="meta">(${q.pattern})</span>` : ""}`;
+      const label = html`${v(q.question)}${q.required === false ? "" : " *"}${q.pattern ? html` <span class="meta">(${v(q.pattern)})</span>` : ""}`;
       if (q.type === "confirm")
         return html`<label class="q"><input type="checkbox" checked=${q.default === true} onChange=${(e) => set(q.id, e.target.checked)} /> ${label}</label>`;
       if (q.type === "choice")
@@ -122,7 +126,7 @@ function Questions({ request, answer }) {
                     set(q.id, e.target.checked ? [...chosen, o] : chosen.filter((x) => x !== o));
                   }}
                 />
-                ${o}</label
+                ${v(o)}</label
               >`,
           )}
         </fieldset>`;
@@ -181,15 +185,16 @@ function Request({ request, selected, now, act }) {
   const body = request.body;
   const pending = request.status === "pending";
   return html`<article class=${`request ${selected ? "selected" : ""} ${pending ? "" : "ended"}`} data-id=${request.id}>
-    <h2>${KIND_NAMES[body.kind]}${body.title ? html`: ${body.title}` : ""}</h2>
+    <h2>${KIND_NAMES[body.kind]}${body.title ? html`: ${v(body.title)}` : ""}</h2>
+    ${anyHidden(body) ? html`<p class="warning">⚠️ Hidden or direction-changing characters are shown as ⟨U+…⟩ where they are.</p>` : ""}
     <div class="meta">
-      ${body.agent?.name ?? request.token} · ${request.channel} ${Object.entries(body.labels ?? {}).map(([k, v]) => html` · ${k}=${v}`)}
+      ${v(body.agent?.name) ?? request.token} · ${request.channel} ${Object.entries(body.labels ?? {}).map(([key, value]) => html` · ${key}=${value}`)}
       ${pending ? html` · <span class="countdown">${left(request.expiresAt, now)}</span> left` : html` · ${outcome(request)}`}
     </div>
-    ${body.context ? html`<p>${body.context}</p>` : ""}
+    ${body.context ? html`<p>${v(body.context)}</p>` : ""}
     ${
       body.toolName
-        ? html`<div>Tool: <b>${body.toolName}</b></div>
+        ? html`<div>Tool: <b>${v(body.toolName)}</b></div>
             <${ToolView} body=${body} />`
         : ""
     }

@@ -108,6 +108,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
     await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered requests leave the queue");
     expect(errors).toEqual([]);
 
+    // Issue 16.1: a bidi override in a command shows where it sits, with a warning, as in Slack.
+    const bidi = await create({ kind: "step_gate", toolName: "Bash", input: { command: "echo cleanup \u202E; rm -rf ~ #" }, title: "tidy\u200B up" });
+    const bidiCard = page.locator(`article[data-id="${bidi}"]`);
+    await bidiCard.waitFor({ timeout: 2000 });
+    expect(await bidiCard.locator("h2").textContent()).toContain("tidy⟨U+200B⟩ up");
+    expect(await bidiCard.locator("pre").textContent()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+    expect(await bidiCard.locator(".warning").textContent()).toContain("⟨U+…⟩");
+    expect(await bidiCard.textContent()).not.toMatch(/[\u202e\u200b]/);
+    const bidiAnswered = waitFor(bidi);
+    await bidiCard.getByRole("button", { name: "No", exact: true }).click();
+    expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
+    await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
+
     // 17.7: a thousand pending requests render within a second of the page asking for them.
     for (let batch = 0; batch < 20; batch += 1) {
       await Promise.all(Array.from({ length: 50 }, (_, i) => create({ kind: "step_gate", toolName: "Bash", input: { command: `echo ${batch * 50 + i}` } })));
