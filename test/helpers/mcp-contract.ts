@@ -10,6 +10,7 @@ import { Action, Field, View } from "../../src/slack/ids.js";
 import { startFullRelay, type FullRelay } from "./full-relay.js";
 import { clickOption, textOf } from "./mcp.js";
 import { state, viewSubmission } from "./slack.js";
+import { COLOR_QUESTION } from "../fixtures/questions.js";
 
 export const DEPLOY = { command: "make deploy", description: "Deploy" };
 
@@ -85,17 +86,7 @@ export function mcpToolsContract(transport: string, options: McpContractOptions)
     });
 
     it("AskUserQuestion is asked as its questions and comes back as an allow with updatedInput.answers", async () => {
-      const questions = [
-        {
-          question: "Which color?",
-          header: "Color",
-          multiSelect: false,
-          options: [
-            { label: "Red", description: "Warm" },
-            { label: "Blue", description: "Cool" },
-          ],
-        },
-      ];
+      const questions = [COLOR_QUESTION];
       const call = approve({ tool_name: "AskUserQuestion", input: { questions }, tool_use_id: "toolu_ask" });
       await clickOption(relay, await message(), "Blue");
       expect(JSON.parse(textOf(await call))).toEqual({ behavior: "allow", updatedInput: { questions, answers: { "Which color?": "Blue" } } });

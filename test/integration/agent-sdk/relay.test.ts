@@ -22,6 +22,7 @@ import { runAgent } from "../../helpers/agent-sdk.js";
 import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeTurn } from "../../helpers/fake-anthropic.js";
 import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
 import { messageEvent, state, viewSubmission } from "../../helpers/slack.js";
+import { COLOR_QUESTION } from "../../fixtures/questions.js";
 
 const HELLO = { command: "touch ran.txt && echo hello", description: "Say hello" };
 
@@ -209,15 +210,7 @@ describe("createCanUseTool with the person answering in Slack", () => {
 
 describe("AskUserQuestion through createCanUseTool", () => {
   const questions = [
-    {
-      question: "Which color?",
-      header: "Color",
-      multiSelect: false,
-      options: [
-        { label: "Red", description: "Warm" },
-        { label: "Blue", description: "Cool" },
-      ],
-    },
+    COLOR_QUESTION,
     {
       question: "Which sizes?",
       header: "Sizes",

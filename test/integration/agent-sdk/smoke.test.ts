@@ -14,6 +14,7 @@ import type { CanUseTool, HookCallback, PermissionResult, SDKMessage } from "@an
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runAgent } from "../../helpers/agent-sdk.js";
 import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic, type FakeBlock } from "../../helpers/fake-anthropic.js";
+import { COLOR_QUESTION } from "../../fixtures/questions.js";
 
 interface PermissionCall {
   toolName: string;
@@ -241,15 +242,7 @@ describe("PreToolUse hook callbacks", () => {
 
 describe("AskUserQuestion", () => {
   const questions = [
-    {
-      question: "Which color?",
-      header: "Color",
-      multiSelect: false,
-      options: [
-        { label: "Red", description: "Warm" },
-        { label: "Blue", description: "Cool" },
-      ],
-    },
+    COLOR_QUESTION,
     {
       question: "Which sizes?",
       header: "Sizes",
