@@ -79,61 +79,66 @@ function waitFor(id: string): Promise<Record<string, unknown>> {
 }
 
 describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
-  it("signs in through the printed link, shows new requests live, and answers by click and by keyboard with the exact decision", async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(link);
-    await page.waitForSelector("header h1");
-    expect(new URL(page.url()).hash).toBe("");
+  // One browser session walks the whole path (the link is single use), 1,000 creates included: 12 s on a quiet machine.
+  it(
+    "signs in through the printed link, shows new requests live, and answers by click and by keyboard with the exact decision",
+    { timeout: 60_000 },
+    async () => {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(link);
+      await page.waitForSelector("header h1");
+      expect(new URL(page.url()).hash).toBe("");
 
-    const hostile = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">`;
-    const first = await create({ kind: "step_gate", toolName: "Bash", input: { command: hostile }, title: hostile });
-    const card = page.locator(`article[data-id="${first}"]`);
-    await card.waitFor({ timeout: 2000 });
-    expect(await card.locator("h2").textContent()).toContain(hostile);
-    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
-    expect(await page.locator("article img").count()).toBe(0);
-    expect(await page.title()).toBe("(1) Approval relay");
+      const hostile = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">`;
+      const first = await create({ kind: "step_gate", toolName: "Bash", input: { command: hostile }, title: hostile });
+      const card = page.locator(`article[data-id="${first}"]`);
+      await card.waitFor({ timeout: 2000 });
+      expect(await card.locator("h2").textContent()).toContain(hostile);
+      expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+      expect(await page.locator("article img").count()).toBe(0);
+      expect(await page.title()).toBe("(1) Approval relay");
 
-    const clicked = waitFor(first);
-    await card.getByRole("button", { name: "Yes", exact: true }).click();
-    expect(await clicked).toMatchObject({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "local", via: "console" } });
+      const clicked = waitFor(first);
+      await card.getByRole("button", { name: "Yes", exact: true }).click();
+      expect(await clicked).toMatchObject({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "local", via: "console" } });
 
-    const second = await create({ kind: "step_gate", toolName: "Bash", input: { command: "rm -rf build" } });
-    await page.locator(`article[data-id="${second}"]`).waitFor({ timeout: 2000 });
-    const typed = waitFor(second);
-    await page.keyboard.press("n");
-    expect(await typed).toMatchObject({ status: "answered", decision: { reply: "n" } });
-    await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered requests leave the queue");
-    expect(errors).toEqual([]);
+      const second = await create({ kind: "step_gate", toolName: "Bash", input: { command: "rm -rf build" } });
+      await page.locator(`article[data-id="${second}"]`).waitFor({ timeout: 2000 });
+      const typed = waitFor(second);
+      await page.keyboard.press("n");
+      expect(await typed).toMatchObject({ status: "answered", decision: { reply: "n" } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered requests leave the queue");
+      expect(errors).toEqual([]);
 
-    // Issue 16.1: a bidi override in a command shows where it sits, with a warning, as in Slack.
-    const bidi = await create({ kind: "step_gate", toolName: "Bash", input: { command: "echo cleanup \u202E; rm -rf ~ #" }, title: "tidy\u200B up" });
-    const bidiCard = page.locator(`article[data-id="${bidi}"]`);
-    await bidiCard.waitFor({ timeout: 2000 });
-    expect(await bidiCard.locator("h2").textContent()).toContain("tidy⟨U+200B⟩ up");
-    expect(await bidiCard.locator("pre").textContent()).toContain("echo cleanup \\u202e; rm -rf ~ #");
-    expect(await bidiCard.locator(".warning").textContent()).toContain("⟨U+…⟩");
-    expect(await bidiCard.textContent()).not.toMatch(/[\u202e\u200b]/);
-    const bidiAnswered = waitFor(bidi);
-    await bidiCard.getByRole("button", { name: "No", exact: true }).click();
-    expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
-    await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
+      // Issue 16.1: a bidi override in a command shows where it sits, with a warning, as in Slack.
+      const bidi = await create({ kind: "step_gate", toolName: "Bash", input: { command: "echo cleanup \u202E; rm -rf ~ #" }, title: "tidy\u200B up" });
+      const bidiCard = page.locator(`article[data-id="${bidi}"]`);
+      await bidiCard.waitFor({ timeout: 2000 });
+      expect(await bidiCard.locator("h2").textContent()).toContain("tidy⟨U+200B⟩ up");
+      expect(await bidiCard.locator("pre").textContent()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+      expect(await bidiCard.locator(".warning").textContent()).toContain("⟨U+…⟩");
+      expect(await bidiCard.textContent()).not.toMatch(/[\u202e\u200b]/);
+      const bidiAnswered = waitFor(bidi);
+      await bidiCard.getByRole("button", { name: "No", exact: true }).click();
+      expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
 
-    // 17.7: a thousand pending requests render within a second of the page asking for them.
-    for (let batch = 0; batch < 20; batch += 1) {
-      await Promise.all(Array.from({ length: 50 }, (_, i) => create({ kind: "step_gate", toolName: "Bash", input: { command: `echo ${batch * 50 + i}` } })));
-    }
-    await page.reload();
-    // From the page's load, before it asks for the queue.
-    const started = Date.now();
-    // A function, not a string: the console's CSP refuses eval.
-    type Doc = { document: { querySelectorAll(selector: string): { length: number } } };
-    await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll("article").length === 1000, undefined, { timeout: 10_000 });
-    const elapsed = Date.now() - started;
-    expect(elapsed, `1,000 pending requests rendered in ${elapsed} ms`).toBeLessThan(1000);
-  });
+      // 17.7: a thousand pending requests render within a second of the page asking for them.
+      for (let batch = 0; batch < 20; batch += 1) {
+        await Promise.all(Array.from({ length: 50 }, (_, i) => create({ kind: "step_gate", toolName: "Bash", input: { command: `echo ${batch * 50 + i}` } })));
+      }
+      await page.reload();
+      // From the page's load, before it asks for the queue.
+      const started = Date.now();
+      // A function, not a string: the console's CSP refuses eval.
+      type Doc = { document: { querySelectorAll(selector: string): { length: number } } };
+      await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll("article").length === 1000, undefined, { timeout: 10_000 });
+      const elapsed = Date.now() - started;
+      expect(elapsed, `1,000 pending requests rendered in ${elapsed} ms`).toBeLessThan(1000);
+    },
+  );
 
   it("a second visit of the used link is refused", async () => {
     const page = await browser.newPage();
