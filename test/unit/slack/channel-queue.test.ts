@@ -271,8 +271,8 @@ describe("sharing a channel between agent tokens", () => {
     await vi.advanceTimersByTimeAsync(5000);
     const askedAt = c.now();
     const deploy = postAs(queue, "deploy", askedAt + 45_000);
-    const [postedAt] = await settle([deploy, ...flood]);
-    expect(postedAt! - askedAt).toBeLessThanOrEqual(3000);
+    const [postedAt] = await settle<unknown>([deploy, ...flood]);
+    expect((postedAt as number) - askedAt).toBeLessThanOrEqual(3000);
     expect(order).toEqual(Array.from({ length: order.length }, (_, i) => `loop ${i + 1}`));
   });
 
@@ -289,7 +289,7 @@ describe("sharing a channel between agent tokens", () => {
     const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
     const head = (await queue.turn(POSTS, 60_000, { owner: "a" }))!;
     const order: string[] = [];
-    const others = [postAs(queue, "b", 60_000).then(() => order.push("b")), postAs(queue, "c", 60_000).then(() => order.push("c"))];
+    const others = ["b", "c"].map((owner) => postAs(queue, owner, 60_000).then(() => void order.push(owner)));
     const retry = queue.turn(POSTS, 60_000, { owner: "a", front: true }).then((turn) => {
       order.push("a retried");
       turn?.release();

@@ -35,7 +35,7 @@ describe("the fair line of one channel's request posts", () => {
     expect(drain(line)).toEqual(["a1", "b1", "c1", "a2", "b2", "a3", "a4"]);
   });
 
-  it("a token that comes behind a flood of 90 from another waits for one more post of it, not 89", () => {
+  it("a token that comes behind a flood of 90 from another goes right after the post in progress", () => {
     const line = new FairLine<Entry>();
     add(
       line,
@@ -45,7 +45,7 @@ describe("the fair line of one channel's request posts", () => {
     );
     expect(line.take(0, SECOND)!.name).toBe("loop 1");
     add(line, "deploy", ["deploy"], 46 * SECOND);
-    expect([line.take(SECOND, SECOND)!.name, line.take(2 * SECOND, SECOND)!.name]).toEqual(["loop 2", "deploy"]);
+    expect([line.take(SECOND, SECOND)!.name, line.take(2 * SECOND, SECOND)!.name]).toEqual(["deploy", "loop 2"]);
     expect(line.size).toBe(88);
   });
 
@@ -76,6 +76,22 @@ describe("the fair line of one channel's request posts", () => {
     add(line, "b", ["b1", "b2", "b3", "b4", "b5"]);
     add(line, "c", ["c1", "c2", "c3"]);
     expect(drain(line).slice(0, 4)).toEqual(["short", "b1", "c1", "slow 1"]);
+  });
+
+  it("a token that sends one request each time its last was taken gets no more than its share", () => {
+    const line = new FairLine<Entry>();
+    add(
+      line,
+      "flood",
+      Array.from({ length: 10 }, (_, i) => `f${i + 1}`),
+    );
+    const taken: string[] = [];
+    let drips = 0;
+    for (let i = 0; i < 6; i += 1) {
+      if (taken.length === 0 || taken.at(-1)!.startsWith("drip")) add(line, "drip", [`drip ${drips++}`]);
+      taken.push(line.take(i * SECOND, SECOND)!.name);
+    }
+    expect(taken).toEqual(["f1", "drip 0", "f2", "drip 1", "f3", "drip 2"]);
   });
 
   it("urgent requests of one token never take another token's turn", () => {
