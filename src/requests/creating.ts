@@ -8,8 +8,8 @@
  */
 import type { Logger } from "../logger.js";
 import { createPolicy } from "./create-policy.js";
-import { RelayError } from "./errors.js";
-import { sameRequestBody } from "./idempotency.js";
+import { RelayError, TooManyPendingError } from "./errors.js";
+import { askKey, sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
 import type { RuleBook } from "./rule-book.js";
 import type { RequestRecord } from "./model.js";
@@ -20,22 +20,37 @@ import type { CreateResult, RequestStore } from "./store.js";
 export interface CreatingContext {
   deps: Pick<
     RequestServiceDeps,
-    "defaultTimeoutSeconds" | "defaultChannel" | "defaultChannels" | "callbackHosts" | "routes" | "policy" | "defaultAdmission" | "directory"
+    | "defaultTimeoutSeconds"
+    | "defaultChannel"
+    | "defaultChannels"
+    | "callbackHosts"
+    | "routes"
+    | "policy"
+    | "defaultAdmission"
+    | "directory"
+    | "maxPendingPerToken"
   >;
   store: Pick<RequestStore, "create">;
   rules: RuleBook | undefined;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** A new request's id, for a create with `idempotencyKey` (scoped) or none. */
-  newId: (idempotencyKey?: string) => string;
+  /** A new request's id, for a create by the agent token `tokenName`. */
+  newId: (tokenName?: string) => string;
   /** When a post lease taken at `at` (Unix ms) runs out. */
   leaseFrom: (at: number) => number;
   /** Told of a request this create stored (not one an idempotency key named), before a rule's use of it is counted. */
   onCreated: (record: RequestRecord) => void;
+  /** Told of a create refused at its token's pending cap (`record`: what it would have stored). */
+  onLimited: (record: RequestRecord, error: TooManyPendingError) => void;
   logger: Logger;
 }
 
-/** Throws a 400 naming the field, 409 relay_idempotency_mismatch, or 503 relay_slack_unavailable; stores nothing then. */
+/**
+ * Throws a 400 naming the field, 409 relay_idempotency_mismatch, 429
+ * relay_too_many_pending (TooManyPendingError) or 503
+ * relay_slack_unavailable; stores nothing then. A tool call that repeats a
+ * pending one of the same agent session joins it (./idempotency.ts `askKey`).
+ */
 export async function createRequest(ctx: CreatingContext, { tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<CreateResult> {
   const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = ctx.deps;
   const matched = matchRoute(routes ?? [], { tokenName, body, ...(defaultChannel === undefined ? {} : { defaultChannel }) });
@@ -44,7 +59,7 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   const createdAt = ctx.now();
   const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;
   const record = newRecord({
-    id: ctx.newId(scopedKey),
+    id: ctx.newId(tokenName),
     tokenName,
     body,
     createdAt,
@@ -56,11 +71,20 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
     policy,
   });
   const ruled = await ctx.rules?.match(record);
-  const result = await ctx.store.create(ruled?.record ?? record, {
-    ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
-    postLeaseUntil: ctx.leaseFrom(createdAt),
-  });
-  if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
+  const maxPending = pendingCap(ctx.deps.maxPendingPerToken, (matched.route ?? ctx.deps.defaultAdmission)?.maxPending);
+  const sameAs = askKey(tokenName, body, { ...(idempotencyKey === undefined ? {} : { idempotencyKey }), joinOnKey });
+  const result = await ctx.store
+    .create(ruled?.record ?? record, {
+      ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
+      postLeaseUntil: ctx.leaseFrom(createdAt),
+      ...(maxPending === undefined ? {} : { maxPending }),
+      ...(sameAs === undefined ? {} : { sameAs }),
+    })
+    .catch((error: unknown) => {
+      if (error instanceof TooManyPendingError) ctx.onLimited(record, error);
+      throw error;
+    });
+  if (!result.created && !result.joined && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
     throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
       id: result.record.id,
     });
@@ -74,10 +98,17 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
       token: tokenName,
       route: result.record.policy?.route,
       created: result.created,
+      ...(result.joined ? { joined: true } : {}),
       status: result.record.status,
       ...(ruled ? { rule: ruled.rule.id } : {}),
     },
     "request created",
   );
   return result;
+}
+
+/** The cap on a token's pending requests under a route: the lower of RELAY_MAX_PENDING_PER_TOKEN and the route's `maxPending`. */
+function pendingCap(perToken: number | undefined, route: number | undefined): number | undefined {
+  if (perToken === undefined) return route;
+  return route === undefined ? perToken : Math.min(perToken, route);
 }
