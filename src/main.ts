@@ -15,6 +15,7 @@ import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
+import { SlackOpenId } from "./console/slack-openid.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
@@ -110,8 +111,9 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     logger,
   });
   const slack = slackParts?.app(service);
-  // Local mode: the console is where people answer, signed in as the one local person.
-  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
+  // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
+  const consoleSessions = new ConsoleSessions();
   const hookCalls = new HookCalls({ service, logger });
   metrics.watch({ service, hookCalls, store, queue });
   const app = createHttpApp({
@@ -130,7 +132,14 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
-    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
+    console: {
+      sessions: consoleSessions,
+      links: config.local,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.slackSignIn && config.publicUrl
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        : {}),
+    },
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
@@ -235,7 +244,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${consoleSessions!.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
