@@ -24,6 +24,7 @@ import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient } from "./slack/app.js";
 import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
+import { MessageLinks } from "./slack/permalinks.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { createMemoryStore } from "./store/memory-store.js";
@@ -135,6 +136,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     console: {
       sessions: consoleSessions,
       links: config.local,
+      ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.slackSignIn && config.publicUrl
         ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
@@ -292,6 +294,8 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
   const tokenChecked = checkBotToken(client);
   tokenChecked.catch(() => undefined);
   const messenger = createSlackMessenger({ client, logger, queue });
+  // Links to requests' messages: the App Home tab and the web console share the workspace URL's one lookup.
+  const links = new MessageLinks({ client, logger });
   const app = (service: RequestService) =>
     createSlackApp({
       botToken,
@@ -303,8 +307,9 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
       client,
       logLevel: config.logLevel,
       queue,
+      links,
     });
-  return { directory, tokenChecked, messenger, app };
+  return { directory, tokenChecked, messenger, app, links };
 }
 
 /**

@@ -89,7 +89,7 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
       case "auth.test":
-        return { ok: true, team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: BOT_ID };
+        return { ok: true, url: "https://acme.slack.com/", team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: BOT_ID };
       case "chat.postMessage": {
         const ts = newTs();
         const message: PostedMessage = { channel: String(args.channel), ts, bot_id: BOT_ID, text: args.text };
