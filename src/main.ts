@@ -25,6 +25,7 @@ import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
 import { createSlackMessenger } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
+import { openAuditExport } from "./store/audit-export.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
@@ -81,8 +82,13 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       throw new StartInterrupted();
     });
   if (options.signal?.aborted) throw new StartInterrupted();
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible);
-  const audit = new AuditTrail({ log: auditLog, logger });
+  // A file that cannot be opened stops the start before anything else opens.
+  const auditExport = config.auditExportPath === undefined ? undefined : await openAuditExport(config.auditExportPath, logger);
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible).catch(async (error: unknown) => {
+    await auditExport?.close();
+    throw error;
+  });
+  const audit = new AuditTrail({ log: auditLog, logger, ...(auditExport ? { export: auditExport } : {}) });
   const queue = new ChannelQueue();
   // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
   const slackParts = config.local ? undefined : slackSide(config, logger, metrics, queue);
@@ -197,6 +203,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       await slack?.idle();
       await callbacks.stop();
       await audit.idle();
+      await auditExport?.close();
       await auditLog.close();
       await ruleStore.close();
       await store.close();
