@@ -63,7 +63,7 @@ export interface RelayOverrides {
   now?: () => number;
   /** A new request's id; default: the store's. */
   newId?: () => string;
-  /** Storage; each left out is opened from the config (Redis or memory). The relay closes all three. */
+  /** Storage; each left out is opened from the config (Redis or memory) and closed with the relay; one given here is the caller's to close. */
   store?: RequestStore;
   auditLog?: AuditLog;
   ruleStore?: RuleStore;
@@ -218,7 +218,14 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     hookCalls,
     http,
     ...(slack ? { slack } : {}),
-    closers: [() => callbacks.stop(), () => audit.idle(), () => auditLog.close(), () => ruleStore.close(), () => store.close()],
+    // Storage a caller gave is the caller's to close.
+    closers: [
+      () => callbacks.stop(),
+      () => audit.idle(),
+      ...(overrides.auditLog ? [] : [() => auditLog.close()]),
+      ...(overrides.ruleStore ? [] : [() => ruleStore.close()]),
+      ...(overrides.store ? [] : [() => store.close()]),
+    ],
     logger,
     graceSeconds: config.shutdownGraceSeconds,
     handOver: config.redis !== undefined,

@@ -107,6 +107,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   const store = counting(options.store ?? createMemoryStore(), stored);
   await store.ready();
   const messenger = new FakeMessenger();
+  const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
+  const rules = options.rules ?? createMemoryRuleStore();
   const config = relayConfig(
     { SLACK_DEFAULT_CHANNEL: DEFAULT_CHANNEL },
     {
@@ -124,8 +126,8 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   const relay = await buildRelay(config, {
     logger,
     store,
-    auditLog: options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 }),
-    ruleStore: options.rules ?? createMemoryRuleStore(),
+    auditLog,
+    ruleStore: rules,
     slack: { messenger, ...(options.directory ? { directory: options.directory } : {}) },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     // Without `metrics` the HTTP app is built without them: no GET /metrics.
@@ -167,6 +169,9 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     async close() {
       server.closeAllConnections();
       await relay.close();
+      await auditLog.close();
+      await rules.close();
+      await store.close();
     },
   };
 }
