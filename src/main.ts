@@ -16,6 +16,7 @@ import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
+import { SlackOpenId } from "./console/slack-openid.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import type { RequestMessenger } from "./requests/delivery.js";
@@ -101,8 +102,8 @@ export interface Relay {
   metrics: RelayMetrics;
   /** The agent tokens: RELAY_TOKENS, or the one local mode made. */
   tokens: AgentToken[];
-  /** Local mode's console sign-ins. */
-  consoleSessions: ConsoleSessions | undefined;
+  /** The console's sign-ins: local mode's link, Sign in with Slack. */
+  consoleSessions: ConsoleSessions;
   /** Shutdown: drain, hand over, close (./lifecycle.ts). */
   lifecycle: RelayLifecycle;
   /** Opens the HTTP port; resolves the base URL (http://127.0.0.1:… for every interface). */
@@ -192,8 +193,9 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...overrides.callbacks,
   });
   const slack = slackParts?.app(service);
-  // Local mode: the console is where people answer, signed in as the one local person.
-  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
+  // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
+  const consoleSessions = new ConsoleSessions();
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = createHttpApp({
@@ -212,7 +214,14 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
-    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
+    console: {
+      sessions: consoleSessions,
+      links: config.local,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.slackSignIn && config.publicUrl
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        : {}),
+    },
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
@@ -306,7 +315,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${relay.consoleSessions!.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${relay.consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
