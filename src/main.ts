@@ -16,6 +16,7 @@ import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
+import { SlackOpenId } from "./console/slack-openid.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import type { RequestMessenger } from "./requests/delivery.js";
@@ -28,6 +29,7 @@ import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
 import { createSlackMessenger, type SlackMessengerDeps } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
+import { openAuditExport } from "./store/audit-export.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
@@ -101,8 +103,8 @@ export interface Relay {
   metrics: RelayMetrics;
   /** The agent tokens: RELAY_TOKENS, or the one local mode made. */
   tokens: AgentToken[];
-  /** Local mode's console sign-ins. */
-  consoleSessions: ConsoleSessions | undefined;
+  /** The console's sign-ins: local mode's link, Sign in with Slack. */
+  consoleSessions: ConsoleSessions;
   /** Shutdown: drain, hand over, close (./lifecycle.ts). */
   lifecycle: RelayLifecycle;
   /** Opens the HTTP port; resolves the base URL (http://127.0.0.1:… for every interface). */
@@ -148,8 +150,15 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
   const metrics = overrides.metrics ?? new RelayMetrics({ logger });
   const now = overrides.now ?? Date.now;
   if (overrides.signal?.aborted) throw new StartInterrupted();
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptibleBy(overrides.signal), overrides);
-  const audit = new AuditTrail({ log: auditLog, logger, now });
+  // A file that cannot be opened stops the start before anything else opens.
+  const auditExport = config.auditExportPath === undefined ? undefined : await openAuditExport(config.auditExportPath, logger);
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptibleBy(overrides.signal), overrides).catch(
+    async (error: unknown) => {
+      await auditExport?.close();
+      throw error;
+    },
+  );
+  const audit = new AuditTrail({ log: auditLog, logger, now, ...(auditExport ? { export: auditExport } : {}) });
   const queue = new ChannelQueue({ now, ...(overrides.slack?.sleep ? { sleep: overrides.slack.sleep } : {}) });
   // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
   const slackParts = config.local || overrides.slack?.messenger ? undefined : slackSide(config, logger, metrics, queue, now, overrides.slack);
@@ -185,8 +194,9 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...overrides.callbacks,
   });
   const slack = slackParts?.app(service);
-  // Local mode: the console is where people answer, signed in as the one local person.
-  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
+  // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
+  const consoleSessions = new ConsoleSessions();
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = createHttpApp({
@@ -205,7 +215,14 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
-    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
+    console: {
+      sessions: consoleSessions,
+      links: config.local,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.slackSignIn && config.publicUrl
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        : {}),
+    },
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
@@ -223,6 +240,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     closers: [
       () => callbacks.stop(),
       () => audit.idle(),
+      ...(auditExport ? [() => auditExport.close()] : []),
       ...(overrides.auditLog ? [] : [() => auditLog.close()]),
       ...(overrides.ruleStore ? [] : [() => ruleStore.close()]),
       ...(overrides.store ? [] : [() => store.close()]),
@@ -298,7 +316,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${relay.consoleSessions!.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${relay.consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(

@@ -1,6 +1,6 @@
 /**
  * The web console's HTTP side (docs/console.md): the page and its assets,
- * sign-in through a single-use link, and a JSON API with a live stream of
+ * sign-in (./signin-routes.ts), and a JSON API with a live stream of
  * changes (server-sent events) for the page. Thin: every answer goes
  * through the RequestService exactly as a Slack click does (approvers, user
  * groups, quorum and veto, self-approval, rules), as the signed-in person
@@ -25,24 +25,34 @@ import type { Logger } from "../logger.js";
 import { Decision } from "../protocol/decisions.js";
 import { invalidRequest, RelayError } from "../requests/errors.js";
 import { resolveInteractiveAnswers } from "../requests/interactive.js";
-import { toView, type RequestRecord } from "../requests/model.js";
+import type { RequestRecord } from "../requests/model.js";
 import type { RequestListing } from "../requests/listing.js";
 import type { Answerer } from "../requests/policy.js";
 import type { AnswerResult, RequestService } from "../requests/service.js";
-import { jsonBody, type HttpApp } from "../http/transport.js";
+import type { NamedToken } from "../config/rules.js";
+import { auditPage } from "../http/routes/audit.js";
+import { jsonBody, rawQuery, type HttpApp } from "../http/transport.js";
+import type { AuditTrail } from "../requests/audit-trail.js";
 import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "./sessions.js";
-
-export const SESSION_COOKIE = "relay_console";
-export const CSRF_HEADER = "x-csrf-token";
+import { registerSignInRoutes } from "./signin-routes.js";
+import type { SlackOpenId } from "./slack-openid.js";
+import { consoleView, CSRF_HEADER, parse, SESSION_COOKIE } from "./wire.js";
 
 export interface ConsoleDeps {
   service: RequestService;
   listing: RequestListing;
   sessions: ConsoleSessions;
   logger: Logger;
+  audit: Pick<AuditTrail, "read">;
   /** RELAY_PUBLIC_URL: its host is allowed besides the loopback names. */
   publicUrl?: string;
+  /** Sign in with Slack; absent → off. */
+  slackSignIn?: SlackOpenId;
+  /** RELAY_ADMIN_TOKENS: each opens a read-only session. */
+  adminTokens: readonly NamedToken[];
+  /** Whether the relay prints sign-in links (local mode). */
+  links: boolean;
   /** The built page (scripts/build.mjs → dist/console); default: found from this module up to the package root. */
   assetsDir?: string;
   /** Most requests one list returns (pending and ended each). */
@@ -56,7 +66,6 @@ declare module "fastify" {
   }
 }
 
-const SignIn = z.object({ secret: z.string().min(1).max(200) });
 const AnswerBody = z.object({ decision: z.unknown() }).strict();
 /** Decisions whose shape the console may send; the service checks them against the request's kind. */
 const InteractiveAnswers = z.object({ answers: z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean()])) });
@@ -101,40 +110,49 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     scope.get("/console", page);
     scope.get("/console/signin", page);
 
-    /** The session of the call, or 401; state-changing calls also need Origin and the CSRF token. */
-    const session = (changes: boolean) => async (request: FastifyRequest) => {
+    /**
+     * The session of the call, or 401. `changes`: a state-changing call, which also needs Origin and the
+     * CSRF token; `answers`: one that acts on a request, refused to a read-only (admin token) session;
+     * `audit`: the audit log, for read-only sessions and local mode's person only.
+     */
+    const session = (need: "reads" | "changes" | "answers" | "audit") => async (request: FastifyRequest) => {
+      const changes = need === "changes" || need === "answers";
       if (changes && !originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
       const found = deps.sessions.get(request.cookies[SESSION_COOKIE]);
-      if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first: open the sign-in link the relay printed.");
+      if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first.");
       const sent = request.headers[CSRF_HEADER];
       if (changes && !csrfMatches(found, typeof sent === "string" ? sent : undefined)) {
         throw new RelayError("relay_forbidden", "The CSRF token is missing or wrong: reload the console.");
       }
+      if (need === "answers" && found.role === "viewer")
+        throw new RelayError("relay_forbidden", "An admin token opens a read-only console: it answers nothing.");
+      if (need === "audit" && found.role !== "viewer" && !deps.links) throw new RelayError("relay_forbidden", "The audit log is for admin tokens.");
       request.consoleSession = found;
     };
 
-    scope.post("/console/api/signin", async (request, reply) => {
-      if (!originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
-      const body = parse(SignIn, jsonBody(request));
-      const opened = deps.sessions.redeem(body.secret);
-      if (!opened) throw new RelayError("relay_unauthorized", "This sign-in link was used already or has expired: restart the relay for a new one.");
-      deps.logger.info({ person: opened.person.id }, "console: signed in");
-      void reply.setCookie(SESSION_COOKIE, opened.id, {
-        httpOnly: true,
-        sameSite: "strict",
-        path: "/console",
-        maxAge: Math.floor(deps.sessions.sessionTtlMs / 1000),
-        secure: request.protocol === "https",
-      });
-      return { person: opened.person, csrf: opened.csrf };
+    registerSignInRoutes(scope, {
+      sessions: deps.sessions,
+      logger: deps.logger,
+      adminTokens: deps.adminTokens,
+      links: deps.links,
+      hosts,
+      ...(deps.slackSignIn ? { slack: deps.slackSignIn } : {}),
     });
 
-    scope.get("/console/api/session", { onRequest: session(false) }, async (request) => {
-      const { person, csrf, expiresAt } = request.consoleSession!;
-      return { person, csrf, expiresAt: new Date(expiresAt).toISOString(), slack: deps.service.withSlack };
+    scope.post("/console/api/signout", { onRequest: session("changes") }, async (request, reply) => {
+      deps.sessions.end(request.cookies[SESSION_COOKIE]!);
+      void reply.clearCookie(SESSION_COOKIE, { path: "/console" });
+      return { signedOut: true };
     });
 
-    scope.get("/console/api/requests", { onRequest: session(false) }, async () => {
+    scope.get("/console/api/session", { onRequest: session("reads") }, async (request) => {
+      const { person, role, csrf, expiresAt } = request.consoleSession!;
+      return { person, role, csrf, expiresAt: new Date(expiresAt).toISOString(), slack: deps.service.withSlack };
+    });
+
+    scope.get("/console/api/audit", { onRequest: session("audit") }, async (request) => auditPage(deps.audit, rawQuery(request)));
+
+    scope.get("/console/api/requests", { onRequest: session("reads") }, async () => {
       const records = await deps.listing.list({ tokenName: "", role: "admin" }, { limit });
       return {
         pending: records.filter((r) => r.status === "pending").map(consoleView),
@@ -142,13 +160,13 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       };
     });
 
-    scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session(false) }, async (request) => {
+    scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session("reads") }, async (request) => {
       const record = await deps.service.get(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
       return consoleView(record);
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/answer", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/answer", { onRequest: session("answers") }, async (request, reply) => {
       const person = answerer(request.consoleSession!);
       const { decision: sent } = parse(AnswerBody, jsonBody(request));
       const record = await deps.service.get(request.params.id);
@@ -158,19 +176,19 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       return answered(reply, result);
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/allow-for-a-while", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/allow-for-a-while", { onRequest: session("answers") }, async (request, reply) => {
       const grant = await deps.service.allowForAWhile(request.params.id, answerer(request.consoleSession!));
       return answered(reply, grant.answer);
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session("answers") }, async (request, reply) => {
       const result = await deps.service.extend(request.params.id, answerer(request.consoleSession!));
       if (result.outcome === "applied") deps.service.changed(result.record.id);
       if (result.outcome === "no_more_time") return reply.code(409).send({ error: { code: "relay_already_ended", message: result.reason } });
       return answered(reply, result);
     });
 
-    scope.get("/console/api/events", { onRequest: session(false) }, (request, reply) => {
+    scope.get("/console/api/events", { onRequest: session("reads") }, (request, reply) => {
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -206,26 +224,8 @@ async function notBuilt(_request: FastifyRequest): Promise<never> {
   throw new RelayError("relay_not_found", "The console page is not built: run npm run build.");
 }
 
-/** The request as the console shows it: the API's view, its body, channel, token and when it ended. */
-export function consoleView(record: RequestRecord) {
-  return {
-    ...toView(record),
-    body: record.body,
-    channel: record.channel,
-    token: record.tokenName,
-    ...(record.endedAt === undefined ? {} : { endedAt: new Date(record.endedAt).toISOString() }),
-    ...(record.cancelledBy === undefined ? {} : { cancelledBy: record.cancelledBy }),
-  };
-}
-
 function answerer(session: ConsoleSession): Answerer {
   return { ...session.person, via: "console" };
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidRequest(result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })));
-  return result.data;
 }
 
 /** The decision as the service takes it: checked against Decision, and for InteractiveQuestion forms as the Slack modal checks them (required, pattern, defaults). */

@@ -74,7 +74,7 @@ export interface HttpDeps {
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
   /** The web console (src/console): served under /console when given. */
-  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger" | "audit" | "adminTokens">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -171,7 +171,16 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
-  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
+  if (deps.console) {
+    registerConsoleRoutes(app, {
+      ...deps.console,
+      service: deps.service,
+      listing: deps.listing,
+      logger,
+      audit: deps.audit,
+      adminTokens: deps.adminTokens ?? [],
+    });
+  }
   refuseOtherMethods(app, declared);
   return app;
 }

@@ -10,6 +10,7 @@ import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT_TOKEN, type ApiCall } from "./slack.js";
+import { openIdStandIn, type OpenIdStandIn } from "./slack-openid.js";
 
 export interface SlackWebApiStandIn {
   /** Base URL for SLACK_API_URL, ending in "/api/". */
@@ -53,6 +54,8 @@ export interface SlackWebApiStandIn {
   usergroups: Map<string, string[]>;
   /** Email → user id, as users.lookupByEmail answers (an unknown email: users_not_found). */
   emails: Map<string, string>;
+  /** Sign in with Slack: the authorize page, openid.connect.token and openid.connect.userInfo (./slack-openid.ts). */
+  openId: Pick<OpenIdStandIn, "signInAs" | "spoilNext">;
   close(): Promise<void>;
 }
 
@@ -123,8 +126,10 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     }
   };
 
+  const openId = openIdStandIn();
   const server = createServer((req, res) => {
     void readForm(req).then((args) => {
+      if (openId.handle(req, res, args, `http://${req.headers.host}`)) return;
       const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
       if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) problems.push(`${method}: wrong token`);
       if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) problems.push(`${method}: not form-encoded`);
@@ -190,6 +195,7 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     messages,
     usergroups,
     emails,
+    openId,
     requestPosts,
     requestPost: (index, timeoutMs) => waitFor("chat.postMessage", (args) => requestPosts()[index]?.args === args, timeoutMs),
     waitFor,

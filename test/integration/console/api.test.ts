@@ -5,7 +5,6 @@
  * state-changing call, answers checked by the same policy as a Slack click
  * and audited with `via: "console"`, and the live stream of changes.
  */
-import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { configFiles } from "../../helpers/config-files.js";
+import { getWithHost } from "../../helpers/console.js";
 import { until } from "../../helpers/redis.js";
 
 const AGENT = "tok_console_agent_0123456789";
@@ -75,18 +75,6 @@ async function create(url: string, body: Record<string, unknown>) {
   });
   expect(reply.status).toBe(201);
   return ((await reply.json()) as { id: string }).id;
-}
-
-/** GET with a Host of our choosing (fetch does not let a caller set it). */
-function getWithHost(url: string, path: string, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { headers: { host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 const STEP = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
