@@ -80,7 +80,8 @@ export interface RelayOverrides {
   slack?: { messenger?: RequestMessenger; directory?: PeopleDirectory; homeTeamId?: string } & Pick<SlackMessengerDeps, "sleep" | "random">;
   /** Milliseconds a poster holds a new request before another instance may post it. */
   postLeaseMs?: number;
-  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "tokenSecret" | "logger">>;
+  /** The callback worker's settings (its pacing, a token secret that went away). */
+  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "logger">>;
   /** HTTP settings the config does not carry (e.g. the largest `?wait=`). */
   http?: Partial<Omit<HttpDeps, "service" | "hookCalls" | "listing" | "audit" | "logger">>;
   /** Aborted while storage is being opened: the build stops and throws StartInterrupted. */

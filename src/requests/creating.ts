@@ -3,15 +3,19 @@
  * (./routes.ts), its policy (./create-policy.ts: may ask Slack, so the
  * deadline counts from after it), the record (./new-record.ts), a live rule
  * that answers it at once (./rule-book.ts: stored ended, never posted), and
- * the idempotent store step; the service's onCreated posts what it stored
- * and audits it.
+ * the idempotent store step; then what it stored is posted (./delivery.ts),
+ * audited, counted and told to the change listeners (./changes.ts).
  */
 import type { Logger } from "../logger.js";
+import { createdEntry, endedEntry, type AuditRecorder } from "./audit-entries.js";
+import type { RequestChanges } from "./changes.js";
 import { createPolicy } from "./create-policy.js";
+import type { Delivery } from "./delivery.js";
 import { RelayError } from "./errors.js";
 import { sameRequestBody } from "./idempotency.js";
 import { newRecord } from "./new-record.js";
 import type { RuleBook } from "./rule-book.js";
+import type { RequestMetrics } from "./metrics.js";
 import type { RequestRecord } from "./model.js";
 import { admit, matchRoute } from "./routes.js";
 import { DEFAULT_POLICY, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
@@ -28,10 +32,11 @@ export interface CreatingContext {
   now: () => number;
   /** A new request's id, for a create with `idempotencyKey` (scoped) or none. */
   newId: (idempotencyKey?: string) => string;
-  /** When a post lease taken at `at` (Unix ms) runs out. */
-  leaseFrom: (at: number) => number;
-  /** Told of a request this create stored (not one an idempotency key named), before a rule's use of it is counted. */
-  onCreated: (record: RequestRecord) => void;
+  /** Gives a new request its post lease and posts it (nothing without Slack). */
+  delivery: Pick<Delivery, "leaseFrom" | "post">;
+  audit: AuditRecorder;
+  metrics: Pick<RequestMetrics, "created" | "ended">;
+  changes: Pick<RequestChanges, "tell">;
   logger: Logger;
 }
 
@@ -58,14 +63,15 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   const ruled = await ctx.rules?.match(record);
   const result = await ctx.store.create(ruled?.record ?? record, {
     ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
-    postLeaseUntil: ctx.leaseFrom(createdAt),
+    postLeaseUntil: ctx.delivery.leaseFrom(createdAt),
   });
   if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
     throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
       id: result.record.id,
     });
   }
-  if (result.created) ctx.onCreated(result.record);
+  // A request this create stored (not one an idempotency key named), before a rule's use of it is counted.
+  if (result.created) created(ctx, result.record);
   if (result.created && ruled) ctx.rules!.used(ruled, result.record);
   ctx.logger.info(
     {
@@ -80,4 +86,16 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
     "request created",
   );
   return result;
+}
+
+/** Posts a pending request, and records its creation; one a rule answered at once ended in the same step: both events are recorded (and counted). */
+function created(ctx: CreatingContext, record: RequestRecord): void {
+  if (record.status === "pending") ctx.delivery.post(record);
+  ctx.audit.record(createdEntry(record));
+  ctx.metrics.created(record);
+  if (record.status !== "pending") {
+    ctx.audit.record(endedEntry(record));
+    ctx.metrics.ended(record);
+  }
+  ctx.changes.tell(record.id);
 }

@@ -4,7 +4,8 @@ import type { AuditEntry } from "../../../src/requests/audit.js";
 import { PermanentDeliveryError, TransientDeliveryError } from "../../../src/requests/delivery.js";
 import type { RequestPolicy, RequestRecord } from "../../../src/requests/model.js";
 import type { ScheduleEntry } from "../../../src/requests/policy.js";
-import { Reminders, remindersToQueue, type ReminderStore } from "../../../src/requests/reminders.js";
+import { remindersToQueue } from "../../../src/requests/policy.js";
+import { Reminders, type ReminderStore } from "../../../src/requests/reminders.js";
 import { entryKey, entryOfKey } from "../../../src/requests/store.js";
 import { CREATED_AT, permissionRecord } from "../../fixtures/records.js";
 
