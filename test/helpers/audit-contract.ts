@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntry, AuditEvent, AuditLog } from "../../src/requests/audit.js";
-import { sleep } from "./redis.js";
+import { sleep } from "./until.js";
 
 /** Builds a fresh, empty log capped at `maxEvents` (and keeping events `retentionMs`, when given); the suite closes it. */
 export type MakeAuditLog = (options: { maxEvents: number; retentionMs?: number }) => Promise<AuditLog>;

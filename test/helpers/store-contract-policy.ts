@@ -8,8 +8,8 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Approval } from "../../src/requests/model.js";
 import { UPDATE_GRACE_MS, type AnsweredTransition, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import type { OpenStore } from "./store-contract.js";
+import { until } from "./until.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;

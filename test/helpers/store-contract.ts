@@ -13,10 +13,10 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import { runExtendContract } from "./store-contract-extend.js";
 import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
+import { until } from "./until.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */

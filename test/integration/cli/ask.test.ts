@@ -1,6 +1,7 @@
 import { describe } from "vitest";
-import { type RelayStandIn, TOKEN, until } from "../../helpers/relay-stand-in.js";
+import { type RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
 import { cliTest as it, runCli, startCli } from "../../helpers/cli.js";
+import { until } from "../../helpers/until.js";
 
 /** Runs `approval-relay ask …` and answers the request it creates with `decision`. */
 async function askAnswered(relay: RelayStandIn, env: Record<string, string>, args: string[], decision: unknown) {

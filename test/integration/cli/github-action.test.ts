@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect as baseExpect, it as plainIt } from "vitest";
 import { parse } from "yaml";
 import { compiledCliEntry, cliTest as it } from "../../helpers/cli.js";
-import { TOKEN, until, type RelayStandIn } from "../../helpers/relay-stand-in.js";
+import { TOKEN, type RelayStandIn } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const SCRIPT = join(root, "scripts", "github-action.mjs");

@@ -8,8 +8,9 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+import { until } from "../../helpers/until.js";
 
 const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
 const cleanups: Array<() => Promise<void>> = [];

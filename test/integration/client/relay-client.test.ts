@@ -17,8 +17,8 @@ import {
 import type { Decision } from "../../../src/protocol/decisions.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
-import { until } from "../../helpers/relay-stand-in.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 let client: RelayClient;

@@ -17,7 +17,7 @@ import { SLACK_UNAVAILABLE_DENY } from "../../../src/requests/hooks/calls.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
-import { until } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 const PROD = "C0PRODDEPLOY";
 const PROD_BACKUP = "C0PRODBACKUP";

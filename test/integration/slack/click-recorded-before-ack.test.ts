@@ -13,10 +13,10 @@ import { afterEach, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { freePort } from "../../helpers/ports.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
-import { sleep } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { startCli, type CliRun } from "../../helpers/cli.js";
+import { sleep } from "../../helpers/until.js";
 
 const TOKEN = "tok_sigkill_0123456789abcdef";
 /** Keeps Redis busy for ARGV[1] milliseconds: every other client waits meanwhile. */

@@ -12,9 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import { Action } from "../../../src/slack/ids.js";
 import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { until } from "../../helpers/redis.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { CHANNEL } from "../../helpers/slack.js";
+import { until } from "../../helpers/until.js";
 
 let relay: FullRelay;
 beforeEach(async () => {

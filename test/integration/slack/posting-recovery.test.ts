@@ -16,10 +16,11 @@ import { createSlackClient } from "../../../src/slack/app.js";
 import { createSlackMessenger } from "../../../src/slack/messenger.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { DEFAULT_CHANNEL } from "../../helpers/api-relay.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../../helpers/slack.js";
+import { sleep, until } from "../../helpers/until.js";
 
 const T0 = 1_800_000_000_000;
 const LEASE_MS = 30_000;

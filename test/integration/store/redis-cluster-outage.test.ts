@@ -15,7 +15,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const TIMEOUT_MS = 1_000;
 /** The store's bound plus room for a loaded machine. */

@@ -13,8 +13,9 @@ import type { RequestStore } from "../../../src/requests/store.js";
 import { connectRedisRuleStore } from "../../../src/store/redis-rules.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { sleep, until } from "../../helpers/until.js";
 
 let cluster: RedisCluster;
 let redis: Cluster;

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { AnsweredTransition, ApproveResult, RequestStore, TransitionResult } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const T0 = 1_800_000_000_000;
 

@@ -14,8 +14,9 @@ import { UnreadableRecordError } from "../../../src/store/redis-record.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { loadScripts } from "../../../src/store/scripts.js";
 import { CLUSTER_SHARDS } from "../../../src/store/keys.js";
-import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { sleep, until } from "../../helpers/until.js";
 
 let redis: Redis;
 const prefixes: string[] = [];

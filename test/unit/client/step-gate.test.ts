@@ -2,7 +2,8 @@ import type { HookCallback, PreToolUseHookInput } from "@anthropic-ai/claude-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import { createStepGate, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../../../src/client/step-gate.js";
-import { RelayStandIn, TOKEN, until } from "../../helpers/relay-stand-in.js";
+import { RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;

@@ -13,6 +13,7 @@ import { RequestService } from "../../../../src/requests/service.js";
 import { createMemoryStore } from "../../../../src/store/memory-store.js";
 import { FakeMessenger } from "../../../helpers/fake-messenger.js";
 import { hookFixture } from "../../../fixtures/claude-code.js";
+import { until } from "../../../helpers/until.js";
 
 const services: RequestService[] = [];
 afterEach(() => {
@@ -37,14 +38,6 @@ function call(over: Partial<HookCall> = {}): HookCall {
     reference: "req-1",
     ...over,
   };
-}
-
-async function until(check: () => boolean) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const shutdownDeny = {
