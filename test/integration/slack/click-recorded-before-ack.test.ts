@@ -17,6 +17,7 @@ import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } 
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { startCli, type CliRun } from "../../helpers/cli.js";
 import { sleep } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const TOKEN = "tok_sigkill_0123456789abcdef";
 /** Keeps Redis busy for ARGV[1] milliseconds: every other client waits meanwhile. */
@@ -136,5 +137,5 @@ it("a relay killed while Slack refuses the decided message's update leaves the u
   const blocks = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ type: string }>;
   expect(blocks.length).toBeGreaterThan(0);
   expect(blocks.some((block) => block.type === "actions")).toBe(false);
-  expect(JSON.stringify(blocks)).toContain("U0ALICE01");
+  expect(JSON.stringify(blocks)).toContain(ALICE.id);
 });

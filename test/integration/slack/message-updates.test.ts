@@ -18,10 +18,10 @@ import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { BOT_TOKEN } from "../../helpers/slack.js";
 import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const CHANNEL = "C0UPDATES01";
 const body = CreateRequestBody.parse({ kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } });
-const ALICE = { id: "U0ALICE01", name: "alice" };
 
 let prefix: string;
 let slack: SlackWebApiStandIn;

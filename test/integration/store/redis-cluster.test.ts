@@ -16,6 +16,7 @@ import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluste
 import { uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
 import { sleep, until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let cluster: RedisCluster;
 let redis: Cluster;
@@ -119,7 +120,7 @@ describe("the Redis store on a cluster", () => {
       const result = await b.transition(request.id, {
         status: "answered",
         decision: { behavior: "allow", updatedInput: {} },
-        answeredBy: { id: "U1" },
+        answeredBy: { id: ALICE.id },
         at: T0,
       });
       expect(result.outcome).toBe("applied");
@@ -137,7 +138,7 @@ describe("the Redis store on a cluster", () => {
       token: "ci",
       sessionId: "s1",
       toolName: "Bash",
-      createdBy: { id: "U1" },
+      createdBy: { id: ALICE.id },
       createdAt: T0,
       expiresAt: T0 + 60_000,
       uses: 0,
