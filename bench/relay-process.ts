@@ -24,6 +24,8 @@ export interface RelayProcessOptions {
   root: string;
   /** Environment the relay's loadConfig reads (SLACK_*, RELAY_TOKENS, REDIS_URL, LOG_LEVEL…); PORT is set here. */
   env: Record<string, string>;
+  /** Listen on this port (a relay started again where its clients and proxies know it); default: a free one. */
+  port?: number;
   /** Extra node flags, put before the start script's own, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
   nodeFlags?: string[];
 }
@@ -75,8 +77,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-export async function startRelayProcess({ root, env, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
-  const port = await freePort();
+export async function startRelayProcess({ root, env, port: fixedPort, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
+  const port = fixedPort ?? (await freePort());
   const url = new URL(`http://127.0.0.1:${port}`);
   const args = [...nodeFlags, ...startScriptArgs(root)];
   const child = spawn(process.execPath, args, {

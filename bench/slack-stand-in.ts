@@ -48,6 +48,8 @@ export interface SlackStandIn {
   apiUrl: string;
   /** Resolves once the message carrying `marker` was posted; forgets it then. */
   posted(marker: string, timeoutMs?: number): Promise<PostedMessage>;
+  /** true when the message carrying `marker` was posted and nobody has waited for it with `posted` yet. */
+  hasPosted(marker: string): boolean;
   /** Web API calls answered so far, by method (refused ones included). */
   calls: Map<string, number>;
   /** chat.postMessage calls refused with 429. */
@@ -170,6 +172,7 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergro
       });
       return { notice, cancel: () => void noticeWaiters.delete(waiter!) };
     },
+    hasPosted: (marker) => seen.has(marker),
     posted(marker, timeoutMs = 10_000) {
       const message = seen.get(marker);
       if (message) {

@@ -95,6 +95,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       auditMaxEvents: v.RELAY_AUDIT_MAX_EVENTS,
       /** How long audit events are kept, in milliseconds. */
       auditRetentionMs: v.RELAY_AUDIT_RETENTION,
+      /** RELAY_AUDIT_EXPORT: the file that gets a copy of every audit event, when set. */
+      auditExportPath: v.RELAY_AUDIT_EXPORT,
       /** The shared store: one Redis server, a Redis Cluster or Sentinel's master; undefined → the in-memory store. */
       redis,
       /** Prefix of every Redis key, so several relays may share one Redis. */

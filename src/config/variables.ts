@@ -140,6 +140,12 @@ export const VARIABLES = {
     hint: "use a number and a unit: h (hours), d (days) or w (weeks), such as 90d, up to 10 years",
     about: "How long the audit log keeps events: older ones go, and nothing else removes them.",
   },
+  RELAY_AUDIT_EXPORT: {
+    schema: z.string().trim().min(1).optional(),
+    hint: "give the path of a file the relay's user may create and append to, or unset it",
+    about:
+      "A file that receives a copy of every audit event as one JSON line (`at` in ISO 8601, then the event's fields), appended whatever the audit log's cap or store does: a record for log shipping that no agent token can touch. Created 0600; rotate it with copytruncate.",
+  },
   REDIS_URL: {
     schema: ruled(readRedisUrl).optional(),
     hint: "use redis://[user:password@]host[:port][/db] (rediss:// for TLS, redis://:password@host for a password alone), or unset it for the in-memory store",

@@ -133,7 +133,7 @@ export function afterFailure(error: unknown, attempts: number, backoff: { baseMs
   return { giveUp: error instanceof PermanentDeliveryError ? error.reason : String(error) };
 }
 
-export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage" | "claimUnposted" | "renewPostLease" | "forgetUnposted">;
+export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage" | "claim" | "retry" | "complete">;
 
 export interface DeliveryDeps {
   store: DeliveryStore;
@@ -186,12 +186,12 @@ export class Delivery {
   async recover(limit: number): Promise<number> {
     const { store, now, logger } = this.deps;
     let started = 0;
-    for (const id of await store.claimUnposted(now(), this.deps.postLeaseMs, limit)) {
+    for (const id of (await store.claim("posting", now(), this.deps.postLeaseMs, limit)).map(({ id }) => id)) {
       if (this.posting.has(id)) continue;
       try {
         const record = await store.get(id);
         if (record?.status !== "pending" || record.slack) {
-          await store.forgetUnposted(id);
+          await store.complete("posting", id);
         } else if (record.expiresAt > now()) {
           // Past its deadline it is left to the expiry sweep, which takes it out of the set.
           logger.warn({ id }, "posting a request whose poster stopped before it was posted");
@@ -285,7 +285,7 @@ export class Delivery {
   /** Keeps the request for this instance until a lease after `attemptAt`; false once it is no longer unposted. */
   private async renew(id: string, attemptAt: number): Promise<boolean> {
     try {
-      return await this.deps.store.renewPostLease(id, this.leaseFrom(attemptAt));
+      return await this.deps.store.retry("posting", id, this.leaseFrom(attemptAt), 0);
     } catch (error) {
       this.deps.logger.warn({ id, error }, "post lease renewal failed; posting anyway");
       return true;

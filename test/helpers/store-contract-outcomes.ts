@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
-import type { ClaimedNotice, RequestStore, Transition } from "../../src/requests/store.js";
+import { entryKey, type ClaimedEntry, type RequestStore, type Transition } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
 import { ALICE, BOB, DAVE } from "../fixtures/people.js";
 
@@ -20,8 +20,8 @@ const HALT_DENY = { behavior: "deny", message: "No one answered in Slack within 
 
 /** Claimed parts, as `<id>/<part>/<attempts>`, sorted: the stores hand out equal due times by member. */
 async function claimedParts(store: RequestStore, at: number): Promise<string[]> {
-  const claimed: ClaimedNotice[] = await store.claimNotices(at, LEASE_MS, 100);
-  return claimed.map(({ id, part, attempts }) => `${id}/${part}/${attempts}`).sort();
+  const claimed: ClaimedEntry[] = await store.claim("notices", at, LEASE_MS, 100);
+  return claimed.map(({ key, attempts }) => `${key.replace(/:(?=[a-z]+$)/, "/")}/${attempts}`).sort();
 }
 
 export function runOutcomeContract(open: OpenStore): void {
@@ -78,7 +78,7 @@ export function runOutcomeContract(open: OpenStore): void {
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
       const ended = await created({ slack });
       await store.transition(ended.id, { status: "cancelled", at: clock.t });
-      expect(await store.completeNotice(ended.id, "thread")).toBe(true);
+      expect(await store.complete("notices", entryKey(ended.id, "thread"))).toBe(true);
       expect((await store.transition(ended.id, { status: "cancelled", at: clock.t + 1 })).outcome).toBe("already_ended");
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -89,8 +89,8 @@ export function runOutcomeContract(open: OpenStore): void {
       await store.transition(request.id, { status: "cancelled", at: clock.t - 10 });
       await store.setSlackMessage(request.id, slack);
       expect(await claimedParts(store, clock.t)).toStrictEqual([`${request.id}/dm/0`, `${request.id}/thread/0`]);
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
-      expect(await store.completeNotice(request.id, "dm")).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(true);
       await store.setSlackMessage(request.id, { ...slack, ts: "1800000000.000301" });
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -99,7 +99,7 @@ export function runOutcomeContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const request = await created({ slack });
       await store.transition(request.id, { status: "cancelled", at: clock.t });
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
       await store.setSlackMessage(request.id, slack);
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -110,14 +110,14 @@ export function runOutcomeContract(open: OpenStore): void {
       await store.transition(request.id, { status: "cancelled", at: clock.t });
       expect(await claimedParts(store, clock.t)).toHaveLength(2);
       expect(await claimedParts(store, clock.t + LEASE_MS - 1)).toStrictEqual([]);
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
-      expect(await store.retryNotice(request.id, "dm", clock.t + LEASE_MS + 9, 2)).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
+      expect(await store.retry("notices", entryKey(request.id, "dm"), clock.t + LEASE_MS + 9, 2)).toBe(true);
       expect(await claimedParts(store, clock.t + LEASE_MS + 8)).toStrictEqual([]);
       expect(await claimedParts(store, clock.t + LEASE_MS + 9)).toStrictEqual([`${request.id}/dm/2`]);
-      expect(await store.completeNotice(request.id, "dm")).toBe(true);
-      expect(await store.completeNotice(request.id, "dm")).toBe(false);
-      expect(await store.retryNotice(request.id, "thread", clock.t, 1)).toBe(false);
-      expect(await store.retryNotice(randomUUID(), "dm", clock.t, 1)).toBe(false);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(false);
+      expect(await store.retry("notices", entryKey(request.id, "thread"), clock.t, 1)).toBe(false);
+      expect(await store.retry("notices", entryKey(randomUUID(), "dm"), clock.t, 1)).toBe(false);
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
 
@@ -126,9 +126,9 @@ export function runOutcomeContract(open: OpenStore): void {
       const [late, early] = [await created({ slack }), await created({ slack })];
       await store.transition(late.id, { status: "cancelled", at: clock.t + 2 });
       await store.transition(early.id, { status: "cancelled", at: clock.t + 1 });
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ id: early.id, part: "thread", attempts: 0 }]);
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ id: late.id, part: "thread", attempts: 0 }]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ key: entryKey(early.id, "thread"), id: early.id, attempts: 0 }]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ key: entryKey(late.id, "thread"), id: late.id, attempts: 0 }]);
     });
 
     it("a queued part outlives its request: it is still handed out once the request is forgotten", async () => {
@@ -145,9 +145,9 @@ export function runOutcomeContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const requests = await Promise.all(Array.from({ length: 3 }, () => created({ slack, policy: forDave })));
       for (const request of requests) await store.transition(request.id, { status: "cancelled", at: clock.t });
-      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimNotices(clock.t, LEASE_MS, 1)));
-      const claimed = claims.flat().map(({ id, part }) => `${id}/${part}`);
-      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [`${id}/dm`, `${id}/thread`]).sort());
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claim("notices", clock.t, LEASE_MS, 1)));
+      const claimed = claims.flat().map(({ key }) => key);
+      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [entryKey(id, "dm"), entryKey(id, "thread")]).sort());
     });
   });
 

@@ -7,10 +7,11 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Approval } from "../../src/requests/model.js";
-import { UPDATE_GRACE_MS, type AnsweredTransition, type Transition } from "../../src/requests/store.js";
+import { entryKey, UPDATE_GRACE_MS, type AnsweredTransition, type Transition } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
-import { until } from "./until.js";
+import { claimedKeys } from "./queue-entries.js";
 import { ALICE, BOB, CAROL, DAVE, MALLORY } from "../fixtures/people.js";
+import { until } from "./until.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
@@ -28,8 +29,8 @@ export function runPolicyContract(open: OpenStore): void {
       const result = await store.approve(request.id, first, 2, final(clock.t + 5, ALICE.id));
       expect(result).toStrictEqual({ outcome: "counted", record: { ...request, approvals: [first] } });
       expect(await store.get(request.id)).toStrictEqual({ ...request, approvals: [first] });
-      expect(await store.claimUpdates(clock.t + 5 + UPDATE_GRACE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimUpdates(clock.t + 5 + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + 5 + UPDATE_GRACE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + 5 + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       expect(await store.dueForExpiry(request.expiresAt, 10)).toStrictEqual([request.id]);
     });
 
@@ -37,7 +38,7 @@ export function runPolicyContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const request = await created();
       expect((await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("the same person approving again is a duplicate and changes nothing", async () => {
@@ -66,8 +67,8 @@ export function runPolicyContract(open: OpenStore): void {
       expect(await store.get(request.id)).toStrictEqual(answered);
       await until(() => seen.includes(request.id), 2000, "the ended notification");
       expect(await store.dueForExpiry(request.expiresAt, 10)).toStrictEqual([]);
-      expect(await store.claimCallbacks(clock.t + 1, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
-      expect(await store.claimUpdates(clock.t + 1 + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("callbacks", clock.t + 1, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + 1 + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
     });
 
     it("a quorum of 1 answers at the first approval and takes the request out of the posting set", async () => {
@@ -75,7 +76,7 @@ export function runPolicyContract(open: OpenStore): void {
       const request = await created();
       const result = await store.approve(request.id, approval(ALICE.id, clock.t), 1, final(clock.t, ALICE.id));
       expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", approvals: [approval(ALICE.id, clock.t)] } });
-      expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("a deny through transition while approvals are counted ends the request, keeps them, and later approvals are already_ended", async () => {
@@ -129,7 +130,7 @@ export function runPolicyContract(open: OpenStore): void {
       const request = await created({ slack: slack(3) });
       await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t));
       expect(await store.completePendingUpdate(request.id, 1, clock.t + LEASE_MS)).toBe(true);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("when the request ended after it was shown pending, the update is queued again, due at the given time, even after it was completed", async () => {
@@ -137,10 +138,10 @@ export function runPolicyContract(open: OpenStore): void {
       const request = await created({ slack: slack(4) });
       await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t));
       await store.approve(request.id, approval(BOB.id, clock.t), 2, final(clock.t));
-      expect(await store.completeUpdate(request.id)).toBe(true);
+      expect(await store.complete("updates", request.id)).toBe(true);
       expect(await store.completePendingUpdate(request.id, 1, clock.t + 7)).toBe(false);
-      expect(await store.claimUpdates(clock.t + 6, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimUpdates(clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + 6, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
     });
 
     it("when another approval was counted after it was shown, the update stays queued", async () => {
@@ -149,15 +150,15 @@ export function runPolicyContract(open: OpenStore): void {
       await store.approve(request.id, approval(ALICE.id, clock.t), 3, final(clock.t));
       await store.approve(request.id, approval(BOB.id, clock.t), 3, final(clock.t));
       expect(await store.completePendingUpdate(request.id, 1, clock.t + 7)).toBe(false);
-      expect(await store.claimUpdates(clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       expect(await store.completePendingUpdate(request.id, 2, clock.t + 7)).toBe(true);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("the update of a request that is gone is forgotten", async () => {
       const { store, clock } = await open();
       expect(await store.completePendingUpdate(randomUUID(), 0, clock.t)).toBe(true);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
   });
 
@@ -176,9 +177,9 @@ export function runPolicyContract(open: OpenStore): void {
       const posted = await store.setSlackMessage(request.id, slack(1), twoReminders(clock.t));
       expect(posted).toStrictEqual({ ...request, slack: slack(1), postedAt: clock.t + 5 });
       expect(await store.get(request.id)).toStrictEqual(posted);
-      expect(await store.claimReminders(clock.t + 99, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimReminders(clock.t + 100, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 1, attempts: 0 }]);
-      expect(await store.claimReminders(clock.t + 300, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 0, attempts: 0 }]);
+      expect(await store.claim("reminders", clock.t + 99, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t + 100, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 1), id: request.id, attempts: 0 }]);
+      expect(await store.claim("reminders", clock.t + 300, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 0), id: request.id, attempts: 0 }]);
     });
 
     it("claims at most `limit`, earliest due first, and nothing for a limit of 0", async () => {
@@ -191,12 +192,12 @@ export function runPolicyContract(open: OpenStore): void {
           { index: 1, dueAt: clock.t + 2 },
         ],
       });
-      expect(await store.claimReminders(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
-      expect(await store.claimReminders(clock.t + 5, LEASE_MS, 2)).toStrictEqual([
-        { id: b.id, index: 0, attempts: 0 },
-        { id: b.id, index: 1, attempts: 0 },
+      expect(await store.claim("reminders", clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t + 5, LEASE_MS, 2)).toStrictEqual([
+        { key: entryKey(b.id, 0), id: b.id, attempts: 0 },
+        { key: entryKey(b.id, 1), id: b.id, attempts: 0 },
       ]);
-      expect(await store.claimReminders(clock.t + 5, LEASE_MS, 2)).toStrictEqual([{ id: a.id, index: 0, attempts: 0 }]);
+      expect(await store.claim("reminders", clock.t + 5, LEASE_MS, 2)).toStrictEqual([{ key: entryKey(a.id, 0), id: a.id, attempts: 0 }]);
     });
 
     it("queues nothing and records no postedAt for a request that already ended", async () => {
@@ -205,37 +206,37 @@ export function runPolicyContract(open: OpenStore): void {
       await store.transition(request.id, { status: "cancelled", at: clock.t });
       const posted = await store.setSlackMessage(request.id, slack(1), twoReminders(clock.t));
       expect(posted?.postedAt).toBeUndefined();
-      expect(await store.claimReminders(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("recording the message again keeps the first postedAt and queues nothing again, so a sent reminder never comes back", async () => {
       const { store, created, clock } = await open();
       const request = await created();
       await store.setSlackMessage(request.id, slack(1), twoReminders(clock.t));
-      expect(await store.claimReminders(clock.t + 100, LEASE_MS, 10)).toHaveLength(1);
-      expect(await store.completeReminder(request.id, 1)).toBe(true);
+      expect(await store.claim("reminders", clock.t + 100, LEASE_MS, 10)).toHaveLength(1);
+      expect(await store.complete("reminders", entryKey(request.id, 1))).toBe(true);
       const again = await store.setSlackMessage(request.id, slack(2), {
         postedAt: clock.t + 50,
         reminders: [...twoReminders(clock.t).reminders, { index: 2, dueAt: clock.t }],
       });
       expect(again).toMatchObject({ slack: slack(2), postedAt: clock.t + 5 });
-      expect(await store.claimReminders(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 0, attempts: 0 }]);
+      expect(await store.claim("reminders", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 0), id: request.id, attempts: 0 }]);
     });
 
     it("a claimed reminder comes back only when its lease runs out; a retry sets when and the attempts; a completed one never comes back", async () => {
       const { store, created, clock } = await open();
       const request = await created();
       await store.setSlackMessage(request.id, slack(1), { reminders: [{ index: 4, dueAt: clock.t }] });
-      expect(await store.claimReminders(clock.t, LEASE_MS, 10)).toHaveLength(1);
-      expect(await store.claimReminders(clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimReminders(clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 4, attempts: 0 }]);
-      expect(await store.retryReminder(request.id, 4, clock.t + 5, 2)).toBe(true);
-      expect(await store.claimReminders(clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 4, attempts: 2 }]);
-      expect(await store.completeReminder(request.id, 4)).toBe(true);
-      expect(await store.completeReminder(request.id, 4)).toBe(false);
-      expect(await store.retryReminder(request.id, 4, clock.t, 3)).toBe(false);
-      expect(await store.retryReminder(request.id, 0, clock.t, 1)).toBe(false);
-      expect(await store.claimReminders(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t, LEASE_MS, 10)).toHaveLength(1);
+      expect(await store.claim("reminders", clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 4), id: request.id, attempts: 0 }]);
+      expect(await store.retry("reminders", entryKey(request.id, 4), clock.t + 5, 2)).toBe(true);
+      expect(await store.claim("reminders", clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 4), id: request.id, attempts: 2 }]);
+      expect(await store.complete("reminders", entryKey(request.id, 4))).toBe(true);
+      expect(await store.complete("reminders", entryKey(request.id, 4))).toBe(false);
+      expect(await store.retry("reminders", entryKey(request.id, 4), clock.t, 3)).toBe(false);
+      expect(await store.retry("reminders", entryKey(request.id, 0), clock.t, 1)).toBe(false);
+      expect(await store.claim("reminders", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("each step that ends a request drops its queued reminders; a counted approval keeps them, and other requests keep theirs", async () => {
@@ -250,14 +251,14 @@ export function runPolicyContract(open: OpenStore): void {
       expect((await store.approve(e.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
       expect((await store.approve(kept.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
       expect((await store.approve(e.id, approval(BOB.id, clock.t), 2, final(clock.t))).outcome).toBe("applied");
-      const claimed = await store.claimReminders(clock.t + FAR, LEASE_MS, 100);
+      const claimed = await store.claim("reminders", clock.t + FAR, LEASE_MS, 100);
       expect(claimed).toStrictEqual([
-        { id: kept.id, index: 1, attempts: 0 },
-        { id: kept.id, index: 0, attempts: 0 },
+        { key: entryKey(kept.id, 1), id: kept.id, attempts: 0 },
+        { key: entryKey(kept.id, 0), id: kept.id, attempts: 0 },
       ]);
       for (const ended of [a, b, c, d, e]) {
-        expect(await store.retryReminder(ended.id, 0, clock.t, 1)).toBe(false);
-        expect(await store.completeReminder(ended.id, 1)).toBe(false);
+        expect(await store.retry("reminders", entryKey(ended.id, 0), clock.t, 1)).toBe(false);
+        expect(await store.complete("reminders", entryKey(ended.id, 1))).toBe(false);
       }
     });
 
@@ -265,9 +266,9 @@ export function runPolicyContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const requests = await Promise.all(Array.from({ length: 3 }, () => created()));
       for (const request of requests) await store.setSlackMessage(request.id, slack(1), twoReminders(clock.t));
-      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimReminders(clock.t + 300, LEASE_MS, 1)));
-      const claimed = claims.flat().map(({ id, index }) => `${id}/${index}`);
-      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [`${id}/0`, `${id}/1`]).sort());
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claim("reminders", clock.t + 300, LEASE_MS, 1)));
+      const claimed = claims.flat().map(({ key }) => key);
+      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [entryKey(id, 0), entryKey(id, 1)]).sort());
     });
   });
 

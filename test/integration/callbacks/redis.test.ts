@@ -69,7 +69,7 @@ describe("callbacks across relay instances on one Redis", () => {
     const target = await receiver();
     const dying = await relayInstance(clock);
     const id = await endedRequest(dying, `${target.url}/cb`);
-    expect(await dying.store.claimCallbacks(clock.t, 60_000, 10)).toStrictEqual([{ id, attempts: 0 }]);
+    expect(await dying.store.claim("callbacks", clock.t, 60_000, 10)).toStrictEqual([{ key: id, id, attempts: 0 }]);
     await dying.close();
 
     const survivor = await relayInstance(clock, { leaseMs: 60_000 });

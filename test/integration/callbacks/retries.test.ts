@@ -59,7 +59,7 @@ describe("callback retries", () => {
     const id = await ended(`${await closedPortUrl()}/cb`);
     expect(await relay.worker.runOnce()).toMatchObject({ retried: 1 });
     expect(relay.logs.join("\n")).toContain("ECONNREFUSED");
-    expect(await relay.store.claimCallbacks(T0 + 60_000, 1000, 10)).toStrictEqual([{ id, attempts: 1 }]);
+    expect(await relay.store.claim("callbacks", T0 + 60_000, 1000, 10)).toStrictEqual([{ key: id, id, attempts: 1 }]);
   });
 
   it("a redirect is never followed and counts as a failed attempt", async () => {
@@ -164,7 +164,7 @@ describe("the worker running in the background", () => {
     const started = Date.now();
     await relay.worker.stop();
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(await relay.store.claimCallbacks(clock.t, 1000, 10)).toStrictEqual([{ id, attempts: 0 }]);
+    expect(await relay.store.claim("callbacks", clock.t, 1000, 10)).toStrictEqual([{ key: id, id, attempts: 0 }]);
   });
 });
 

@@ -10,10 +10,11 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
-import type { AnsweredTransition, ApproveResult, RequestStore, TransitionResult } from "../../../src/requests/store.js";
+import { entryKey, type AnsweredTransition, type ApproveResult, type RequestStore, type TransitionResult } from "../../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
-import { until } from "../../helpers/until.js";
+import { claimedKeys } from "../../helpers/queue-entries.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 const T0 = 1_800_000_000_000;
 
@@ -118,7 +119,7 @@ describe("relay instances sharing one Redis", () => {
     await Promise.all(requests.map((request) => a.create(request, { postLeaseUntil: T0 })));
     const claim = async (store: RequestStore) => {
       const ids: string[] = [];
-      for (let round = 0; round < 10; round += 1) ids.push(...(await store.claimUnposted(T0, 30_000, 3)));
+      for (let round = 0; round < 10; round += 1) ids.push(...(await claimedKeys(store, "posting", T0, 30_000, 3)));
       return ids;
     };
     const [fromA, fromB] = await Promise.all([claim(a), claim(b)]);
@@ -215,11 +216,11 @@ describe("relay instances sharing one Redis", () => {
     await b.transition(ended!.id, { status: "cancelled", at: T0 });
     const claim = async (store: RequestStore) => {
       const claimed: string[] = [];
-      for (let round = 0; round < 10; round += 1) claimed.push(...(await store.claimReminders(T0, 30_000, 3)).map(({ id, index }) => `${id}/${index}`));
+      for (let round = 0; round < 10; round += 1) claimed.push(...(await store.claim("reminders", T0, 30_000, 3)).map(({ key }) => key));
       return claimed;
     };
     const [fromA, fromB] = await Promise.all([claim(a), claim(b)]);
-    expect([...fromA, ...fromB].sort()).toStrictEqual(live.flatMap(({ id }) => [`${id}/0`, `${id}/1`]).sort());
+    expect([...fromA, ...fromB].sort()).toStrictEqual(live.flatMap(({ id }) => [entryKey(id, 0), entryKey(id, 1)]).sort());
   });
 
   it("after a restart, a new instance claims the reminders the old one queued", async () => {
@@ -230,6 +231,6 @@ describe("relay instances sharing one Redis", () => {
     await before.close();
 
     const after = await instance();
-    expect(await after.claimReminders(T0 + 300_000, 30_000, 10)).toStrictEqual([{ id: request.id, index: 0, attempts: 0 }]);
+    expect(await after.claim("reminders", T0 + 300_000, 30_000, 10)).toStrictEqual([{ key: entryKey(request.id, 0), id: request.id, attempts: 0 }]);
   });
 });

@@ -16,8 +16,10 @@ import { loadScripts } from "../../../src/store/scripts.js";
 import { CLUSTER_SHARDS } from "../../../src/store/keys.js";
 import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
-import { sleep, until } from "../../helpers/until.js";
+import { entryKey } from "../../../src/requests/store.js";
+import { claimedKeys } from "../../helpers/queue-entries.js";
 import { ALICE, BOB, DAVE } from "../../fixtures/people.js";
+import { sleep, until } from "../../helpers/until.js";
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -150,11 +152,11 @@ describe("redis store specifics", () => {
     expect(await redis.exists(`${prefix}:callbacks`)).toBe(0);
     await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
     expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 7));
-    await store.claimCallbacks(T0 + 7, 1000, 10);
+    await store.claim("callbacks", T0 + 7, 1000, 10);
     expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 1007));
-    await store.retryCallback(request.id, T0 + 5000, 3);
+    await store.retry("callbacks", request.id, T0 + 5000, 3);
     expect(await redis.hget(`${prefix}:callback-attempts`, request.id)).toBe("3");
-    await store.completeCallback(request.id);
+    await store.complete("callbacks", request.id);
     expect((await keysUnder(redis, prefix)).sort()).toStrictEqual([`${prefix}:recent`, `${prefix}:{${request.id}}:data`].sort());
   });
 
@@ -174,9 +176,10 @@ describe("redis store specifics", () => {
     const request = pending();
     await store.create(request, { postLeaseUntil: T0 + 30_000 });
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 30_000));
-    await store.renewPostLease(request.id, T0 + 45_000);
+    await store.retry("posting", request.id, T0 + 45_000, 0);
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 45_000));
-    expect(await store.claimUnposted(T0 + 45_000, 1000, 10)).toStrictEqual([request.id]);
+    expect(await redis.exists(`${prefix}:posting-attempts`)).toBe(0);
+    expect(await claimedKeys(store, "posting", T0 + 45_000, 1000, 10)).toStrictEqual([request.id]);
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 46_000));
     await store.setSlackMessage(request.id, slack);
     expect(await redis.exists(`${prefix}:posting`)).toBe(0);
@@ -193,9 +196,9 @@ describe("redis store specifics", () => {
     const { store, prefix } = open();
     const ghost = randomUUID();
     await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
-    expect(await store.claimUnposted(T0, 1000, 10)).toStrictEqual([ghost]);
+    expect(await claimedKeys(store, "posting", T0, 1000, 10)).toStrictEqual([ghost]);
     expect(await store.get(ghost)).toBeUndefined();
-    expect(await store.forgetUnposted(ghost)).toBe(true);
+    expect(await store.complete("posting", ghost)).toBe(true);
     expect(await redis.exists(`${prefix}:posting`)).toBe(0);
   });
 
@@ -249,8 +252,8 @@ describe("redis store specifics", () => {
       `${request.id}:2`,
       String(T0 + 900_000),
     ]);
-    await store.claimReminders(T0 + 300_000, 1000, 10);
-    await store.retryReminder(request.id, 0, T0 + 400_000, 1);
+    await store.claim("reminders", T0 + 300_000, 1000, 10);
+    await store.retry("reminders", entryKey(request.id, 0), T0 + 400_000, 1);
     expect(await redis.hget(`${prefix}:reminder-attempts`, `${request.id}:0`)).toBe("1");
     await store.transition(request.id, { status: "cancelled", at: T0 });
     expect(await redis.exists(`${prefix}:reminders`, `${prefix}:reminder-attempts`)).toBe(0);
@@ -270,11 +273,11 @@ describe("redis store specifics", () => {
       `${request.id}:thread`,
       String(T0 + 7),
     ]);
-    await store.claimNotices(T0 + 7, 1000, 10);
-    await store.retryNotice(request.id, "dm", T0 + 5000, 2);
+    await store.claim("notices", T0 + 7, 1000, 10);
+    await store.retry("notices", entryKey(request.id, "dm"), T0 + 5000, 2);
     expect(await redis.hget(`${prefix}:notice-attempts`, `${request.id}:dm`)).toBe("2");
-    await store.completeNotice(request.id, "dm");
-    await store.completeNotice(request.id, "thread");
+    await store.complete("notices", entryKey(request.id, "dm"));
+    await store.complete("notices", entryKey(request.id, "thread"));
     expect(await redis.exists(`${prefix}:notices`, `${prefix}:notice-attempts`)).toBe(0);
     expect(await store.get(request.id)).toMatchObject({ status: "cancelled", policy: request.policy });
   });
@@ -445,9 +448,9 @@ describe("redis store connections", () => {
     const calls: Array<[string, () => Promise<unknown>]> = [
       ["approve", () => store.approve("id", { person: { id: ALICE.id }, at: 0 }, 2, final)],
       ["setSlackMessage", () => store.setSlackMessage("id", { channel: "C0123456789", ts: "1.1" }, { reminders: [{ index: 0, dueAt: 0 }] })],
-      ["claimReminders", () => store.claimReminders(0, 1000, 10)],
-      ["retryReminder", () => store.retryReminder("id", 0, 0, 1)],
-      ["completeReminder", () => store.completeReminder("id", 0)],
+      ["claim reminders", () => store.claim("reminders", 0, 1000, 10)],
+      ["retry reminders", () => store.retry("reminders", entryKey("id", 0), 0, 1)],
+      ["complete reminders", () => store.complete("reminders", entryKey("id", 0))],
       ["completePendingUpdate", () => store.completePendingUpdate("id", 1, 0)],
       ["extend", () => store.extend("id", 0)],
       ["listRequests", () => store.listRequests({ limit: 10 })],

@@ -5,24 +5,27 @@ import { PermanentDeliveryError, TransientDeliveryError } from "../../../src/req
 import type { RequestPolicy, RequestRecord } from "../../../src/requests/model.js";
 import type { ScheduleEntry } from "../../../src/requests/policy.js";
 import { Reminders, remindersToQueue, type ReminderStore } from "../../../src/requests/reminders.js";
+import { entryKey, entryOfKey } from "../../../src/requests/store.js";
 import { CREATED_AT, permissionRecord } from "../../fixtures/records.js";
 import { LEAD } from "../../fixtures/people.js";
 
 const NOW = CREATED_AT + 400_000;
 const policy = (fields: Partial<RequestPolicy>): RequestPolicy => ({ alwaysAllow: "tool", ...fields });
 
+const indexOf = (key: string) => Number(entryOfKey("reminders", key).detail);
+
 /** A reminder queue of claimed entries and the record they belong to; records what the sweep did with each. */
 function fakeStore(record: RequestRecord | undefined, claimed: Array<{ index: number; attempts?: number }>) {
   const done = { completed: [] as number[], retried: [] as Array<{ index: number; nextAt: number; attempts: number }> };
   const store: ReminderStore = {
     get: async () => record,
-    claimReminders: async () => claimed.map(({ index, attempts = 0 }) => ({ id: "req-0001", index, attempts })),
-    retryReminder: async (_id, index, nextAt, attempts) => {
-      done.retried.push({ index, nextAt, attempts });
+    claim: async () => claimed.map(({ index, attempts = 0 }) => ({ key: entryKey("req-0001", index), id: "req-0001", attempts })),
+    retry: async (_queue, key, nextAt, attempts) => {
+      done.retried.push({ index: indexOf(key), nextAt, attempts });
       return true;
     },
-    completeReminder: async (_id, index) => {
-      done.completed.push(index);
+    complete: async (_queue, key) => {
+      done.completed.push(indexOf(key));
       return true;
     },
   };

@@ -127,7 +127,7 @@ async function twoInstances(quorum: number) {
   };
   const shown = () => landed.map((record) => `${record.status} ${record.approvals?.length ?? 0}`);
   /** The updates any sweep would still find, long after everything settled. */
-  const leftQueued = () => store.claimUpdates((clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
+  const leftQueued = () => store.claim("updates", (clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
   return { clock, store, gate, outbox, approve, shown, landed, leftQueued };
 }
 
