@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../test/helpers/ports.js";
+import { until } from "../test/helpers/until.js";
 
 export interface RelayProcessOptions {
   /** The repository root: package.json's `start` script runs from here. */
@@ -124,18 +125,15 @@ export async function startRelayProcess({ root, env, port: fixedPort, logFile, n
 
 /** Polls GET /healthz until a 200; fails when the relay exits first or takes over 60 s (a build may run first). */
 async function untilHealthy(url: URL, child: ChildProcess, lines: string[]): Promise<void> {
-  const started = performance.now();
-  for (;;) {
+  const healthy = async () => {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`the relay exited (${child.exitCode ?? child.signalCode}) before it started:\n${lines.join("\n")}`);
-    const ok = await fetch(new URL("/healthz", url)).then(
+    return fetch(new URL("/healthz", url)).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return;
-    if (performance.now() - started > 60_000) throw new Error(`the relay did not answer /healthz within 60 s:\n${lines.join("\n")}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  };
+  await until(healthy, 60_000, () => `the relay to answer /healthz:\n${lines.join("\n")}`, 20);
 }
 
 /** nodejs_heap_size_used_bytes and nodejs_heap_size_total_bytes from GET /metrics. */

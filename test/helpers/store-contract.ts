@@ -13,11 +13,12 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import { runExtendContract } from "./store-contract-extend.js";
 import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
 import { claimedKeys } from "./queue-entries.js";
+import { ALICE, BOB } from "../fixtures/people.js";
+import { until } from "./until.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */
@@ -85,7 +86,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       return { store, clock, advance, record, created };
     }
 
-    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = { id: "U1", name: "alice" }): Transition => ({
+    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = ALICE): Transition => ({
       status: "answered",
       decision,
       answeredBy: person,
@@ -233,8 +234,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, created, clock } = await open();
         const request = await created();
         const decision: Decision = { behavior: "allow", updatedInput: { list: [], object: {}, text: UNICODE, ...EXACT_NUMBERS }, updatedPermissions: [] };
-        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: "U1", name: UNICODE }));
-        const expected = { ...request, status: "answered", decision, answeredBy: { id: "U1", name: UNICODE }, endedAt: clock.t + 5 };
+        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: ALICE.id, name: UNICODE }));
+        const expected = { ...request, status: "answered", decision, answeredBy: { id: ALICE.id, name: UNICODE }, endedAt: clock.t + 5 };
         expect(result).toStrictEqual({ outcome: "applied", record: expected });
         expect(await store.get(request.id)).toStrictEqual(expected);
       });
@@ -314,7 +315,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const first = await store.transition(request.id, answer(clock.t, { reply: "q" }));
         if (first.outcome !== "applied") throw new Error(`answer was ${first.outcome}`);
         const later: Transition[] = [
-          answer(clock.t + 20, { reply: "y" }, { id: "U2" }),
+          answer(clock.t + 20, { reply: "y" }, { id: BOB.id }),
           { status: "expired", at: clock.t + 20 },
           { status: "cancelled", at: clock.t + 20, by: "agent" },
           { status: "failed", at: clock.t + 20, error: "late" },

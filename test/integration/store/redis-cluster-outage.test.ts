@@ -22,7 +22,8 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const TIMEOUT_MS = 1_000;
 /** The store's bound plus room for a loaded machine. */
@@ -122,7 +123,7 @@ describe("a master of the cluster dies and comes back", () => {
         const result = await b.transition(request.id, {
           status: "answered",
           decision: { behavior: "allow", updatedInput: {} },
-          answeredBy: { id: "U1" },
+          answeredBy: { id: ALICE.id },
           at: Date.now(),
         });
         expect(result.outcome).toBe("applied");
