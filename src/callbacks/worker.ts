@@ -19,11 +19,11 @@ import { retryDelayMs } from "../protocol/timing.js";
 import { callbackHostAllowed, hostOf } from "../requests/callback-hosts.js";
 import { StoreUnavailableError } from "../requests/errors.js";
 import { toView, type RequestRecord } from "../requests/model.js";
-import type { ClaimedCallback, RequestStore } from "../requests/store.js";
+import type { ClaimedEntry, RequestStore } from "../requests/store.js";
 import { attemptCallback, type FetchLike } from "./deliver.js";
 import { sleepUnlessAborted } from "./timing.js";
 
-export type CallbackStore = Pick<RequestStore, "get" | "claimCallbacks" | "retryCallback" | "completeCallback" | "onEnded">;
+export type CallbackStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete" | "onEnded">;
 
 export interface CallbackWorkerOptions {
   store: CallbackStore;
@@ -119,7 +119,7 @@ export class CallbackWorker {
   /** Claims the callbacks due now and makes one attempt at each. */
   async runOnce(signal?: AbortSignal): Promise<RoundResult> {
     const result: RoundResult = { delivered: 0, retried: 0, dropped: 0, released: 0 };
-    const claims = await this.deps.store.claimCallbacks(this.deps.now(), this.deps.leaseMs, this.deps.batchSize);
+    const claims = await this.deps.store.claim("callbacks", this.deps.now(), this.deps.leaseMs, this.deps.batchSize);
     const fates = await Promise.all(claims.map((claim) => this.handle(claim, signal)));
     for (const fate of fates) if (fate) result[fate] += 1;
     return result;
@@ -166,7 +166,7 @@ export class CallbackWorker {
   }
 
   /** One attempt at one claimed callback; never throws (a lost claim comes back after its lease). */
-  private async handle(claim: ClaimedCallback, signal?: AbortSignal): Promise<Fate | undefined> {
+  private async handle(claim: ClaimedEntry, signal?: AbortSignal): Promise<Fate | undefined> {
     try {
       const record = await this.deps.store.get(claim.id);
       if (!record) return await this.drop(claim, "the request is no longer stored");
@@ -180,12 +180,12 @@ export class CallbackWorker {
         { fetch: this.deps.fetch, timeoutMs: this.deps.timeoutMs, ...(signal ? { signal } : {}) },
       );
       if (outcome.delivered) {
-        await this.deps.store.completeCallback(claim.id);
+        await this.deps.store.complete("callbacks", claim.key);
         this.deps.logger.info({ ...fields, status: outcome.status }, "callback delivered");
         return "delivered";
       }
       if (outcome.stopped) {
-        await this.deps.store.retryCallback(claim.id, this.deps.now(), claim.attempts);
+        await this.deps.store.retry("callbacks", claim.key, this.deps.now(), claim.attempts);
         return "released";
       }
       const nextAt = this.deps.now() + retryDelayMs(attempts, this.deps.backoffBaseMs, this.deps.backoffMaxMs, this.deps.random);
@@ -193,7 +193,7 @@ export class CallbackWorker {
       if (nextAt > (record.endedAt ?? record.createdAt) + this.deps.giveUpAfterMs) {
         return await this.drop(claim, `not delivered within ${this.deps.giveUpAfterMs} ms of the end`, failure);
       }
-      await this.deps.store.retryCallback(claim.id, nextAt, attempts);
+      await this.deps.store.retry("callbacks", claim.key, nextAt, attempts);
       this.deps.logger.info({ ...failure, retryInMs: nextAt - this.deps.now() }, "callback failed, will retry");
       return "retried";
     } catch (error) {
@@ -213,8 +213,8 @@ export class CallbackWorker {
     return { url, token };
   }
 
-  private async drop(claim: ClaimedCallback, why: string, fields: Record<string, unknown> = { id: claim.id }): Promise<Fate> {
-    await this.deps.store.completeCallback(claim.id);
+  private async drop(claim: ClaimedEntry, why: string, fields: Record<string, unknown> = { id: claim.id }): Promise<Fate> {
+    await this.deps.store.complete("callbacks", claim.key);
     this.deps.logger.warn({ ...fields, why }, "callback given up");
     return "dropped";
   }

@@ -47,6 +47,11 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
     const tokens = v.RELAY_TOKENS ?? [];
     const clash = adminTokenClash(tokens, adminTokens);
     if (clash) return stop(`RELAY_ADMIN_TOKENS is invalid: ${clash}`);
+    const signInWithSlack = [v.SLACK_CLIENT_ID, v.SLACK_CLIENT_SECRET].filter(Boolean).length;
+    if (signInWithSlack === 1) return stop(missing(v.SLACK_CLIENT_ID ? "SLACK_CLIENT_SECRET" : "SLACK_CLIENT_ID"));
+    if (signInWithSlack === 2 && local)
+      return stop("SLACK_CLIENT_ID is set in local mode: Sign in with Slack needs SLACK_BOT_TOKEN too (or unset SLACK_CLIENT_ID)");
+    if (signInWithSlack === 2 && !v.RELAY_PUBLIC_URL) return stop(missing("RELAY_PUBLIC_URL"));
     let redis;
     try {
       redis = redisTarget({
@@ -87,6 +92,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
         apiUrl: v.SLACK_API_URL.endsWith("/") ? v.SLACK_API_URL : `${v.SLACK_API_URL}/`,
         defaultChannel: v.SLACK_DEFAULT_CHANNEL,
       },
+      /** RELAY_PUBLIC_URL: the relay's origin as browsers reach it (the console's Host allowlist, Sign in with Slack's redirect). */
+      publicUrl: v.RELAY_PUBLIC_URL,
+      /** Sign in with Slack to the console: the app's client id and secret; undefined → off. */
+      slackSignIn: v.SLACK_CLIENT_ID && v.SLACK_CLIENT_SECRET ? { clientId: v.SLACK_CLIENT_ID, clientSecret: v.SLACK_CLIENT_SECRET } : undefined,
       /** RELAY_TOKENS; [] in local mode without it (the relay makes one). */
       tokens,
       /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */
@@ -95,6 +104,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       auditMaxEvents: v.RELAY_AUDIT_MAX_EVENTS,
       /** How long audit events are kept, in milliseconds. */
       auditRetentionMs: v.RELAY_AUDIT_RETENTION,
+      /** RELAY_AUDIT_EXPORT: the file that gets a copy of every audit event, when set. */
+      auditExportPath: v.RELAY_AUDIT_EXPORT,
       /** The shared store: one Redis server, a Redis Cluster or Sentinel's master; undefined → the in-memory store. */
       redis,
       /** Prefix of every Redis key, so several relays may share one Redis. */

@@ -77,7 +77,7 @@ export interface HttpDeps {
   /** RELAY_CREATE_RATE_LIMIT: creates (POST /v1/requests, hook calls) one agent token may make per minute here; absent → no limit. */
   createRateLimit?: number;
   /** The web console (src/console): served under /console when given. */
-  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger" | "audit" | "adminTokens">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -187,7 +187,16 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
-  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
+  if (deps.console) {
+    registerConsoleRoutes(app, {
+      ...deps.console,
+      service: deps.service,
+      listing: deps.listing,
+      logger,
+      audit: deps.audit,
+      adminTokens: deps.adminTokens ?? [],
+    });
+  }
   refuseOtherMethods(app, declared);
   return app;
 }

@@ -3,15 +3,20 @@
  * (./routes.ts), its policy (./create-policy.ts: may ask Slack, so the
  * deadline counts from after it), the record (./new-record.ts), a live rule
  * that answers it at once (./rule-book.ts: stored ended, never posted), and
- * the idempotent store step; the service's onCreated posts what it stored
- * and audits it.
+ * the idempotent store step; then what it stored is posted (./delivery.ts),
+ * audited, counted and told to the change listeners (./changes.ts).
  */
 import type { Logger } from "../logger.js";
+import { createdEntry, endedEntry, type AuditRecorder } from "./audit-entries.js";
+import type { RequestChanges } from "./changes.js";
 import { createPolicy } from "./create-policy.js";
+import type { Delivery } from "./delivery.js";
 import { RelayError, TooManyPendingError } from "./errors.js";
 import { askKey, sameRequestBody } from "./idempotency.js";
+import type { CreateLimits } from "./limits.js";
 import { newRecord } from "./new-record.js";
 import type { RuleBook } from "./rule-book.js";
+import type { RequestMetrics } from "./metrics.js";
 import type { RequestRecord } from "./model.js";
 import { admit, matchRoute } from "./routes.js";
 import { DEFAULT_POLICY, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
@@ -36,12 +41,13 @@ export interface CreatingContext {
   now: () => number;
   /** A new request's id, for a create by the agent token `tokenName`. */
   newId: (tokenName?: string) => string;
-  /** When a post lease taken at `at` (Unix ms) runs out. */
-  leaseFrom: (at: number) => number;
-  /** Told of a request this create stored (not one an idempotency key named), before a rule's use of it is counted. */
-  onCreated: (record: RequestRecord) => void;
-  /** Told of a create refused at its token's pending cap (`record`: what it would have stored). */
-  onLimited: (record: RequestRecord, error: TooManyPendingError) => void;
+  /** Gives a new request its post lease and posts it (nothing without Slack). */
+  delivery: Pick<Delivery, "leaseFrom" | "post">;
+  audit: AuditRecorder;
+  metrics: Pick<RequestMetrics, "created" | "ended">;
+  changes: Pick<RequestChanges, "tell">;
+  /** Counts and audits a create refused at its token's pending cap. */
+  limits: Pick<CreateLimits, "refused">;
   logger: Logger;
 }
 
@@ -76,12 +82,13 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   const result = await ctx.store
     .create(ruled?.record ?? record, {
       ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
-      postLeaseUntil: ctx.leaseFrom(createdAt),
+      postLeaseUntil: ctx.delivery.leaseFrom(createdAt),
       ...(maxPending === undefined ? {} : { maxPending }),
       ...(sameAs === undefined ? {} : { sameAs }),
     })
     .catch((error: unknown) => {
-      if (error instanceof TooManyPendingError) ctx.onLimited(record, error);
+      if (error instanceof TooManyPendingError)
+        ctx.limits.refused(tokenName, "too_many_pending", record.id, `${error.pending} pending, at most ${error.limit}`);
       throw error;
     });
   if (!result.created && !result.joined && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
@@ -89,7 +96,8 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
       id: result.record.id,
     });
   }
-  if (result.created) ctx.onCreated(result.record);
+  // A request this create stored (not one an idempotency key named), before a rule's use of it is counted.
+  if (result.created) created(ctx, result.record);
   if (result.created && ruled) ctx.rules!.used(ruled, result.record);
   ctx.logger.info(
     {
@@ -111,4 +119,16 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
 function pendingCap(perToken: number | undefined, route: number | undefined): number | undefined {
   if (perToken === undefined) return route;
   return route === undefined ? perToken : Math.min(perToken, route);
+}
+
+/** Posts a pending request, and records its creation; one a rule answered at once ended in the same step: both events are recorded (and counted). */
+function created(ctx: CreatingContext, record: RequestRecord): void {
+  if (record.status === "pending") ctx.delivery.post(record);
+  ctx.audit.record(createdEntry(record));
+  ctx.metrics.created(record);
+  if (record.status !== "pending") {
+    ctx.audit.record(endedEntry(record));
+    ctx.metrics.ended(record);
+  }
+  ctx.changes.tell(record.id);
 }

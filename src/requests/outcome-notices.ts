@@ -19,9 +19,9 @@
 import type { Logger } from "../logger.js";
 import { afterFailure, type RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
-import { NOTICE_PARTS, type ClaimedNotice, type RequestStore } from "./store.js";
+import { entryKey, entryOfKey, NOTICE_PARTS, type NoticePart, type RequestStore } from "./store.js";
 
-export type NoticeStore = Pick<RequestStore, "get" | "claimNotices" | "retryNotice" | "completeNotice">;
+export type NoticeStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete">;
 
 export interface OutcomeNoticesDeps {
   store: NoticeStore;
@@ -53,7 +53,11 @@ export class OutcomeNotices {
   /** Sends what is due, on any instance, each request's thread reply before its DM; returns how many parts were sent. */
   async runOnce(): Promise<number> {
     const { store, now } = this.deps;
-    const claims = await store.claimNotices(now(), this.leaseMs, this.batchSize);
+    const claims = (await store.claim("notices", now(), this.leaseMs, this.batchSize)).map(({ key, id, attempts }) => ({
+      id,
+      part: entryOfKey("notices", key).detail as NoticePart,
+      attempts,
+    }));
     const first = new Map<string, number>();
     for (const { id } of claims) if (!first.has(id)) first.set(id, first.size);
     claims.sort((a, b) => first.get(a.id)! - first.get(b.id)! || NOTICE_PARTS.indexOf(a.part) - NOTICE_PARTS.indexOf(b.part));
@@ -66,13 +70,13 @@ export class OutcomeNotices {
     return sent;
   }
 
-  private async send(claim: ClaimedNotice, record: RequestRecord | undefined): Promise<boolean> {
+  private async send(claim: { id: string; part: NoticePart; attempts: number }, record: RequestRecord | undefined): Promise<boolean> {
     const { store, messenger, logger, now } = this.deps;
     const { id, part, attempts } = claim;
     const skip = whyNot(claim, record);
     if (skip !== undefined || !record) {
       logger.info({ id, part, reason: skip }, "outcome notice not sent");
-      await store.completeNotice(id, part);
+      await store.complete("notices", entryKey(id, part));
       return false;
     }
     try {
@@ -81,21 +85,21 @@ export class OutcomeNotices {
       const next = afterFailure(error, attempts, BACKOFF, this.random);
       if ("retryInMs" in next) {
         logger.warn({ id, part, reason: next.reason, attempts: attempts + 1, delayMs: next.retryInMs }, "outcome notice not sent; retrying later");
-        await store.retryNotice(id, part, now() + next.retryInMs, attempts + 1);
+        await store.retry("notices", entryKey(id, part), now() + next.retryInMs, attempts + 1);
       } else {
         logger.warn({ id, part, reason: next.giveUp }, "outcome notice refused by Slack; giving it up");
-        await store.completeNotice(id, part);
+        await store.complete("notices", entryKey(id, part));
       }
       return false;
     }
-    await store.completeNotice(id, part);
+    await store.complete("notices", entryKey(id, part));
     logger.info({ id, part, status: record.status }, part === "thread" ? "outcome posted in the thread" : "outcome sent to the requester");
     return true;
   }
 }
 
 /** Why a claimed part is not to be sent (undefined: send it). */
-function whyNot({ part }: ClaimedNotice, record: RequestRecord | undefined): string | undefined {
+function whyNot({ part }: { id: string; part: NoticePart; attempts: number }, record: RequestRecord | undefined): string | undefined {
   if (!record) return "the request is gone";
   if (record.status === "pending") return "the request has not ended";
   if (!record.slack) return "the request has no Slack message";

@@ -15,11 +15,10 @@
 import type { Logger } from "../logger.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
 import { afterFailure, type RequestMessenger } from "./delivery.js";
-import type { RequestRecord } from "./model.js";
 import { reminderSchedule } from "./policy.js";
-import type { ClaimedReminder, ReminderEntry, RequestStore } from "./store.js";
+import { entryKey, entryOfKey, type RequestStore } from "./store.js";
 
-export type ReminderStore = Pick<RequestStore, "get" | "claimReminders" | "retryReminder" | "completeReminder">;
+export type ReminderStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete">;
 
 export interface RemindersDeps {
   store: ReminderStore;
@@ -34,13 +33,6 @@ export interface RemindersDeps {
   leaseMs?: number;
   /** Entries claimed per sweep. */
   batchSize?: number;
-}
-
-/** The schedule entries a request posted at `postedAt` (Unix ms) queues: those due before its deadline. */
-export function remindersToQueue(record: RequestRecord, postedAt: number): ReminderEntry[] {
-  return reminderSchedule(record.policy)
-    .map((entry) => ({ index: entry.index, dueAt: postedAt + entry.afterSeconds * 1000 }))
-    .filter((entry) => entry.dueAt < record.expiresAt);
 }
 
 const BACKOFF = { baseMs: 2_000, maxMs: 60_000 } as const;
@@ -60,19 +52,23 @@ export class Reminders {
   async runOnce(): Promise<number> {
     const { store, now } = this.deps;
     let sent = 0;
-    for (const claimed of await store.claimReminders(now(), this.leaseMs, this.batchSize)) {
+    for (const claimed of (await store.claim("reminders", now(), this.leaseMs, this.batchSize)).map(({ key, id, attempts }) => ({
+      id,
+      index: Number(entryOfKey("reminders", key).detail),
+      attempts,
+    }))) {
       if (await this.send(claimed)) sent += 1;
     }
     return sent;
   }
 
-  private async send(claimed: ClaimedReminder): Promise<boolean> {
+  private async send(claimed: { id: string; index: number; attempts: number }): Promise<boolean> {
     const { store, messenger, logger, now } = this.deps;
     const { id, index, attempts } = claimed;
     const record = await store.get(id);
     const entry = record ? reminderSchedule(record.policy)[index] : undefined;
     if (!record || !entry || record.status !== "pending" || !record.slack) {
-      await store.completeReminder(id, index);
+      await store.complete("reminders", entryKey(id, index));
       return false;
     }
     try {
@@ -81,14 +77,14 @@ export class Reminders {
       const next = afterFailure(error, attempts, BACKOFF, this.random);
       if ("retryInMs" in next) {
         logger.warn({ id, index, reason: next.reason, attempts: attempts + 1 }, "reminder not sent; retrying later");
-        await store.retryReminder(id, index, now() + next.retryInMs, attempts + 1);
+        await store.retry("reminders", entryKey(id, index), now() + next.retryInMs, attempts + 1);
       } else {
         logger.warn({ id, index, reason: next.giveUp }, "reminder refused by Slack; giving it up");
-        await store.completeReminder(id, index);
+        await store.complete("reminders", entryKey(id, index));
       }
       return false;
     }
-    await store.completeReminder(id, index);
+    await store.complete("reminders", entryKey(id, index));
     this.deps.audit.record(reminderEntry(record, entry, now()));
     logger.info({ id, type: entry.type, afterSeconds: entry.afterSeconds }, entry.type === "reminder" ? "reminder sent" : "escalation sent");
     return true;

@@ -6,8 +6,7 @@
  *
  * A request with a callback URL has its callback queued by the very step that
  * ends it (the applied transition, or a create of an already ended request),
- * so no crash can end a request and lose its callback. The delivery worker
- * (src/callbacks) claims, retries and completes queued callbacks.
+ * so no crash can end a request and lose its callback.
  *
  * Likewise a pending request enters the posting set by the very step that
  * creates it and leaves it by the step that records its Slack message or ends
@@ -19,8 +18,10 @@
  * its thread and, when it has a requestedBy, a DM to that person): queued by
  * the step that ends it, or by the step that records the message of a
  * request that had already ended, one entry per part, never before it ended;
- * any instance claims, retries and completes each part
- * (src/requests/outcome-notices.ts).
+ * any instance claims, retries and completes each part.
+ *
+ * Every such queue is a leased queue (QueueName), claimed, retried and
+ * completed by name through the same three methods.
  *
  * A store backed by a service that can be down (Redis) answers every call,
  * or throws StoreUnavailableError, within its bound (DEFAULT_STORE_TIMEOUT_MS):
@@ -38,7 +39,7 @@ export interface CreateOptions {
   idempotencyKey?: string;
   /**
    * Unix time in milliseconds until which the creator alone posts the new
-   * request: `claimUnposted` hands it out only after that. Default: the
+   * request: a claim of the `posting` queue hands it out only after that. Default: the
    * store's now (any instance may claim it at once).
    */
   postLeaseUntil?: number;
@@ -86,14 +87,6 @@ export interface CreateResult {
  * before any other instance's sweep claims the update.
  */
 export const UPDATE_GRACE_MS = 30_000;
-
-/** A queued message update handed to one instance for the length of a lease. */
-export interface ClaimedUpdate {
-  /** Id of the ended request whose Slack message is to show how it ended. */
-  id: string;
-  /** Attempts made before this one (0 for the first). */
-  attempts: number;
-}
 
 /** What a transition out of `pending` carries. */
 export type Transition =
@@ -143,15 +136,6 @@ export interface ReminderEntry {
   dueAt: number;
 }
 
-/** A queued reminder or escalation handed to one instance for the length of a lease. */
-export interface ClaimedReminder {
-  id: string;
-  /** Index into the request's schedule. */
-  index: number;
-  /** Attempts made before this one (0 for the first). */
-  attempts: number;
-}
-
 /**
  * A part of a request's outcome notice: the reply in its message's thread
  * (every ended request with a message), or the DM to the person it was made
@@ -162,14 +146,6 @@ export type NoticePart = "thread" | "dm";
 
 /** The parts in the order they are sent. */
 export const NOTICE_PARTS: readonly NoticePart[] = ["thread", "dm"];
-
-/** A queued notice part handed to one instance for the length of a lease. */
-export interface ClaimedNotice {
-  id: string;
-  part: NoticePart;
-  /** Attempts made before this one (0 for the first). */
-  attempts: number;
-}
 
 export interface SlackMessageOptions {
   /** Unix ms to record as the record's `postedAt` (default: the store's now). */
@@ -195,12 +171,47 @@ export interface StoreCounts {
   callbacks: number;
 }
 
-/** A queued callback handed to one deliverer for the length of a lease. */
-export interface ClaimedCallback {
-  /** Id of the request whose final state is to be POSTed. */
+/**
+ * The leased queues, by name. Each entry is due at a time (Unix ms); a claim
+ * hands it to one caller and makes it due again only when the claim's lease
+ * runs out, so whoever dies mid-work leaves it to be claimed again.
+ *
+ * - `posting`: pending requests whose Slack message is not recorded yet
+ *   (entry: the request id; due when the poster's lease ends). Entered by
+ *   create, left by the step that records the message or ends the request.
+ * - `updates`: Slack messages to rewrite as their request now is (entry: the id).
+ * - `reminders`: reminders and escalations (entry: `<id>:<index>` into the
+ *   request's schedule, see requests/policy.ts `reminderSchedule`), queued with
+ *   the message and dropped by the step that ends the request.
+ * - `notices`: outcome notice parts (entry: `<id>:<part>`, see NoticePart).
+ * - `callbacks`: callbacks to POST (entry: the id).
+ *
+ * An entry stays queued until completed, even after its request is forgotten
+ * (then `get` returns undefined and its handler completes it).
+ */
+export const QUEUE_NAMES = ["posting", "updates", "reminders", "notices", "callbacks"] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** A queued entry handed to one caller for the length of a lease. */
+export interface ClaimedEntry {
+  /** The entry as queued: its request's id, or `<id>:<index>` / `<id>:<part>` (see entryKey). */
+  key: string;
+  /** Id of the request the entry belongs to. */
   id: string;
-  /** Delivery attempts made before this one (0 for the first). */
+  /** Attempts made before this claim (0 for the first); `retry` records them. */
   attempts: number;
+}
+
+/** The entry key of a request's schedule `index` or notice `part`; the request id alone names its entry in the other queues. */
+export function entryKey(id: string, detail?: number | NoticePart): string {
+  return detail === undefined ? id : `${id}:${detail}`;
+}
+
+/** The request id an entry key of `queue` belongs to, and what follows it (a reminder's index, a notice part); lua/includes/common.lua builds them too. */
+export function entryOfKey(queue: QueueName, key: string): { id: string; detail?: string } {
+  if (queue !== "reminders" && queue !== "notices") return { id: key };
+  const split = key.lastIndexOf(":");
+  return split > 0 ? { id: key.slice(0, split), detail: key.slice(split + 1) } : { id: key };
 }
 
 export interface RequestStore {
@@ -222,13 +233,13 @@ export interface RequestStore {
   /**
    * Records where the Slack message lives (and takes the request out of the
    * posting set); returns the record as it now is. When the request has
-   * already ended, the update of that message is queued (see claimUpdates).
+   * already ended, the update of that message is queued (the `updates` queue).
    * While the request is pending, the same step records `postedAt` and queues
-   * `options.reminders` (see claimReminders), the first time only: a repeated
+   * `options.reminders` (the `reminders` queue), the first time only: a repeated
    * call keeps the first `postedAt` and queues nothing again (a reminder
    * already sent never comes back). When the request has already ended and
    * its outcome notices were never queued (it ended before its message was
-   * recorded), they are queued now, due at once (see claimNotices).
+   * recorded), they are queued now, due at once (the `notices` queue).
    */
   setSlackMessage(id: string, slack: SlackRef, options?: SlackMessageOptions): Promise<RequestRecord | undefined>;
   /**
@@ -273,28 +284,6 @@ export interface RequestStore {
    */
   extend(id: string, expiresAt: number): Promise<ExtendResult>;
   /**
-   * Hands out up to `limit` queued reminders and escalations due at or
-   * before `now` (Unix ms), earliest first, each leased until `now + leaseMs`
-   * as claimCallbacks does. The step that ends a request drops every entry it
-   * still has queued, so none is handed out after it ended.
-   */
-  claimReminders(now: number, leaseMs: number, limit: number): Promise<ClaimedReminder[]>;
-  /** Makes a queued reminder due again at `nextAt`, `attempts` made so far; false when it is not queued. */
-  retryReminder(id: string, index: number, nextAt: number, attempts: number): Promise<boolean>;
-  /** Forgets a queued reminder (sent, or given up); false when it was not queued. */
-  completeReminder(id: string, index: number): Promise<boolean>;
-  /**
-   * Hands out up to `limit` queued outcome notice parts due at or before
-   * `now` (Unix ms), earliest first, each leased until `now + leaseMs` as
-   * claimCallbacks does. A part stays queued until `completeNotice`, even
-   * after its request is forgotten.
-   */
-  claimNotices(now: number, leaseMs: number, limit: number): Promise<ClaimedNotice[]>;
-  /** Makes a queued notice part due again at `nextAt`, `attempts` made so far; false when it is not queued. */
-  retryNotice(id: string, part: NoticePart, nextAt: number, attempts: number): Promise<boolean>;
-  /** Forgets a queued notice part (sent, or given up); false when it was not queued. */
-  completeNotice(id: string, part: NoticePart): Promise<boolean>;
-  /**
    * Requests still kept (pending, or ended within the retention), newest
    * first (by createdAt). Every pending request is listed; of the ended
    * ones, a store may list only those among its most recently created
@@ -306,28 +295,20 @@ export interface RequestStore {
   /** How many requests are pending and callbacks queued: cheap counts (no record is read), bounded like every call. */
   counts(): Promise<StoreCounts>;
   /**
-   * Hands out up to `limit` queued callbacks due at or before `now` (Unix ms),
-   * earliest first, and makes each one due again only at `now + leaseMs`:
-   * until then no other claim, on any instance, returns it. A callback stays
-   * queued until `completeCallback`, even after its request is forgotten
-   * (then `get` returns undefined and the deliverer completes it).
+   * Hands out up to `limit` entries of `queue` due at or before `now` (Unix
+   * ms), earliest first, and makes each one due again only at `now + leaseMs`:
+   * until then no other claim, on any instance, returns it.
    */
-  claimCallbacks(now: number, leaseMs: number, limit: number): Promise<ClaimedCallback[]>;
-  /** Makes a queued callback due at `nextAt` (Unix ms), `attempts` made so far; false when none is queued. */
-  retryCallback(id: string, nextAt: number, attempts: number): Promise<boolean>;
-  /** Forgets a queued callback (delivered or given up); false when none was queued. */
-  completeCallback(id: string): Promise<boolean>;
+  claim(queue: QueueName, now: number, leaseMs: number, limit: number): Promise<ClaimedEntry[]>;
   /**
-   * Hands out up to `limit` queued message updates due at or before `now`
-   * (Unix ms), earliest first, and makes each one due again only at
-   * `now + leaseMs`, as claimCallbacks does. An update stays queued until
-   * `completeUpdate`, even after its request is forgotten.
+   * Makes a queued entry due at `nextAt` (Unix ms), `attempts` made so far
+   * (also how a handler renews its lease: a later `nextAt`, the same
+   * attempts); false when the entry is not queued (completed meanwhile, or
+   * its request ended and took it out), and then nothing is queued.
    */
-  claimUpdates(now: number, leaseMs: number, limit: number): Promise<ClaimedUpdate[]>;
-  /** Makes a queued message update due at `nextAt` (Unix ms), `attempts` made so far; false when none is queued. */
-  retryUpdate(id: string, nextAt: number, attempts: number): Promise<boolean>;
-  /** Forgets a queued message update (done, or given up); false when none was queued. */
-  completeUpdate(id: string): Promise<boolean>;
+  retry(queue: QueueName, key: string, nextAt: number, attempts: number): Promise<boolean>;
+  /** Forgets a queued entry (done, or given up); false when it was not queued. */
+  complete(queue: QueueName, key: string): Promise<boolean>;
   /**
    * Forgets a queued message update after its message was shown pending
    * with `shownApprovals` approvals (and, when given, the deadline
@@ -340,18 +321,6 @@ export interface RequestStore {
    * leaves a message showing less than the request is.
    */
   completePendingUpdate(id: string, shownApprovals: number, retryAt: number, shownExpiresAt?: number): Promise<boolean>;
-  /**
-   * Hands out up to `limit` ids from the posting set whose lease ended at or
-   * before `now` (Unix ms), earliest first, and leases each to `now + leaseMs`:
-   * until then no other claim, on any instance, returns it. An id stays in the
-   * set until its message is recorded, its request ends, or `forgetUnposted`;
-   * its request may be gone by then (`get` returns undefined).
-   */
-  claimUnposted(now: number, leaseMs: number, limit: number): Promise<string[]>;
-  /** Extends the lease on an id in the posting set to `until` (Unix ms); false when the id is not in the set. */
-  renewPostLease(id: string, until: number): Promise<boolean>;
-  /** Takes an id out of the posting set (its request is gone or already posted); false when it was not there. */
-  forgetUnposted(id: string): Promise<boolean>;
   /**
    * Calls `listener` with the id of every request that ends, on any instance
    * sharing this store. Returns a function that removes the listener.

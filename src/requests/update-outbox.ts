@@ -26,9 +26,9 @@ import type { Logger } from "../logger.js";
 import { retryDelayMs } from "../protocol/timing.js";
 import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
-import type { ClaimedUpdate, RequestStore } from "./store.js";
+import type { ClaimedEntry, RequestStore } from "./store.js";
 
-export type UpdateStore = Pick<RequestStore, "get" | "claimUpdates" | "retryUpdate" | "completeUpdate" | "completePendingUpdate">;
+export type UpdateStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete" | "completePendingUpdate">;
 
 export interface UpdateOutboxDeps {
   store: UpdateStore;
@@ -88,7 +88,7 @@ export class UpdateOutbox {
   /** Claims the updates due now (on any instance's requests) and makes one attempt at each; returns how many it claimed. */
   async runOnce(): Promise<number> {
     const { store, now, logger } = this.deps;
-    const claims = await store.claimUpdates(now(), this.leaseMs, this.batchSize);
+    const claims = await store.claim("updates", now(), this.leaseMs, this.batchSize);
     await Promise.all(claims.map((claim) => this.handle(claim).catch((error: unknown) => logger.error({ id: claim.id, error }, "message update failed"))));
     return claims.length;
   }
@@ -98,12 +98,12 @@ export class UpdateOutbox {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
-  private async handle({ id, attempts }: ClaimedUpdate): Promise<void> {
+  private async handle({ id, attempts }: ClaimedEntry): Promise<void> {
     if (this.updating.has(id)) return;
     const record = await this.deps.store.get(id);
     if (!record?.slack) {
       this.deps.logger.warn({ id }, "message update dropped: the request is gone or has no message");
-      await this.deps.store.completeUpdate(id);
+      await this.deps.store.complete("updates", id);
       return;
     }
     await this.attempt(record, attempts);
@@ -121,7 +121,7 @@ export class UpdateOutbox {
         if (!(await this.render(record, attempts))) return;
         shown = record;
         if (record.status !== "pending") {
-          await store.completeUpdate(id);
+          await store.complete("updates", id);
           return;
         }
         if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs, record.expiresAt)) return;
@@ -129,7 +129,7 @@ export class UpdateOutbox {
         record = await store.get(id);
         attempts = 0;
       }
-      await store.completeUpdate(id);
+      await store.complete("updates", id);
     } finally {
       this.updating.delete(id);
       const next = this.followUps.get(id);
@@ -152,7 +152,7 @@ export class UpdateOutbox {
       const retryAfterMs = error instanceof TransientDeliveryError ? error.retryAfterMs : undefined;
       const delay = Math.max(retryAfterMs ?? 0, retryDelayMs(attempts + 1, this.backoffBaseMs, this.backoffMaxMs, this.random));
       logger.info({ id: record.id, error, attempts: attempts + 1, delayMs: delay }, "message update failed, retrying");
-      await store.retryUpdate(record.id, now() + delay, attempts + 1);
+      await store.retry("updates", record.id, now() + delay, attempts + 1);
       return false;
     }
   }

@@ -2,13 +2,11 @@
  * The small codes the Lua scripts return (mirrored in lua/includes/common.lua)
  * and the functions that turn a script's raw reply into typed results.
  * A reply is `{code}`, `{code, id}`, `{code, field, value, …}` (the hash),
- * `{code, id, attempts, …}` (claimed callbacks, updates and reminders) or
- * `{code, id, …}` (claimed unposted requests).
+ * or `{code, entry, attempts, …}` (claimed queue entries).
  */
 import { z } from "zod";
 import type { RequestRecord } from "../requests/model.js";
-import type { ApproveResult, ClaimedCallback, ClaimedNotice, ClaimedReminder, ExtendResult, TransitionResult } from "../requests/store.js";
-import { noticeOfKey, reminderOfKey } from "./leased-queue.js";
+import { entryOfKey, type ApproveResult, type ClaimedEntry, type ExtendResult, type QueueName, type TransitionResult } from "../requests/store.js";
 import { decodeRecord, pairsToHash } from "./redis-record.js";
 
 export const ScriptCode = {
@@ -40,6 +38,11 @@ export type CreateReply =
   | { outcome: "duplicate"; existingId: string; joined?: true }
   | { outcome: "too_many"; pending: number; earliestEnd: number };
 
+export interface ScriptReply {
+  code: number;
+  rest: string[];
+}
+
 export class ScriptReplyError extends Error {
   constructor(script: string, reply: unknown) {
     super(`unexpected reply from the ${script} script: ${JSON.stringify(reply)?.slice(0, 200)}`);
@@ -47,7 +50,8 @@ export class ScriptReplyError extends Error {
   }
 }
 
-function parse(script: string, raw: unknown): { code: number; rest: string[] } {
+/** Any script's reply as its code and the strings that follow it; throws ScriptReplyError for another shape (also for the rule store's scripts). */
+export function parseScriptReply(script: string, raw: unknown): ScriptReply {
   const result = Reply.safeParse(raw);
   if (!result.success) throw new ScriptReplyError(script, raw);
   const [code, ...rest] = result.data;
@@ -60,7 +64,7 @@ function record(key: string, rest: string[]): RequestRecord {
 
 /** answer, expire, cancel and fail replies. */
 export function toTransitionResult(script: string, key: string, raw: unknown): TransitionResult {
-  const { code, rest } = parse(script, raw);
+  const { code, rest } = parseScriptReply(script, raw);
   switch (code) {
     case ScriptCode.Applied:
       return { outcome: "applied", record: record(key, rest) };
@@ -77,7 +81,7 @@ export function toTransitionResult(script: string, key: string, raw: unknown): T
 
 /** approve reply. */
 export function toApproveResult(key: string, raw: unknown): ApproveResult {
-  const { code, rest } = parse("approve", raw);
+  const { code, rest } = parseScriptReply("approve", raw);
   if (code === ScriptCode.Counted) return { outcome: "counted", record: record(key, rest) };
   if (code === ScriptCode.Duplicate) return { outcome: "duplicate", record: record(key, rest) };
   if (code === ScriptCode.NotDue) throw new ScriptReplyError("approve", raw);
@@ -86,7 +90,7 @@ export function toApproveResult(key: string, raw: unknown): ApproveResult {
 
 /** extend reply. */
 export function toExtendResult(key: string, raw: unknown): ExtendResult {
-  const { code, rest } = parse("extend", raw);
+  const { code, rest } = parseScriptReply("extend", raw);
   if (code === ScriptCode.Applied) return { outcome: "applied", record: record(key, rest) };
   if (code === ScriptCode.AlreadyEnded) return { outcome: "already_ended", record: record(key, rest) };
   if (code === ScriptCode.NotFound) return { outcome: "not_found" };
@@ -94,7 +98,7 @@ export function toExtendResult(key: string, raw: unknown): ExtendResult {
 }
 
 export function toCreateReply(key: string, raw: unknown): CreateReply {
-  const { code, rest } = parse("create", raw);
+  const { code, rest } = parseScriptReply("create", raw);
   if (code === ScriptCode.Applied) return { outcome: "created" };
   if (code === ScriptCode.Duplicate && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0] };
   if (code === ScriptCode.Joined && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0], joined: true };
@@ -105,61 +109,37 @@ export function toCreateReply(key: string, raw: unknown): CreateReply {
 
 /** set-slack reply: the record as it now is, or undefined for an unknown id. */
 export function toSlackResult(key: string, raw: unknown): RequestRecord | undefined {
-  const { code, rest } = parse("set-slack", raw);
+  const { code, rest } = parseScriptReply("set-slack", raw);
   if (code === ScriptCode.Applied) return record(key, rest);
   if (code === ScriptCode.NotFound) return undefined;
   throw new ScriptReplyError("set-slack", raw);
 }
 
-/** claim-callbacks reply (callbacks and updates): the claimed ids with the attempts made so far. */
-export function toClaimedCallbacks(raw: unknown): ClaimedCallback[] {
-  const { code, rest } = parse("claim-callbacks", raw);
-  if (code !== ScriptCode.Applied || rest.length % 2 !== 0) throw new ScriptReplyError("claim-callbacks", raw);
-  const claimed: ClaimedCallback[] = [];
+/** claim-entries reply: the claimed entries of `queue` with the attempts made so far. */
+export function toClaimedEntries(queue: QueueName, raw: unknown): ClaimedEntry[] {
+  const { code, rest } = parseScriptReply("claim-entries", raw);
+  if (code !== ScriptCode.Applied || rest.length % 2 !== 0) throw new ScriptReplyError("claim-entries", raw);
+  const claimed: ClaimedEntry[] = [];
   for (let i = 0; i < rest.length; i += 2) {
     const attempts = Number(rest[i + 1]);
-    if (!Number.isSafeInteger(attempts) || attempts < 0) throw new ScriptReplyError("claim-callbacks", raw);
-    claimed.push({ id: rest[i]!, attempts });
+    if (!Number.isSafeInteger(attempts) || attempts < 0) throw new ScriptReplyError("claim-entries", raw);
+    const key = rest[i]!;
+    claimed.push({ key, id: entryOfKey(queue, key).id, attempts });
   }
   return claimed;
 }
 
-/** claim-callbacks reply on the reminder queue: members `<id>:<index>` with the attempts made so far. */
-export function toClaimedReminders(raw: unknown): ClaimedReminder[] {
-  return toClaimedCallbacks(raw).map(({ id: member, attempts }) => {
-    const reminder = reminderOfKey(member);
-    if (!reminder) throw new ScriptReplyError("claim-reminders", raw);
-    return { ...reminder, attempts };
-  });
-}
-
-/** claim-callbacks reply on the notice queue: members `<id>:<part>` with the attempts made so far. */
-export function toClaimedNotices(raw: unknown): ClaimedNotice[] {
-  return toClaimedCallbacks(raw).map(({ id: member, attempts }) => {
-    const notice = noticeOfKey(member);
-    if (!notice) throw new ScriptReplyError("claim-notices", raw);
-    return { ...notice, attempts };
-  });
-}
-
 /** complete-pending-update reply: true when the update was forgotten, false when the request changed. */
 export function toPendingUpdateResult(raw: unknown): boolean {
-  const { code } = parse("complete-pending-update", raw);
+  const { code } = parseScriptReply("complete-pending-update", raw);
   if (code === ScriptCode.Applied) return true;
   if (code === ScriptCode.Changed) return false;
   throw new ScriptReplyError("complete-pending-update", raw);
 }
 
-/** claim-unposted reply: the claimed request ids. */
-export function toClaimedIds(raw: unknown): string[] {
-  const { code, rest } = parse("claim-unposted", raw);
-  if (code !== ScriptCode.Applied) throw new ScriptReplyError("claim-unposted", raw);
-  return rest;
-}
-
-/** retry-callback, complete-callback and renew-post-lease replies: true when the id was queued. */
+/** retry-entry and complete-entry replies: true when the entry was queued. */
 export function toQueuedResult(script: string, raw: unknown): boolean {
-  const { code } = parse(script, raw);
+  const { code } = parseScriptReply(script, raw);
   if (code === ScriptCode.Applied) return true;
   if (code === ScriptCode.NotFound) return false;
   throw new ScriptReplyError(script, raw);

@@ -22,6 +22,7 @@
 import { createHash } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RuleScope } from "../requests/rules.js";
+import { QUEUE_NAMES, type QueueName } from "../requests/store.js";
 
 /** Shards of the tagged layout (Redis Cluster): enough to spread over a few masters, few enough that a sweep of every shard stays cheap. */
 export const CLUSTER_SHARDS = 16;
@@ -34,30 +35,28 @@ export interface ShardKeys {
   idempotency(scopedKey: string): string;
   /** STRING: a Slack message (channel + ts) → request id. */
   message(slack: SlackRef): string;
-  /** ZSET of request ids whose callback awaits delivery, scored by when it is due (Unix ms). */
-  readonly callbacks: string;
-  /** HASH: request id → callback delivery attempts made so far. */
-  readonly callbackAttempts: string;
-  /** ZSET of ended request ids whose Slack message is still to be updated, scored by when it is due (Unix ms). */
-  readonly updates: string;
-  /** HASH: request id → message update attempts made so far. */
-  readonly updateAttempts: string;
-  /** ZSET of pending request ids whose Slack message is not recorded yet, scored by the end of the poster's lease (Unix ms). */
-  readonly posting: string;
-  /** ZSET of queued reminders and escalations, members `<id>:<index>`, scored by when each is due (Unix ms). */
-  readonly reminders: string;
-  /** HASH: reminder member (`<id>:<index>`) → attempts made so far. */
-  readonly reminderAttempts: string;
-  /** ZSET of queued outcome notice parts, members `<id>:thread` and `<id>:dm`, scored by when each is due (Unix ms). */
-  readonly notices: string;
-  /** HASH: notice member (`<id>:<part>`) → attempts made so far. */
-  readonly noticeAttempts: string;
+  /**
+   * Each leased queue's keys (requests/store.ts QueueName), named after the
+   * queue: a ZSET `<queue>` of entries scored by when each is due (Unix ms;
+   * for `posting`, the end of the poster's lease) and a HASH
+   * `<queue without its last s>-attempts` of the attempts made at each entry
+   * (none stored for 0).
+   */
+  readonly queues: Readonly<Record<QueueName, QueueKeys>>;
   /** ZSET of recently created request ids, scored by createdAt (Unix ms), trimmed to the newest; the listing walks it. */
   readonly recent: string;
   /** ZSET of an agent token's requests that were pending when last counted (id → expiresAt), on the token's shard. */
   pendingOf(tokenName: string): string;
   /** STRING: what a request asks (CreateOptions.sameAs) → the id of the pending request that asks it, on its token's shard. */
   sameAs(key: string): string;
+}
+
+/** The keys of one leased queue on one shard. */
+export interface QueueKeys {
+  /** ZSET: entry → when it is due (Unix ms). */
+  readonly due: string;
+  /** HASH: entry → attempts made so far. */
+  readonly attempts: string;
 }
 
 export interface StoreKeys {
@@ -95,15 +94,9 @@ function shardKeys(base: string): ShardKeys {
     deadlines: `${base}:deadlines`,
     idempotency: (scopedKey) => `${base}:idem:${scopedKey}`,
     message: (slack) => `${base}:msg:${slack.channel}:${slack.ts}`,
-    callbacks: `${base}:callbacks`,
-    callbackAttempts: `${base}:callback-attempts`,
-    posting: `${base}:posting`,
-    updates: `${base}:updates`,
-    updateAttempts: `${base}:update-attempts`,
-    reminders: `${base}:reminders`,
-    reminderAttempts: `${base}:reminder-attempts`,
-    notices: `${base}:notices`,
-    noticeAttempts: `${base}:notice-attempts`,
+    queues: Object.fromEntries(
+      QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${queue.replace(/s$/, "")}-attempts` }]),
+    ) as Record<QueueName, QueueKeys>,
     recent: `${base}:recent`,
     pendingOf: (tokenName) => `${base}:pending:${tokenName}`,
     sameAs: (key) => `${base}:same:${key}`,

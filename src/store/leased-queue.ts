@@ -1,34 +1,14 @@
 /**
- * Leased queues (callbacks, message updates, reminders, outcome notices): entries due at a
- * time (Unix ms), handed out earliest first and made due again only when
- * the claim's lease runs out. LeasedQueue is the memory store's, and treats
- * its entries exactly as the Redis store's claim-callbacks / retry-callback
- * / complete-callback scripts treat their zset and attempts hash; the keys
- * of a reminder and of a notice part, and the store methods over the
- * queues, are both stores'.
+ * The leased queues (requests/store.ts QueueName): entries due at a time
+ * (Unix ms), handed out earliest first and made due again only when the
+ * claim's lease runs out. LeasedQueue is the memory store's, and treats its
+ * entries exactly as the Redis store's claim-entries / retry-entry /
+ * complete-entry scripts treat their zset and attempts hash.
  */
-import { NOTICE_PARTS, type NoticePart, type RequestStore } from "../requests/store.js";
+import type { RequestStore } from "../requests/store.js";
 
-/** The RequestStore methods over the queues and the posting set (memory-queues.ts, redis-queues.ts). */
-export type QueueMethods = Pick<
-  RequestStore,
-  | "claimCallbacks"
-  | "retryCallback"
-  | "completeCallback"
-  | "claimUpdates"
-  | "retryUpdate"
-  | "completeUpdate"
-  | "completePendingUpdate"
-  | "claimReminders"
-  | "retryReminder"
-  | "completeReminder"
-  | "claimNotices"
-  | "retryNotice"
-  | "completeNotice"
-  | "claimUnposted"
-  | "renewPostLease"
-  | "forgetUnposted"
->;
+/** The RequestStore methods over the queues (memory-queues.ts, redis-queues.ts). */
+export type QueueMethods = Pick<RequestStore, "claim" | "retry" | "complete" | "completePendingUpdate">;
 
 export interface LeasedEntry {
   key: string;
@@ -86,27 +66,4 @@ export function earliestDue(dueAt: ReadonlyMap<string, number>, at: number, limi
 /** Byte order, as Redis sorts members of equal score (for ASCII ids). */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The queue key of a request's reminder `index`: `<id>:<index>` (the Redis member; lua/includes/common.lua builds it too). */
-export function reminderKey(id: string, index: number): string {
-  return `${id}:${index}`;
-}
-
-/** The request id and schedule index a reminder key names; undefined for a key of another shape. */
-export function reminderOfKey(key: string): { id: string; index: number } | undefined {
-  const match = /^(.+):(\d{1,9})$/s.exec(key);
-  return match ? { id: match[1]!, index: Number(match[2]) } : undefined;
-}
-
-/** The queue key of a request's notice `part`: `<id>:<part>` (the Redis member; lua/includes/common.lua builds it too). */
-export function noticeKey(id: string, part: NoticePart): string {
-  return `${id}:${part}`;
-}
-
-/** The request id and part a notice key names; undefined for a key of another shape. */
-export function noticeOfKey(key: string): { id: string; part: NoticePart } | undefined {
-  const split = key.lastIndexOf(":");
-  const part = NOTICE_PARTS.find((known) => known === key.slice(split + 1));
-  return split > 0 && part !== undefined ? { id: key.slice(0, split), part } : undefined;
 }

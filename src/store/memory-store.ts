@@ -43,7 +43,9 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const messages = new Map<string, string>();
   const listeners = new Set<(id: string) => void>();
   const queues = new MemoryQueues();
-  const { callbacks, updates, posting } = queues;
+  const callbacks = queues.of("callbacks");
+  const updates = queues.of("updates");
+  const posting = queues.of("posting");
   /** Ended ids with the time they may be forgotten, oldest first. */
   const forget: Array<{ id: string; at: number }> = [];
 
@@ -94,7 +96,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     records.set(id, record);
     pendingIds.delete(id);
     notPending(record);
-    posting.delete(id);
+    posting.complete(id);
     queues.dropReminders(id);
     forgetAt(id, at + retentionMs);
     queueCallback(record, at);
@@ -135,7 +137,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
           sameAsOf.set(record.id, sameAs);
         }
       }
-      if (record.status === "pending" && !record.slack) posting.set(record.id, postLeaseUntil ?? now());
+      if (record.status === "pending" && !record.slack) posting.add(record.id, postLeaseUntil ?? now());
       if (record.status !== "pending") {
         forgetAt(record.id, (record.endedAt ?? now()) + retentionMs);
         queueCallback(record, now());
@@ -156,7 +158,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       if (!record) return undefined;
       record.slack = { channel: slack.channel, ts: slack.ts };
       messages.set(messageKey(slack), id);
-      posting.delete(id);
+      posting.complete(id);
       if (record.status !== "pending") {
         updates.add(id, now() + UPDATE_GRACE_MS);
         queues.queueNotices(record, now());

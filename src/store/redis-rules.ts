@@ -19,7 +19,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { ruleLives } from "../requests/rule-matching.js";
 import { Rule, scopeOf, type CreatedRule, type RuleQuery, type RuleStore } from "../requests/rules.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
-import { ScriptCode, ScriptReplyError } from "./codes.js";
+import { parseScriptReply, ScriptCode, type ScriptReply } from "./codes.js";
 import { CLUSTER_SHARDS, storeKeys } from "./keys.js";
 import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, watchConnection } from "./redis-connection.js";
 import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
@@ -70,7 +70,7 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
       connected.then(() => run()),
     );
   const script = async (name: ScriptName, scriptKeys: string[], args: ScriptArg[]) =>
-    parseReply(name, await redisCall(`script ${name}`, scripts[name](scriptKeys, args)));
+    parseScriptReply(name, await redisCall(`script ${name}`, scripts[name](scriptKeys, args)));
 
   async function read(id: string, now: number): Promise<Rule | undefined> {
     const key = keys.rule(id);
@@ -81,7 +81,7 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
   }
 
   /** A script reply `{APPLIED, field, value, …}` as the rule it holds, or undefined for any other code. */
-  const ruleOf = (key: string, reply: Reply) =>
+  const ruleOf = (key: string, reply: ScriptReply) =>
     reply.code === ScriptCode.Applied && reply.rest.length > 0 ? decodeRule(key, pairsToHash(reply.rest)) : undefined;
 
   return {
@@ -147,18 +147,6 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
       if (owned) await shutdown(redis);
     },
   };
-}
-
-type Reply = { code: number; rest: string[] };
-
-/** Integers may arrive as strings when the client sets `stringNumbers`. */
-const ReplyShape = z.tuple([z.coerce.number().int()], z.string());
-
-function parseReply(name: string, raw: unknown): Reply {
-  const parsed = ReplyShape.safeParse(raw);
-  if (!parsed.success) throw new ScriptReplyError(name, raw);
-  const [code, ...rest] = parsed.data;
-  return { code, rest };
 }
 
 /** The rule as flat field/value pairs for HSET; `createdBy` and `message` as JSON (written and read here only, never in Lua). */

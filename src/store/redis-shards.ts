@@ -103,7 +103,7 @@ export function shardMethods(context: ShardsContext): Pick<RequestStore, "newId"
     counts: () =>
       call("counts", async () => {
         const sizes = await everyShard((shard) =>
-          Promise.all([redisCall("ZCARD", redis.zcard(shard.deadlines)), redisCall("ZCARD", redis.zcard(shard.callbacks))]),
+          Promise.all([redisCall("ZCARD", redis.zcard(shard.deadlines)), redisCall("ZCARD", redis.zcard(shard.queues.callbacks.due))]),
         );
         return { pending: sizes.reduce((sum, [pending]) => sum + pending, 0), callbacks: sizes.reduce((sum, [, callbacks]) => sum + callbacks, 0) };
       }),

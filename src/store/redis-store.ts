@@ -179,7 +179,8 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
   /** KEYS of every script that can end a request ("Ending a request" in lua/includes/common.lua). */
   const endingKeys = (id: string) => {
     const shard = shardOf(id);
-    return [keys.data(id), shard.deadlines, shard.callbacks, shard.posting, shard.updates, shard.reminders, shard.reminderAttempts, shard.notices];
+    const { callbacks, posting, updates, reminders, notices } = shard.queues;
+    return [keys.data(id), shard.deadlines, callbacks.due, posting.due, updates.due, reminders.due, reminders.attempts, notices.due];
   };
 
   async function read(id: string): Promise<RequestRecord | undefined> {
@@ -203,7 +204,16 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
         const idemKey = idempotencyKey === undefined ? key : shard.idempotency(idempotencyKey);
         const sameKey = sameAs === undefined ? key : shard.sameAs(sameAs);
         const fields = encodeRecord(record);
-        const createKeys = [key, shard.deadlines, idemKey, shard.callbacks, shard.posting, shard.recent, shard.pendingOf(record.tokenName), sameKey];
+        const createKeys = [
+          key,
+          shard.deadlines,
+          idemKey,
+          shard.queues.callbacks.due,
+          shard.queues.posting.due,
+          shard.recent,
+          shard.pendingOf(record.tokenName),
+          sameKey,
+        ];
         const cap = maxPending === undefined || record.status !== "pending" ? "" : maxPending;
         let staleId = "";
         for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
@@ -232,7 +242,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
         const queued = reminders.flatMap(({ index, dueAt }) => [index, dueAt]);
         const shard = shardOf(id);
         const raw = await scripts.setSlack(
-          [key, shard.message(slack), shard.posting, shard.updates, shard.reminders, shard.notices],
+          [key, shard.message(slack), shard.queues.posting.due, shard.queues.updates.due, shard.queues.reminders.due, shard.queues.notices.due],
           [id, ref, at + UPDATE_GRACE_MS, postedAt ?? at, at, ...queued],
         );
         return toSlackResult(key, raw);
@@ -244,7 +254,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
         const ref = { channel: slack.channel, ts: slack.ts };
         const args = [id, otherMessageField(ref), JSON.stringify(ref), now() + UPDATE_GRACE_MS];
         const shard = shardOf(id);
-        return toSlackResult(key, await scripts.addOtherMessage([key, shard.message(slack), shard.updates], args));
+        return toSlackResult(key, await scripts.addOtherMessage([key, shard.message(slack), shard.queues.updates.due], args));
       }),
 
     transition: (id: string, change: Transition): Promise<TransitionResult> =>
@@ -267,7 +277,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
         const at = now();
         const args = [id, expiresAt, at, retentionMs, at + UPDATE_GRACE_MS];
         const shard = shardOf(id);
-        return toExtendResult(keys.data(id), await scripts.extend([keys.data(id), shard.deadlines, shard.updates], args));
+        return toExtendResult(keys.data(id), await scripts.extend([keys.data(id), shard.deadlines, shard.queues.updates.due], args));
       }),
 
     listRequests: (query) => call("listRequests", () => listRequests({ redis, keys, read }, query)),

@@ -7,8 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { UPDATE_GRACE_MS } from "../../src/requests/store.js";
+import { entryKey, UPDATE_GRACE_MS } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
+import { ALICE } from "../fixtures/people.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
@@ -36,15 +37,15 @@ export function runExtendContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(1) });
       await store.extend(request.id, request.expiresAt + HALF_HOUR);
-      expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
     });
 
     it("moving the deadline of a request without a Slack message queues no update", async () => {
       const { store, created, clock } = await open();
       const request = await created();
       await store.extend(request.id, request.expiresAt + HALF_HOUR);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("a deadline no later than the stored one leaves the request as it is", async () => {
@@ -58,8 +59,8 @@ export function runExtendContract(open: OpenStore): void {
     it("twice moves it twice, keeping the approvals counted so far", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const approval = { person: { id: "U1", name: "alice" }, at: clock.t };
-      await store.approve(request.id, approval, 2, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      const approval = { person: ALICE, at: clock.t };
+      await store.approve(request.id, approval, 2, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       await store.extend(request.id, request.expiresAt + HALF_HOUR);
       const second = await store.extend(request.id, request.expiresAt + 2 * HALF_HOUR);
       expect(second).toStrictEqual({ outcome: "applied", record: { ...request, approvals: [approval], expiresAt: request.expiresAt + 2 * HALF_HOUR } });
@@ -68,13 +69,13 @@ export function runExtendContract(open: OpenStore): void {
     it("an ended request is already_ended and keeps its deadline; it stays out of the expiry sweep", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(2) });
-      const answered = await store.transition(request.id, { status: "answered", decision: { reply: "n" }, answeredBy: { id: "U1" }, at: clock.t });
+      const answered = await store.transition(request.id, { status: "answered", decision: { reply: "n" }, answeredBy: { id: ALICE.id }, at: clock.t });
       if (answered.outcome !== "applied") throw new Error(`answer was ${answered.outcome}`);
-      await store.completeUpdate(request.id);
+      await store.complete("updates", request.id);
       expect(await store.extend(request.id, request.expiresAt + HALF_HOUR)).toStrictEqual({ outcome: "already_ended", record: answered.record });
       expect(await store.get(request.id)).toStrictEqual(answered.record);
       expect(await store.dueForExpiry(request.expiresAt + FAR, 10)).toStrictEqual([]);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("an unknown id is not_found and creates nothing", async () => {
@@ -90,8 +91,8 @@ export function runExtendContract(open: OpenStore): void {
       const request = await created();
       await store.setSlackMessage(request.id, slack(3), { reminders: [{ index: 0, dueAt: clock.t + 1000 }] });
       await store.extend(request.id, request.expiresAt + HALF_HOUR);
-      expect(await store.claimReminders(clock.t + 999, LEASE_MS, 10)).toStrictEqual([]);
-      expect(await store.claimReminders(clock.t + 1000, LEASE_MS, 10)).toStrictEqual([{ id: request.id, index: 0, attempts: 0 }]);
+      expect(await store.claim("reminders", clock.t + 999, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("reminders", clock.t + 1000, LEASE_MS, 10)).toStrictEqual([{ key: entryKey(request.id, 0), id: request.id, attempts: 0 }]);
     });
 
     it("a pending render that showed the old deadline is not done: the update stays queued; one that showed the new deadline is", async () => {
@@ -100,9 +101,9 @@ export function runExtendContract(open: OpenStore): void {
       const later = request.expiresAt + HALF_HOUR;
       await store.extend(request.id, later);
       expect(await store.completePendingUpdate(request.id, 0, clock.t + 7, request.expiresAt)).toBe(false);
-      expect(await store.claimUpdates(clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+      expect(await store.claim("updates", clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       expect(await store.completePendingUpdate(request.id, 0, clock.t + 7, later)).toBe(true);
-      expect(await store.claimUpdates(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
   });
 }

@@ -8,25 +8,26 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
-import type { ClaimedNotice, RequestStore, Transition } from "../../src/requests/store.js";
+import { entryKey, type ClaimedEntry, type RequestStore, type Transition } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
+import { ALICE, BOB, DAVE } from "../fixtures/people.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
 const slack = { channel: "C0123456789", ts: "1800000000.000300" };
-const forDave: RequestPolicy = { alwaysAllow: "tool", requestedBy: { id: "U0DAVE0001" } };
+const forDave: RequestPolicy = { alwaysAllow: "tool", requestedBy: { id: DAVE.id } };
 const HALT_DENY = { behavior: "deny", message: "No one answered in Slack within 1 minute, so the agent was stopped.", interrupt: true } as const;
 
 /** Claimed parts, as `<id>/<part>/<attempts>`, sorted: the stores hand out equal due times by member. */
 async function claimedParts(store: RequestStore, at: number): Promise<string[]> {
-  const claimed: ClaimedNotice[] = await store.claimNotices(at, LEASE_MS, 100);
-  return claimed.map(({ id, part, attempts }) => `${id}/${part}/${attempts}`).sort();
+  const claimed: ClaimedEntry[] = await store.claim("notices", at, LEASE_MS, 100);
+  return claimed.map(({ key, attempts }) => `${key.replace(/:(?=[a-z]+$)/, "/")}/${attempts}`).sort();
 }
 
 export function runOutcomeContract(open: OpenStore): void {
   describe("outcome notices", () => {
     const ends: Array<[string, (at: number) => Transition]> = [
-      ["an answer", (at) => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at })],
+      ["an answer", (at) => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at })],
       ["an expiry", (at) => ({ status: "expired", at })],
       ["a cancel", (at) => ({ status: "cancelled", at, by: "agent" })],
       ["a failure", (at) => ({ status: "failed", at, error: "msg_too_long" })],
@@ -59,10 +60,12 @@ export function runOutcomeContract(open: OpenStore): void {
     it("the approval that completes a quorum queues the notices; an approval short of it queues none", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack, policy: forDave });
-      const final: Transition & { status: "answered" } = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, at: clock.t + 3 };
-      expect((await store.approve(request.id, { person: { id: "U1" }, at: clock.t }, 2, { ...final, answeredBy: { id: "U1" } })).outcome).toBe("counted");
+      const final: Transition & { status: "answered" } = { status: "answered", decision: { reply: "y" }, answeredBy: { id: BOB.id }, at: clock.t + 3 };
+      expect((await store.approve(request.id, { person: { id: ALICE.id }, at: clock.t }, 2, { ...final, answeredBy: { id: ALICE.id } })).outcome).toBe(
+        "counted",
+      );
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
-      expect((await store.approve(request.id, { person: { id: "U2" }, at: clock.t + 3 }, 2, final)).outcome).toBe("applied");
+      expect((await store.approve(request.id, { person: { id: BOB.id }, at: clock.t + 3 }, 2, final)).outcome).toBe("applied");
       expect(await claimedParts(store, clock.t + 3)).toStrictEqual([`${request.id}/dm/0`, `${request.id}/thread/0`]);
     });
 
@@ -75,7 +78,7 @@ export function runOutcomeContract(open: OpenStore): void {
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
       const ended = await created({ slack });
       await store.transition(ended.id, { status: "cancelled", at: clock.t });
-      expect(await store.completeNotice(ended.id, "thread")).toBe(true);
+      expect(await store.complete("notices", entryKey(ended.id, "thread"))).toBe(true);
       expect((await store.transition(ended.id, { status: "cancelled", at: clock.t + 1 })).outcome).toBe("already_ended");
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -86,8 +89,8 @@ export function runOutcomeContract(open: OpenStore): void {
       await store.transition(request.id, { status: "cancelled", at: clock.t - 10 });
       await store.setSlackMessage(request.id, slack);
       expect(await claimedParts(store, clock.t)).toStrictEqual([`${request.id}/dm/0`, `${request.id}/thread/0`]);
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
-      expect(await store.completeNotice(request.id, "dm")).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(true);
       await store.setSlackMessage(request.id, { ...slack, ts: "1800000000.000301" });
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -96,7 +99,7 @@ export function runOutcomeContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const request = await created({ slack });
       await store.transition(request.id, { status: "cancelled", at: clock.t });
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
       await store.setSlackMessage(request.id, slack);
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
@@ -107,14 +110,14 @@ export function runOutcomeContract(open: OpenStore): void {
       await store.transition(request.id, { status: "cancelled", at: clock.t });
       expect(await claimedParts(store, clock.t)).toHaveLength(2);
       expect(await claimedParts(store, clock.t + LEASE_MS - 1)).toStrictEqual([]);
-      expect(await store.completeNotice(request.id, "thread")).toBe(true);
-      expect(await store.retryNotice(request.id, "dm", clock.t + LEASE_MS + 9, 2)).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "thread"))).toBe(true);
+      expect(await store.retry("notices", entryKey(request.id, "dm"), clock.t + LEASE_MS + 9, 2)).toBe(true);
       expect(await claimedParts(store, clock.t + LEASE_MS + 8)).toStrictEqual([]);
       expect(await claimedParts(store, clock.t + LEASE_MS + 9)).toStrictEqual([`${request.id}/dm/2`]);
-      expect(await store.completeNotice(request.id, "dm")).toBe(true);
-      expect(await store.completeNotice(request.id, "dm")).toBe(false);
-      expect(await store.retryNotice(request.id, "thread", clock.t, 1)).toBe(false);
-      expect(await store.retryNotice(randomUUID(), "dm", clock.t, 1)).toBe(false);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(true);
+      expect(await store.complete("notices", entryKey(request.id, "dm"))).toBe(false);
+      expect(await store.retry("notices", entryKey(request.id, "thread"), clock.t, 1)).toBe(false);
+      expect(await store.retry("notices", entryKey(randomUUID(), "dm"), clock.t, 1)).toBe(false);
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
     });
 
@@ -123,9 +126,9 @@ export function runOutcomeContract(open: OpenStore): void {
       const [late, early] = [await created({ slack }), await created({ slack })];
       await store.transition(late.id, { status: "cancelled", at: clock.t + 2 });
       await store.transition(early.id, { status: "cancelled", at: clock.t + 1 });
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ id: early.id, part: "thread", attempts: 0 }]);
-      expect(await store.claimNotices(clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ id: late.id, part: "thread", attempts: 0 }]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ key: entryKey(early.id, "thread"), id: early.id, attempts: 0 }]);
+      expect(await store.claim("notices", clock.t + 5, LEASE_MS, 1)).toStrictEqual([{ key: entryKey(late.id, "thread"), id: late.id, attempts: 0 }]);
     });
 
     it("a queued part outlives its request: it is still handed out once the request is forgotten", async () => {
@@ -142,9 +145,9 @@ export function runOutcomeContract(open: OpenStore): void {
       const { store, created, clock } = await open();
       const requests = await Promise.all(Array.from({ length: 3 }, () => created({ slack, policy: forDave })));
       for (const request of requests) await store.transition(request.id, { status: "cancelled", at: clock.t });
-      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimNotices(clock.t, LEASE_MS, 1)));
-      const claimed = claims.flat().map(({ id, part }) => `${id}/${part}`);
-      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [`${id}/dm`, `${id}/thread`]).sort());
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claim("notices", clock.t, LEASE_MS, 1)));
+      const claimed = claims.flat().map(({ key }) => key);
+      expect(claimed.sort()).toStrictEqual(requests.flatMap(({ id }) => [entryKey(id, "dm"), entryKey(id, "thread")]).sort());
     });
   });
 
@@ -176,7 +179,7 @@ export function runOutcomeContract(open: OpenStore): void {
       });
       expect(await store.get(early.id)).toStrictEqual(early);
       const answered = await created({ expiresAt: clock.t });
-      await store.transition(answered.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      await store.transition(answered.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       const late = await store.transition(answered.id, { status: "expired", at: clock.t, decision: { reply: "q" } });
       expect(late).toMatchObject({ outcome: "already_ended", record: { status: "answered", decision: { reply: "y" } } });
     });

@@ -14,11 +14,13 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import { runExtendContract } from "./store-contract-extend.js";
 import { runLimitsContract } from "./store-contract-limits.js";
 import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
+import { claimedKeys } from "./queue-entries.js";
+import { ALICE, BOB } from "../fixtures/people.js";
+import { until } from "./until.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */
@@ -86,7 +88,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       return { store, clock, advance, record, created };
     }
 
-    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = { id: "U1", name: "alice" }): Transition => ({
+    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = ALICE): Transition => ({
       status: "answered",
       decision,
       answeredBy: person,
@@ -234,8 +236,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, created, clock } = await open();
         const request = await created();
         const decision: Decision = { behavior: "allow", updatedInput: { list: [], object: {}, text: UNICODE, ...EXACT_NUMBERS }, updatedPermissions: [] };
-        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: "U1", name: UNICODE }));
-        const expected = { ...request, status: "answered", decision, answeredBy: { id: "U1", name: UNICODE }, endedAt: clock.t + 5 };
+        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: ALICE.id, name: UNICODE }));
+        const expected = { ...request, status: "answered", decision, answeredBy: { id: ALICE.id, name: UNICODE }, endedAt: clock.t + 5 };
         expect(result).toStrictEqual({ outcome: "applied", record: expected });
         expect(await store.get(request.id)).toStrictEqual(expected);
       });
@@ -315,7 +317,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const first = await store.transition(request.id, answer(clock.t, { reply: "q" }));
         if (first.outcome !== "applied") throw new Error(`answer was ${first.outcome}`);
         const later: Transition[] = [
-          answer(clock.t + 20, { reply: "y" }, { id: "U2" }),
+          answer(clock.t + 20, { reply: "y" }, { id: BOB.id }),
           { status: "expired", at: clock.t + 20 },
           { status: "cancelled", at: clock.t + 20, by: "agent" },
           { status: "failed", at: clock.t + 20, error: "late" },
@@ -443,12 +445,12 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(b.id, { status: "expired", at: clock.t + 4 });
         await store.transition(c.id, { status: "cancelled", at: clock.t + 3 });
         await store.transition(d.id, { status: "failed", at: clock.t + 2, error: "x" });
-        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS + 4, LEASE_MS, 10)).toStrictEqual([
-          { id: a.id, attempts: 0 },
-          { id: d.id, attempts: 0 },
-          { id: c.id, attempts: 0 },
-          { id: b.id, attempts: 0 },
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS + 4, LEASE_MS, 10)).toStrictEqual([
+          { key: a.id, id: a.id, attempts: 0 },
+          { key: d.id, id: d.id, attempts: 0 },
+          { key: c.id, id: c.id, attempts: 0 },
+          { key: b.id, id: b.id, attempts: 0 },
         ]);
       });
 
@@ -458,9 +460,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.setSlackMessage(posted.id, slack(1));
         await store.transition(unposted.id, answer(clock.t));
         await store.transition(posted.id, answer(clock.t));
-        await store.completeUpdate(posted.id);
+        await store.complete("updates", posted.id);
         await store.transition(posted.id, { status: "cancelled", at: clock.t });
-        expect(await store.claimUpdates(clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("updates", clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
       });
 
       it("another message of a request is found from its channel and ts, read back, and gets the update once the request ended", async () => {
@@ -470,13 +472,13 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const added = await store.addOtherMessage(request.id, slack(1));
         expect(added?.otherMessages).toStrictEqual([slack(1)]);
         expect(await store.findBySlackMessage(slack(1))).toBe(request.id);
-        expect(await store.claimUpdates(clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("updates", clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
         await store.transition(request.id, answer(clock.t));
-        await store.completeUpdate(request.id);
+        await store.complete("updates", request.id);
         const late = await store.addOtherMessage(request.id, slack(3));
         expect(late?.otherMessages).toStrictEqual([slack(1), slack(3)]);
         expect((await store.get(request.id))?.otherMessages).toStrictEqual([slack(1), slack(3)]);
-        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
         expect(await store.addOtherMessage("no-such-request", slack(4))).toBeUndefined();
       });
 
@@ -485,7 +487,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const request = await created();
         await store.transition(request.id, answer(clock.t));
         await store.setSlackMessage(request.id, slack(1));
-        expect(await store.claimUpdates(clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       });
 
       it("a claimed update comes back after its lease, a retry sets when and the attempts, a completed one never comes back", async () => {
@@ -494,14 +496,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.setSlackMessage(request.id, slack(1));
         await store.transition(request.id, answer(clock.t));
         const due = clock.t + UPDATE_GRACE_MS;
-        expect(await store.claimUpdates(due, LEASE_MS, 10)).toHaveLength(1);
-        expect(await store.claimUpdates(due + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.retryUpdate(request.id, due + 5, 3)).toBe(true);
-        expect(await store.claimUpdates(due + 5, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 3 }]);
-        expect(await store.completeUpdate(request.id)).toBe(true);
-        expect(await store.retryUpdate(request.id, due, 4)).toBe(false);
-        expect(await store.completeUpdate(request.id)).toBe(false);
-        expect(await store.claimUpdates(due + 100 * LEASE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("updates", due, LEASE_MS, 10)).toHaveLength(1);
+        expect(await store.claim("updates", due + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.retry("updates", request.id, due + 5, 3)).toBe(true);
+        expect(await store.claim("updates", due + 5, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 3 }]);
+        expect(await store.complete("updates", request.id)).toBe(true);
+        expect(await store.retry("updates", request.id, due, 4)).toBe(false);
+        expect(await store.complete("updates", request.id)).toBe(false);
+        expect(await store.claim("updates", due + 100 * LEASE_MS, LEASE_MS, 10)).toStrictEqual([]);
       });
     });
 
@@ -519,20 +521,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(b.id, { status: "expired", at: clock.t + 5 });
         await store.transition(c.id, { status: "cancelled", at: clock.t + 3, by: "agent" });
         await store.transition(d.id, { status: "failed", at: clock.t + 2, error: "channel_not_found" });
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimCallbacks(clock.t + 3, LEASE_MS, 10)).toStrictEqual([
-          { id: a.id, attempts: 0 },
-          { id: d.id, attempts: 0 },
-          { id: c.id, attempts: 0 },
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("callbacks", clock.t + 3, LEASE_MS, 10)).toStrictEqual([
+          { key: a.id, id: a.id, attempts: 0 },
+          { key: d.id, id: d.id, attempts: 0 },
+          { key: c.id, id: c.id, attempts: 0 },
         ]);
-        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ id: b.id, attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ key: b.id, id: b.id, attempts: 0 }]);
       });
 
       it("a request created already answered with a callback URL has its callback queued at once", async () => {
         const { store, record, clock } = await open();
         const done = record({ ...withCallback(), status: "answered", decision: { reply: "y" }, answeredBy: { id: "relay" }, endedAt: clock.t });
         await store.create(done);
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toStrictEqual([{ key: done.id, id: done.id, attempts: 0 }]);
       });
 
       it("queues nothing for a pending request, a request without a callback URL or a refused transition", async () => {
@@ -542,20 +544,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(plain.id, answer(clock.t));
         const done = await created(withCallback());
         await store.transition(done.id, answer(clock.t));
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toStrictEqual([{ key: done.id, id: done.id, attempts: 0 }]);
         await store.transition(done.id, { status: "cancelled", at: clock.t });
         await store.transition(randomUUID(), { status: "failed", at: clock.t, error: "x" });
-        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([{ id: done.id, attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([{ key: done.id, id: done.id, attempts: 0 }]);
       });
 
       it("a claimed callback is handed out again only when its lease runs out", async () => {
         const { store, created, clock } = await open();
         const request = await created(withCallback());
         await store.transition(request.id, answer(clock.t));
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toHaveLength(1);
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimCallbacks(clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimCallbacks(clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toHaveLength(1);
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("callbacks", clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("callbacks", clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       });
 
       it("claims at most `limit`, earliest due first, and nothing for a limit of 0", async () => {
@@ -566,19 +568,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.transition(request.id, answer(clock.t + offset));
           ids[offset] = request.id;
         }
-        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
-        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 2)).toStrictEqual([
-          { id: ids[1], attempts: 0 },
-          { id: ids[2], attempts: 0 },
+        expect(await store.claim("callbacks", clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+        expect(await store.claim("callbacks", clock.t + 5, LEASE_MS, 2)).toStrictEqual([
+          { key: ids[1], id: ids[1], attempts: 0 },
+          { key: ids[2], id: ids[2], attempts: 0 },
         ]);
-        expect(await store.claimCallbacks(clock.t + 5, LEASE_MS, 2)).toStrictEqual([{ id: ids[3], attempts: 0 }]);
+        expect(await store.claim("callbacks", clock.t + 5, LEASE_MS, 2)).toStrictEqual([{ key: ids[3], id: ids[3], attempts: 0 }]);
       });
 
       it("when 10 claims race, each queued callback is handed out once", async () => {
         const { store, created, clock } = await open();
         const requests = await Promise.all(Array.from({ length: 6 }, () => created(withCallback())));
         await Promise.all(requests.map((request) => store.transition(request.id, answer(clock.t))));
-        const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimCallbacks(clock.t, LEASE_MS, 1)));
+        const claims = await Promise.all(Array.from({ length: 10 }, () => store.claim("callbacks", clock.t, LEASE_MS, 1)));
         const ids = claims.flat().map((claim) => claim.id);
         expect(ids.sort()).toStrictEqual(requests.map((r) => r.id).sort());
       });
@@ -587,31 +589,31 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, created, clock } = await open();
         const request = await created(withCallback());
         await store.transition(request.id, answer(clock.t));
-        await store.claimCallbacks(clock.t, LEASE_MS, 10);
-        expect(await store.retryCallback(request.id, clock.t + 2000, 1)).toBe(true);
-        expect(await store.claimCallbacks(clock.t + 1999, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimCallbacks(clock.t + 2000, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 1 }]);
-        expect(await store.retryCallback(request.id, clock.t, 2)).toBe(true);
-        expect(await store.claimCallbacks(clock.t, LEASE_MS, 10)).toStrictEqual([{ id: request.id, attempts: 2 }]);
+        await store.claim("callbacks", clock.t, LEASE_MS, 10);
+        expect(await store.retry("callbacks", request.id, clock.t + 2000, 1)).toBe(true);
+        expect(await store.claim("callbacks", clock.t + 1999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("callbacks", clock.t + 2000, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 1 }]);
+        expect(await store.retry("callbacks", request.id, clock.t, 2)).toBe(true);
+        expect(await store.claim("callbacks", clock.t, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 2 }]);
       });
 
       it("a completed callback is never handed out again, and a late retry does not bring it back", async () => {
         const { store, created, clock } = await open();
         const request = await created(withCallback());
         await store.transition(request.id, answer(clock.t));
-        await store.claimCallbacks(clock.t, LEASE_MS, 10);
-        expect(await store.completeCallback(request.id)).toBe(true);
-        expect(await store.completeCallback(request.id)).toBe(false);
-        expect(await store.retryCallback(request.id, clock.t, 1)).toBe(false);
-        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
+        await store.claim("callbacks", clock.t, LEASE_MS, 10);
+        expect(await store.complete("callbacks", request.id)).toBe(true);
+        expect(await store.complete("callbacks", request.id)).toBe(false);
+        expect(await store.retry("callbacks", request.id, clock.t, 1)).toBe(false);
+        expect(await store.claim("callbacks", clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
       });
 
       it("retry and complete of an id with no queued callback change nothing", async () => {
         const { store, created, clock } = await open();
         const request = await created(withCallback());
-        expect(await store.retryCallback(request.id, clock.t, 1)).toBe(false);
-        expect(await store.completeCallback(randomUUID())).toBe(false);
-        expect(await store.claimCallbacks(clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.retry("callbacks", request.id, clock.t, 1)).toBe(false);
+        expect(await store.complete("callbacks", randomUUID())).toBe(false);
+        expect(await store.claim("callbacks", clock.t + LEASE_MS * 10, LEASE_MS, 10)).toStrictEqual([]);
         expect(await store.get(request.id)).toStrictEqual(request);
       });
     });
@@ -625,14 +627,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, record, clock } = await open();
         const request = record();
         await store.create(request, { postLeaseUntil: clock.t + 1000 });
-        expect(await store.claimUnposted(clock.t + 999, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimUnposted(clock.t + 1000, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await claimedKeys(store, "posting", clock.t + 999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await claimedKeys(store, "posting", clock.t + 1000, LEASE_MS, 10)).toStrictEqual([request.id]);
       });
 
       it("a pending request created without a lease can be claimed at once", async () => {
         const { store, created, clock } = await open();
         const request = await created();
-        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await claimedKeys(store, "posting", clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
       });
 
       it("recording the Slack message takes the request out of the set", async () => {
@@ -640,8 +642,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const posted = await created();
         const unposted = await created();
         await store.setSlackMessage(posted.id, slack);
-        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([unposted.id]);
-        expect(await store.renewPostLease(posted.id, clock.t + FAR)).toBe(false);
+        expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([unposted.id]);
+        expect(await store.retry("posting", posted.id, clock.t + FAR, 0)).toBe(false);
       });
 
       it("each final transition takes the request out of the set, and a refused one changes nothing", async () => {
@@ -653,14 +655,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(c.id, { status: "cancelled", at: clock.t, by: "agent" });
         await store.transition(d.id, { status: "failed", at: clock.t, error: "channel_not_found" });
         expect(await store.transition(kept.id, { status: "expired", at: clock.t })).toMatchObject({ outcome: "not_due" });
-        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([kept.id]);
+        expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([kept.id]);
       });
 
       it("never holds a request created already answered (autonomous mode) or created with its message", async () => {
         const { store, record, clock } = await open();
         await store.create(record({ status: "answered", decision: { answers: {} }, answeredBy: { id: "relay" }, endedAt: clock.t }));
         await store.create(record({ slack }));
-        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
       });
 
       it("a repeated idempotency key adds nothing: the first request is handed out once", async () => {
@@ -668,30 +670,30 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const first = record({ id: store.newId("ci") });
         await store.create(first, { idempotencyKey: "ci:post-once" });
         await store.create(record(), { idempotencyKey: "ci:post-once" });
-        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([first.id]);
+        expect(await claimedKeys(store, "posting", clock.t, LEASE_MS, 10)).toStrictEqual([first.id]);
       });
 
       it("a renewed lease keeps claims off until its new end; renewing an id that is not in the set returns false", async () => {
         const { store, record, created, clock } = await open();
         const request = record();
         await store.create(request, { postLeaseUntil: clock.t + 1000 });
-        expect(await store.renewPostLease(request.id, clock.t + 5000)).toBe(true);
-        expect(await store.claimUnposted(clock.t + 4999, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimUnposted(clock.t + 5000, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await store.retry("posting", request.id, clock.t + 5000, 0)).toBe(true);
+        expect(await claimedKeys(store, "posting", clock.t + 4999, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await claimedKeys(store, "posting", clock.t + 5000, LEASE_MS, 10)).toStrictEqual([request.id]);
         const ended = await created();
         await store.transition(ended.id, { status: "cancelled", at: clock.t });
-        expect(await store.renewPostLease(ended.id, clock.t + FAR)).toBe(false);
+        expect(await store.retry("posting", ended.id, clock.t + FAR, 0)).toBe(false);
         const unknown = randomUUID();
-        expect(await store.renewPostLease(unknown, clock.t + FAR)).toBe(false);
-        expect(await store.claimUnposted(clock.t + FAR * 2, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await store.retry("posting", unknown, clock.t + FAR, 0)).toBe(false);
+        expect(await claimedKeys(store, "posting", clock.t + FAR * 2, LEASE_MS, 10)).toStrictEqual([request.id]);
       });
 
       it("a claimed id is handed out again only when the claim's lease runs out", async () => {
         const { store, created, clock } = await open();
         const request = await created();
-        expect(await store.claimUnposted(clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
-        expect(await store.claimUnposted(clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
-        expect(await store.claimUnposted(clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await claimedKeys(store, "posting", clock.t, LEASE_MS, 10)).toStrictEqual([request.id]);
+        expect(await claimedKeys(store, "posting", clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await claimedKeys(store, "posting", clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([request.id]);
       });
 
       it("claims at most `limit`, earliest lease end first, and nothing for a limit of 0", async () => {
@@ -702,25 +704,25 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.create(request, { postLeaseUntil: clock.t + offset });
           ids[offset] = request.id;
         }
-        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
-        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[1], ids[2]]);
-        expect(await store.claimUnposted(clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[3]]);
+        expect(await claimedKeys(store, "posting", clock.t + 5, LEASE_MS, 0)).toStrictEqual([]);
+        expect(await claimedKeys(store, "posting", clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[1], ids[2]]);
+        expect(await claimedKeys(store, "posting", clock.t + 5, LEASE_MS, 2)).toStrictEqual([ids[3]]);
       });
 
       it("when 10 claims race, each unposted request is handed out once", async () => {
         const { store, created, clock } = await open();
         const requests = await Promise.all(Array.from({ length: 6 }, () => created()));
-        const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimUnposted(clock.t, LEASE_MS, 1)));
+        const claims = await Promise.all(Array.from({ length: 10 }, () => claimedKeys(store, "posting", clock.t, LEASE_MS, 1)));
         expect(claims.flat().sort()).toStrictEqual(requests.map((r) => r.id).sort());
       });
 
       it("a forgotten id is never handed out again; forgetting it twice returns false", async () => {
         const { store, created, clock } = await open();
         const request = await created();
-        expect(await store.forgetUnposted(request.id)).toBe(true);
-        expect(await store.forgetUnposted(request.id)).toBe(false);
-        expect(await store.renewPostLease(request.id, clock.t)).toBe(false);
-        expect(await store.claimUnposted(clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.complete("posting", request.id)).toBe(true);
+        expect(await store.complete("posting", request.id)).toBe(false);
+        expect(await store.retry("posting", request.id, clock.t, 0)).toBe(false);
+        expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
         expect(await store.get(request.id)).toStrictEqual(request);
       });
     });
@@ -744,9 +746,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.transition(first.id, answer(clock.t));
         await store.transition(second.id, { status: "cancelled", at: clock.t });
         expect(await store.counts()).toStrictEqual({ pending: 1, callbacks: 3 });
-        expect(await store.claimCallbacks(clock.t, 30_000, 1)).toHaveLength(1);
+        expect(await store.claim("callbacks", clock.t, 30_000, 1)).toHaveLength(1);
         expect((await store.counts()).callbacks).toBe(3);
-        await store.completeCallback(first.id);
+        await store.complete("callbacks", first.id);
         expect(await store.counts()).toStrictEqual({ pending: 1, callbacks: 2 });
       });
 

@@ -1,5 +1,5 @@
 --[[
-  The message-update outbox (see claim-callbacks-2.lua) after a message was
+  The message-update outbox (see claim-entries-2.lua) after a message was
   shown while its request was pending: forgets the queued update unless the
   request changed meanwhile (it ended, counted another approval, or was
   given more time: its deadline is not the one shown). Then

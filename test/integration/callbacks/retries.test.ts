@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { retryDelayMs } from "../../../src/protocol/timing.js";
 import { callbackBody, instance, memoryStores, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../../helpers/callbacks.js";
 import { closedPortUrl, startReceiver, type Hit, type Receiver, type Reply } from "../../helpers/receiver.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const opened: Array<Instance | Receiver> = [];
 afterEach(async () => {
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function setup(reply?: (hit: Hit, index: number) => Reply, overrides: WorkerOverrides = {}, retentionMs?: number) {
   const clock: Clock = { t: T0 };
-  const relay = instance(await memoryStores(clock, retentionMs), clock, overrides);
+  const relay = await instance(await memoryStores(clock, retentionMs), clock, overrides);
   const receiver = await startReceiver(reply);
   opened.push(relay, receiver);
   /** Creates a request whose callback goes to `url` and cancels it; returns its id. */
@@ -59,7 +59,7 @@ describe("callback retries", () => {
     const id = await ended(`${await closedPortUrl()}/cb`);
     expect(await relay.worker.runOnce()).toMatchObject({ retried: 1 });
     expect(relay.logs.join("\n")).toContain("ECONNREFUSED");
-    expect(await relay.store.claimCallbacks(T0 + 60_000, 1000, 10)).toStrictEqual([{ id, attempts: 1 }]);
+    expect(await relay.store.claim("callbacks", T0 + 60_000, 1000, 10)).toStrictEqual([{ key: id, id, attempts: 1 }]);
   });
 
   it("a redirect is never followed and counts as a failed attempt", async () => {
@@ -164,7 +164,7 @@ describe("the worker running in the background", () => {
     const started = Date.now();
     await relay.worker.stop();
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(await relay.store.claimCallbacks(clock.t, 1000, 10)).toStrictEqual([{ id, attempts: 0 }]);
+    expect(await relay.store.claim("callbacks", clock.t, 1000, 10)).toStrictEqual([{ key: id, id, attempts: 0 }]);
   });
 });
 

@@ -16,7 +16,8 @@ import { runCli } from "../../helpers/cli.js";
 import { configFiles } from "../../helpers/config-files.js";
 import { AGENT_TOKEN, agentCall, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { sample } from "../../helpers/metrics.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const HOOK_INPUT = JSON.parse(readFileSync(new URL("../../fixtures/claude-code/pre-tool-use.json", import.meta.url), "utf8")) as Record<string, unknown>;
 const ADMIN = { name: "ops", token: "tok_ops_admin_0123456789abcdef" };

@@ -71,7 +71,10 @@ describe("the OpenAPI document", () => {
     const documented = Object.entries(ROUTES).filter(([, route]) => !("undocumented" in route));
     expect(operations).toEqual(documented.map(([name, { method, path }]) => [name, `${method} ${openApiPath(path)}`]));
 
-    relay = await startApiRelay({ metrics: new RelayMetrics(), http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions() } } });
+    relay = await startApiRelay({
+      metrics: new RelayMetrics(),
+      http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions(), links: true } },
+    });
     const unserved = Object.values(ROUTES).filter(({ method, path }) => !relay!.app.hasRoute({ method, url: path }));
     expect(unserved).toEqual([]);
   });

@@ -14,8 +14,12 @@ import { UnreadableRecordError } from "../../../src/store/redis-record.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { loadScripts } from "../../../src/store/scripts.js";
 import { CLUSTER_SHARDS } from "../../../src/store/keys.js";
-import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { entryKey } from "../../../src/requests/store.js";
+import { claimedKeys } from "../../helpers/queue-entries.js";
+import { ALICE, BOB, DAVE } from "../../fixtures/people.js";
+import { sleep, until } from "../../helpers/until.js";
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -148,11 +152,11 @@ describe("redis store specifics", () => {
     expect(await redis.exists(`${prefix}:callbacks`)).toBe(0);
     await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
     expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 7));
-    await store.claimCallbacks(T0 + 7, 1000, 10);
+    await store.claim("callbacks", T0 + 7, 1000, 10);
     expect(await redis.zscore(`${prefix}:callbacks`, request.id)).toBe(String(T0 + 1007));
-    await store.retryCallback(request.id, T0 + 5000, 3);
+    await store.retry("callbacks", request.id, T0 + 5000, 3);
     expect(await redis.hget(`${prefix}:callback-attempts`, request.id)).toBe("3");
-    await store.completeCallback(request.id);
+    await store.complete("callbacks", request.id);
     expect((await keysUnder(redis, prefix)).sort()).toStrictEqual([`${prefix}:recent`, `${prefix}:{${request.id}}:data`].sort());
   });
 
@@ -172,9 +176,10 @@ describe("redis store specifics", () => {
     const request = pending();
     await store.create(request, { postLeaseUntil: T0 + 30_000 });
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 30_000));
-    await store.renewPostLease(request.id, T0 + 45_000);
+    await store.retry("posting", request.id, T0 + 45_000, 0);
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 45_000));
-    expect(await store.claimUnposted(T0 + 45_000, 1000, 10)).toStrictEqual([request.id]);
+    expect(await redis.exists(`${prefix}:posting-attempts`)).toBe(0);
+    expect(await claimedKeys(store, "posting", T0 + 45_000, 1000, 10)).toStrictEqual([request.id]);
     expect(await redis.zscore(`${prefix}:posting`, request.id)).toBe(String(T0 + 46_000));
     await store.setSlackMessage(request.id, slack);
     expect(await redis.exists(`${prefix}:posting`)).toBe(0);
@@ -191,9 +196,9 @@ describe("redis store specifics", () => {
     const { store, prefix } = open();
     const ghost = randomUUID();
     await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
-    expect(await store.claimUnposted(T0, 1000, 10)).toStrictEqual([ghost]);
+    expect(await claimedKeys(store, "posting", T0, 1000, 10)).toStrictEqual([ghost]);
     expect(await store.get(ghost)).toBeUndefined();
-    expect(await store.forgetUnposted(ghost)).toBe(true);
+    expect(await store.complete("posting", ghost)).toBe(true);
     expect(await redis.exists(`${prefix}:posting`)).toBe(0);
   });
 
@@ -228,13 +233,13 @@ describe("redis store specifics", () => {
         { index: 2, dueAt: T0 + 900_000 },
       ],
     });
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, at: T0 } as const;
-    const alice = { person: { id: "U1", name: "alice" }, at: T0 };
-    const bob = { person: { id: "U2" }, at: T0 };
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: BOB.id }, at: T0 } as const;
+    const alice = { person: ALICE, at: T0 };
+    const bob = { person: { id: BOB.id }, at: T0 };
     await store.approve(request.id, alice, 3, final);
     await store.approve(request.id, bob, 3, final);
     const key = `${prefix}:{${request.id}}:data`;
-    expect(await redis.hmget(key, "approval:U1", "approval:U2", "approvalCount", "postedAt", "reminders")).toStrictEqual([
+    expect(await redis.hmget(key, `approval:${ALICE.id}`, `approval:${BOB.id}`, "approvalCount", "postedAt", "reminders")).toStrictEqual([
       `1:${JSON.stringify(alice)}`,
       `2:${JSON.stringify(bob)}`,
       "2",
@@ -247,8 +252,8 @@ describe("redis store specifics", () => {
       `${request.id}:2`,
       String(T0 + 900_000),
     ]);
-    await store.claimReminders(T0 + 300_000, 1000, 10);
-    await store.retryReminder(request.id, 0, T0 + 400_000, 1);
+    await store.claim("reminders", T0 + 300_000, 1000, 10);
+    await store.retry("reminders", entryKey(request.id, 0), T0 + 400_000, 1);
     expect(await redis.hget(`${prefix}:reminder-attempts`, `${request.id}:0`)).toBe("1");
     await store.transition(request.id, { status: "cancelled", at: T0 });
     expect(await redis.exists(`${prefix}:reminders`, `${prefix}:reminder-attempts`)).toBe(0);
@@ -256,10 +261,10 @@ describe("redis store specifics", () => {
 
   it("repeats the requestedBy id in the hash, queues the notice parts as <id>:<part> scored by the end time, and marks them queued", async () => {
     const { store, prefix } = open();
-    const request: RequestRecord = { ...pending(), slack, policy: { alwaysAllow: "tool", requestedBy: { id: "U0DAVE0001" } } };
+    const request: RequestRecord = { ...pending(), slack, policy: { alwaysAllow: "tool", requestedBy: { id: DAVE.id } } };
     await store.create(request);
     const key = `${prefix}:{${request.id}}:data`;
-    expect(await redis.hmget(key, "requestedBy", "noticesQueued")).toStrictEqual(["U0DAVE0001", null]);
+    expect(await redis.hmget(key, "requestedBy", "noticesQueued")).toStrictEqual([DAVE.id, null]);
     await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
     expect(await redis.hget(key, "noticesQueued")).toBe("1");
     expect(await redis.zrange(`${prefix}:notices`, "0", "-1", "WITHSCORES")).toStrictEqual([
@@ -268,11 +273,11 @@ describe("redis store specifics", () => {
       `${request.id}:thread`,
       String(T0 + 7),
     ]);
-    await store.claimNotices(T0 + 7, 1000, 10);
-    await store.retryNotice(request.id, "dm", T0 + 5000, 2);
+    await store.claim("notices", T0 + 7, 1000, 10);
+    await store.retry("notices", entryKey(request.id, "dm"), T0 + 5000, 2);
     expect(await redis.hget(`${prefix}:notice-attempts`, `${request.id}:dm`)).toBe("2");
-    await store.completeNotice(request.id, "dm");
-    await store.completeNotice(request.id, "thread");
+    await store.complete("notices", entryKey(request.id, "dm"));
+    await store.complete("notices", entryKey(request.id, "thread"));
     expect(await redis.exists(`${prefix}:notices`, `${prefix}:notice-attempts`)).toBe(0);
     expect(await store.get(request.id)).toMatchObject({ status: "cancelled", policy: request.policy });
   });
@@ -284,8 +289,8 @@ describe("redis store specifics", () => {
       slack,
       postedAt: T0 + 3,
       approvals: [
-        { person: { id: "U2" }, at: T0 + 9 },
-        { person: { id: "U1" }, at: T0 + 4 },
+        { person: { id: BOB.id }, at: T0 + 9 },
+        { person: { id: ALICE.id }, at: T0 + 4 },
       ],
     };
     await store.create(request);
@@ -296,7 +301,7 @@ describe("redis store specifics", () => {
     const { store, prefix } = open();
     const request = pending();
     await store.create(request);
-    await redis.hset(`${prefix}:{${request.id}}:data`, "approval:U1", JSON.stringify({ person: { id: "U1" }, at: T0 }));
+    await redis.hset(`${prefix}:{${request.id}}:data`, `approval:${ALICE.id}`, JSON.stringify({ person: { id: ALICE.id }, at: T0 }));
     await expect(store.get(request.id)).rejects.toThrow(UnreadableRecordError);
   });
 
@@ -333,8 +338,8 @@ describe("redis store specifics", () => {
     const ghost = randomUUID();
     await redis.zadd(`${prefix}:deadlines`, T0 - 1, ghost);
     await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 } as const;
-    expect(await store.approve(ghost, { person: { id: "U1" }, at: T0 }, 2, final)).toStrictEqual({ outcome: "not_found" });
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 } as const;
+    expect(await store.approve(ghost, { person: { id: ALICE.id }, at: T0 }, 2, final)).toStrictEqual({ outcome: "not_found" });
     expect(await redis.exists(`${prefix}:deadlines`, `${prefix}:posting`)).toBe(0);
   });
 
@@ -344,7 +349,7 @@ describe("redis store specifics", () => {
       const { store } = open({ redis: client });
       const request = pending();
       await store.create(request);
-      const result = await store.transition(request.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 });
+      const result = await store.transition(request.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 });
       expect(result.outcome).toBe("applied");
     } finally {
       await client.quit();
@@ -439,13 +444,13 @@ describe("redis store connections", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as AddressInfo;
     const store = connectRedisStore(`redis://127.0.0.1:${port}`, { prefix: uniquePrefix(), timeoutMs: 300 });
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: 0 } as const;
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: 0 } as const;
     const calls: Array<[string, () => Promise<unknown>]> = [
-      ["approve", () => store.approve("id", { person: { id: "U1" }, at: 0 }, 2, final)],
+      ["approve", () => store.approve("id", { person: { id: ALICE.id }, at: 0 }, 2, final)],
       ["setSlackMessage", () => store.setSlackMessage("id", { channel: "C0123456789", ts: "1.1" }, { reminders: [{ index: 0, dueAt: 0 }] })],
-      ["claimReminders", () => store.claimReminders(0, 1000, 10)],
-      ["retryReminder", () => store.retryReminder("id", 0, 0, 1)],
-      ["completeReminder", () => store.completeReminder("id", 0)],
+      ["claim reminders", () => store.claim("reminders", 0, 1000, 10)],
+      ["retry reminders", () => store.retry("reminders", entryKey("id", 0), 0, 1)],
+      ["complete reminders", () => store.complete("reminders", entryKey("id", 0))],
       ["completePendingUpdate", () => store.completePendingUpdate("id", 1, 0)],
       ["extend", () => store.extend("id", 0)],
       ["listRequests", () => store.listRequests({ limit: 10 })],

@@ -13,6 +13,7 @@ import type { RequestStore } from "../../../src/requests/store.js";
 import { ALLOW, bodyOf, createHarness, deferred, DEFAULT_CHANNEL, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
+import { claimedKeys } from "../../helpers/queue-entries.js";
 
 const LEASE = DEFAULT_POST_LEASE_MS;
 const opened: Harness[] = [];
@@ -61,8 +62,8 @@ describe("the creating instance's lease", () => {
     };
     const { id } = await create(a);
     expect(await renewed.promise).toBe(true);
-    expect(await a.store.claimUnposted(T0 + 45_000 + LEASE - 1, LEASE, 10)).toEqual([]);
-    expect(await a.store.claimUnposted(T0 + 45_000 + LEASE, LEASE, 10)).toEqual([id]);
+    expect(await claimedKeys(a.store, "posting", T0 + 45_000 + LEASE - 1, LEASE, 10)).toEqual([]);
+    expect(await claimedKeys(a.store, "posting", T0 + 45_000 + LEASE, LEASE, 10)).toEqual([id]);
   });
 
   it("when the request ended before the next attempt, the poster is told to stop; the request keeps its end and no message is recorded", async () => {
@@ -86,7 +87,7 @@ describe("the creating instance's lease", () => {
     const memory = createMemoryStore({ now: () => Date.now() });
     const h = instance({
       ...memory,
-      renewPostLease: async () => {
+      retry: async () => {
         throw new Error("connection reset");
       },
     });
@@ -150,7 +151,7 @@ describe("recoverUnposted", () => {
     expect(b.messenger.posts).toEqual([]);
     expect(await b.service.expireDue()).toBe(1);
     expect((await b.service.get(id))?.status).toBe("expired");
-    expect(await b.store.claimUnposted(T0 + 100 * LEASE, LEASE, 10)).toEqual([]);
+    expect(await claimedKeys(b.store, "posting", T0 + 100 * LEASE, LEASE, 10)).toEqual([]);
   });
 
   it("fails the request with Slack's reason when Slack refuses the recovered post for good", async () => {
@@ -170,10 +171,11 @@ describe("recoverUnposted", () => {
     const forgotten: string[] = [];
     const h = instance({
       ...memory,
-      claimUnposted: async () => ["req-1", "req-2", "req-gone"],
-      forgetUnposted: async (id) => {
-        forgotten.push(id);
-        return memory.forgetUnposted(id);
+      claim: async (queue, ...claim) =>
+        queue === "posting" ? ["req-1", "req-2", "req-gone"].map((id) => ({ key: id, id, attempts: 0 })) : memory.claim(queue, ...claim),
+      complete: async (queue, key) => {
+        if (queue === "posting") forgotten.push(key);
+        return memory.complete(queue, key);
       },
     });
     await create(h);

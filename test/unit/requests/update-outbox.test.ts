@@ -27,7 +27,7 @@ async function setUp(outcomes: Array<() => Promise<void>>) {
   const { slack, ...unposted } = pending;
   await store.create(unposted);
   await store.setSlackMessage(pending.id, slack!);
-  const result = await store.transition(pending.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U0ALICE" }, at: T0 });
+  const result = await store.transition(pending.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 });
   const record = "record" in result ? result.record : pending;
   const outbox = new UpdateOutbox({ store, messenger, logger: silentLogger, now: () => clock.t, random: () => 0 });
   return { clock, store, shown, outbox, record };
@@ -127,7 +127,7 @@ async function twoInstances(quorum: number) {
   };
   const shown = () => landed.map((record) => `${record.status} ${record.approvals?.length ?? 0}`);
   /** The updates any sweep would still find, long after everything settled. */
-  const leftQueued = () => store.claimUpdates((clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
+  const leftQueued = () => store.claim("updates", (clock.t += 10 * UPDATE_GRACE_MS), 30_000, 10);
   return { clock, store, gate, outbox, approve, shown, landed, leftQueued };
 }
 
