@@ -107,7 +107,7 @@ function clickRule(history: SoakHistory): Violation[] {
       const until = clicks[i + 1]?.at ?? Infinity;
       const request = byMarker.get(click.marker);
       if (told(history, click, until) || recorded(history, click, request, until)) return;
-      if (click.how === "thread" && request?.final && request.final.status !== "answered" && (endedAt(request) ?? Infinity) <= click.at) return;
+      if (click.how === "thread" && request && writtenAfterTheEnd(request, click)) return;
       violations.push({
         rule: "click",
         subject: click.marker,
@@ -116,6 +116,17 @@ function clickRule(history: SoakHistory): Violation[] {
     });
   }
   return violations;
+}
+
+/**
+ * A thread reply written once its request had ended unanswered is ignored silently, by design (the message
+ * already says how it ended): after the deadline of one that expired, after the agent heard the end of another.
+ */
+function writtenAfterTheEnd(request: SoakRequest, click: Click): boolean {
+  const status = request.final?.status;
+  if (status === undefined || status === "answered" || status === "pending") return false;
+  const end = endedAt(request) ?? Infinity;
+  return click.at >= (status === "expired" ? Math.min(request.deadline, end) : end);
 }
 
 /** An error reply, a modal kept open with an error, or an ephemeral to the person before their next try. */

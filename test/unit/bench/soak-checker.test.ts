@@ -163,9 +163,17 @@ describe("the soak checker", () => {
       expect(rules(history({ clicks, opens: [{ triggerId: "t2", at: T0 + 11_100 }] }))).toEqual([["click", "m2"]]);
     });
 
-    it("accepts a thread reply after its request expired (thread chatter is ignored silently), but not one before", () => {
-      expect(check(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 21_000 })] }))).toEqual([]);
-      expect(rules(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 15_000 })] }))).toEqual([["click", "m2"]]);
+    it("accepts a thread reply written after its request's deadline (ignored silently by design), but not one before", () => {
+      expect(check(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 20_010 })] }))).toEqual([]);
+      expect(rules(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 19_990 })] }))).toEqual([["click", "m2"]]);
+    });
+
+    it("catches a thread reply written before a cancel that was neither recorded nor told (the 30-minute soak found one)", () => {
+      const cancelled = expired("m2", { via: "hook", agent: { at: T0 + 18_257, status: "denied" }, final: { status: "cancelled" } });
+      const reply = click("m2", { how: "thread", at: T0 + 18_178 });
+      expect(rules(history({ requests: [answered(), cancelled], clicks: [click("m1"), reply] }))).toEqual([["click", "m2"]]);
+      const told = [{ user: "U-m2", channel: "C1", text: "This request was cancelled.", at: T0 + 18_400, refused: false }];
+      expect(check(history({ requests: [answered(), cancelled], clicks: [click("m1"), reply], notices: told }))).toEqual([]);
     });
   });
 
