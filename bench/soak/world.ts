@@ -69,6 +69,18 @@ export async function startWorld({ root, env, idleMs, random, logDir }: WorldOpt
     instances.push({ name, port, lives: 0, up: false, proxy: await startIdleProxy(`http://127.0.0.1:${port}`, idleMs) });
   }
 
+  let allDownSince: number | undefined;
+  /** Takes `instance` in or out of rotation, and records the times none is in it. */
+  function setUp(instance: Instance, up: boolean): void {
+    instance.up = up;
+    const anyUp = instances.some((i) => i.up);
+    if (!anyUp && allDownSince === undefined) allDownSince = Date.now();
+    if (anyUp && allDownSince !== undefined) {
+      faults.push({ kind: "all-down", from: allDownSince, to: Date.now() });
+      allDownSince = undefined;
+    }
+  }
+
   async function start(instance: Instance): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -82,7 +94,7 @@ export async function startWorld({ root, env, idleMs, random, logDir }: WorldOpt
       }
     }
     instance.lives += 1;
-    instance.up = true;
+    setUp(instance, true);
   }
   await Promise.all(instances.map(start));
 
@@ -108,7 +120,7 @@ export async function startWorld({ root, env, idleMs, random, logDir }: WorldOpt
     async sigkill(index, downMs) {
       const instance = instances[index]!;
       const from = Date.now();
-      instance.up = false;
+      setUp(instance, false);
       if (instance.process) {
         process.kill(instance.process.pid, "SIGKILL");
         await instance.process.stop();
@@ -120,7 +132,7 @@ export async function startWorld({ root, env, idleMs, random, logDir }: WorldOpt
     async rollingRestart() {
       const from = Date.now();
       for (const instance of instances) {
-        instance.up = false;
+        setUp(instance, false);
         await instance.process?.stop();
         await start(instance);
       }

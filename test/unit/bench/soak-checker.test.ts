@@ -94,6 +94,16 @@ describe("the soak checker", () => {
         ["deadline", "m2"],
       ]);
     });
+
+    it("lets an outage that starts after the deadline, before the grace ran out, or a time no relay was up, add its length", () => {
+      const late = expired("m2", { agent: { at: T0 + 27_000, status: "expired" } });
+      const redis = { kind: "redis-restart" as const, from: T0 + 21_000, to: T0 + 25_000 };
+      expect(check(history({ requests: [answered(), late], faults: [redis] }))).toEqual([]);
+      const allDown = { kind: "all-down" as const, from: T0 + 22_000, to: T0 + 26_000 };
+      expect(check(history({ requests: [answered(), late], faults: [allDown] }))).toEqual([]);
+      const afterGrace = { kind: "redis-restart" as const, from: T0 + 23_500, to: T0 + 27_500 };
+      expect(rules(history({ requests: [answered(), late], faults: [afterGrace] }))).toEqual([["deadline", "m2"]]);
+    });
   });
 
   describe("decisions", () => {
