@@ -28,6 +28,7 @@ import { createSlackApp, createSlackClient, type SlackApp } from "./slack/app.js
 import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
 import { MessageLookup } from "./slack/message-lookup.js";
+import { MessageLinks } from "./slack/permalinks.js";
 import { createSlackMessenger, type SlackMessengerDeps } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { openAuditExport } from "./store/audit-export.js";
@@ -176,6 +177,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...(overrides.newId ? { newId: overrides.newId } : {}),
     ...(overrides.postLeaseMs === undefined ? {} : { postLeaseMs: overrides.postLeaseMs }),
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
+    maxPendingPerToken: config.maxPendingPerToken,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : config.local ? { defaultChannel: CONSOLE_CHANNEL } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
@@ -214,12 +216,14 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     agentBodyLimitBytes: config.maxBodyBytes,
     mcpProgressMs: config.mcpProgressSeconds * 1000,
     mcpOrigins: config.mcpOrigins,
+    createRateLimit: config.createRateLimit,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
     console: {
       sessions: consoleSessions,
       links: config.local,
+      ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.slackSignIn && config.publicUrl
         ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
@@ -371,6 +375,8 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
     ...(given.sleep ? { sleep: given.sleep } : {}),
     ...(given.random ? { random: given.random } : {}),
   });
+  // Links to requests' messages: the App Home tab and the web console share the workspace URL's one lookup.
+  const links = new MessageLinks({ client, logger, now });
   const app = (service: RequestService) =>
     createSlackApp({
       botToken,
@@ -383,8 +389,9 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
       logLevel: config.logLevel,
       queue,
       now,
+      links,
     });
-  return { directory, messenger, lookup, app };
+  return { directory, messenger, lookup, app, links };
 }
 
 /**

@@ -33,9 +33,9 @@ export interface PeopleDeps {
   problems: string[];
 }
 
-/** Acts on `message` for `user` until the request's message ends or `until` passes. */
-export async function answer(deps: PeopleDeps, message: Posted, user: string, plan: Plan, until: number): Promise<void> {
-  while (Date.now() < until && !deps.slack.messageEnded(message.id)) {
+/** Acts on the request's live message for `user` until it has none left (it ended) or `until` passes. */
+export async function answer(deps: PeopleDeps, marker: string, user: string, plan: Plan, until: number): Promise<void> {
+  for (let message = deps.slack.live(marker); message && Date.now() < until; message = deps.slack.live(marker)) {
     const noticesBefore = deps.slack.notices.length;
     const click = await attempt(deps, message, user, plan);
     const told = click.status < 200 || click.status >= 300 || click.modalError === true;

@@ -36,6 +36,8 @@ export interface WorldOptions {
   /** The proxies cut connections idle this long. */
   idleMs: number;
   random: () => number;
+  /** Write each relay's output to <logDir>/<instance>.log. */
+  logDir?: string;
 }
 
 export interface World {
@@ -54,7 +56,7 @@ export interface World {
   stop(): Promise<void>;
 }
 
-export async function startWorld({ root, env, idleMs, random }: WorldOptions): Promise<World> {
+export async function startWorld({ root, env, idleMs, random, logDir }: WorldOptions): Promise<World> {
   const dataDir = mkdtempSync(join(tmpdir(), "relay-soak-redis-"));
   const redisPort = await freePort();
   let redis: RedisServer = await startRedisServer(undefined, { port: redisPort, dataDir });
@@ -70,7 +72,8 @@ export async function startWorld({ root, env, idleMs, random }: WorldOptions): P
   async function start(instance: Instance): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        instance.process = await startRelayProcess({ root, env: { ...env, REDIS_URL: redisUrl }, port: instance.port });
+        const logFile = logDir === undefined ? {} : { logFile: join(logDir, `${instance.name}.log`) };
+        instance.process = await startRelayProcess({ root, env: { ...env, REDIS_URL: redisUrl }, port: instance.port, ...logFile });
         break;
       } catch (error) {
         // The port may linger for a moment after a kill; a relay that cannot start at all fails the run.

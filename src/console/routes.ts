@@ -13,6 +13,7 @@
  * token (./guard.ts, ./sessions.ts).
  */
 import { existsSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +38,7 @@ import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "./sessions.js";
 import { registerSignInRoutes } from "./signin-routes.js";
 import type { SlackOpenId } from "./slack-openid.js";
-import { consoleView, CSRF_HEADER, parse, SESSION_COOKIE } from "./wire.js";
+import { consoleView, CSRF_HEADER, offersOf, parse, SESSION_COOKIE, type MessageLink } from "./wire.js";
 
 export interface ConsoleDeps {
   service: RequestService;
@@ -53,6 +54,8 @@ export interface ConsoleDeps {
   adminTokens: readonly NamedToken[];
   /** Whether the relay prints sign-in links (local mode). */
   links: boolean;
+  /** Links to requests' Slack messages (with Slack); resolves undefined while unknown. */
+  messageLinks?: () => Promise<MessageLink | undefined>;
   /** The built page (scripts/build.mjs → dist/console); default: found from this module up to the package root. */
   assetsDir?: string;
   /** Most requests one list returns (pending and ended each). */
@@ -74,6 +77,7 @@ const InteractiveAnswers = z.object({ answers: z.record(z.string(), z.union([z.s
 export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
   const hosts = () => allowedHosts((app.server.address() as AddressInfo).port, deps.publicUrl);
   const limit = deps.listLimit ?? 1000;
+  const linker = async () => (deps.messageLinks ? await deps.messageLinks() : undefined);
   const assets = deps.assetsDir ?? findAssets();
 
   void app.register(async (scope) => {
@@ -153,17 +157,17 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     scope.get("/console/api/audit", { onRequest: session("audit") }, async (request) => auditPage(deps.audit, rawQuery(request)));
 
     scope.get("/console/api/requests", { onRequest: session("reads") }, async () => {
-      const records = await deps.listing.list({ tokenName: "", role: "admin" }, { limit });
+      const [records, link] = await Promise.all([deps.listing.list({ tokenName: "", role: "admin" }, { limit }), linker()]);
       return {
-        pending: records.filter((r) => r.status === "pending").map(consoleView),
-        ended: records.filter((r) => r.status !== "pending").map(consoleView),
+        pending: records.filter((r) => r.status === "pending").map((r) => consoleView(r, link)),
+        ended: records.filter((r) => r.status !== "pending").map((r) => consoleView(r, link)),
       };
     });
 
     scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session("reads") }, async (request) => {
       const record = await deps.service.getExpiringIfOverdue(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
-      return consoleView(record);
+      return consoleView(record, await linker());
     });
 
     scope.post<{ Params: { id: string } }>("/console/api/requests/:id/answer", { onRequest: session("answers") }, async (request, reply) => {
@@ -173,19 +177,19 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       if (!record) throw new RelayError("relay_not_found", "No such request.");
       const decision = decisionFor(record, sent);
       const result = await deps.service.answer(record.id, decision, person);
-      return answered(reply, result);
+      return answered(reply, result, await linker());
     });
 
     scope.post<{ Params: { id: string } }>("/console/api/requests/:id/allow-for-a-while", { onRequest: session("answers") }, async (request, reply) => {
       const grant = await deps.service.allowForAWhile(request.params.id, answerer(request.consoleSession!));
-      return answered(reply, grant.answer);
+      return answered(reply, grant.answer, await linker());
     });
 
     scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session("answers") }, async (request, reply) => {
       const result = await deps.service.extend(request.params.id, answerer(request.consoleSession!));
       if (result.outcome === "applied") deps.service.changed(result.record.id);
       if (result.outcome === "no_more_time") return reply.code(409).send({ error: { code: "relay_already_ended", message: result.reason } });
-      return answered(reply, result);
+      return answered(reply, result, await linker());
     });
 
     scope.get("/console/api/events", { onRequest: session("reads") }, (request, reply) => {
@@ -199,9 +203,9 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       });
       res.write("retry: 1000\n\n");
       const send = (id: string) => {
-        void deps.service.get(id).then(
-          (record) => {
-            if (record && !res.writableEnded) res.write(`event: request\ndata: ${JSON.stringify(consoleView(record))}\n\n`);
+        void Promise.all([deps.service.get(id), linker()]).then(
+          ([record, link]) => {
+            if (record && !res.writableEnded) res.write(`event: request\ndata: ${JSON.stringify(consoleView(record, link))}\n\n`);
           },
           (error: unknown) => deps.logger.warn({ id, error }, "console: reading a changed request failed"),
         );
@@ -237,14 +241,29 @@ function decisionFor(record: RequestRecord, sent: unknown): Decision {
     return resolved.decision;
   }
   const decision = parse(Decision, sent);
-  if (record.body.kind === "permission" && "behavior" in decision && decision.behavior === "deny" && decision.message.trim() === "") {
+  if (record.body.kind !== "permission" || !("behavior" in decision)) return decision;
+  if (decision.behavior === "deny" && decision.message.trim() === "") {
     throw invalidRequest([{ path: "decision.message", message: "say why, or leave the reason out" }]);
+  }
+  // Only what the Slack message offers: Edit… where it has one, Always allow with exactly the rules it grants.
+  if (decision.behavior === "allow") {
+    const offers = offersOf(record);
+    if (!offers.edit && !isDeepStrictEqual(decision.updatedInput, record.body.input)) {
+      throw invalidRequest([{ path: "decision.updatedInput", message: "this request offers no Edit…: allow the input as asked" }]);
+    }
+    if (decision.updatedPermissions !== undefined && !isDeepStrictEqual(decision.updatedPermissions, offers.alwaysAllow)) {
+      throw invalidRequest([{ path: "decision.updatedPermissions", message: "only the rules Always allow offers on this request (offers.alwaysAllow)" }]);
+    }
   }
   return decision;
 }
 
 /** 200 with the request when the answer applied or counted; 403 refused; 409 already ended; 404 unknown. */
-function answered(reply: FastifyReply, result: AnswerResult | { outcome: "not_found" } | { outcome: "applied" | "already_ended"; record: RequestRecord }) {
+function answered(
+  reply: FastifyReply,
+  result: AnswerResult | { outcome: "not_found" } | { outcome: "applied" | "already_ended"; record: RequestRecord },
+  link: MessageLink | undefined,
+) {
   switch (result.outcome) {
     case "not_found":
       throw new RelayError("relay_not_found", "No such request.");
@@ -253,9 +272,11 @@ function answered(reply: FastifyReply, result: AnswerResult | { outcome: "not_fo
         .code(403)
         .send({ error: { code: "relay_forbidden", message: `You may not answer this request: ${result.refusal.reason}.`, details: result.refusal } });
     case "already_ended":
-      return reply.code(409).send({ error: { code: "relay_already_ended", message: "This request has ended already.", details: consoleView(result.record) } });
+      return reply
+        .code(409)
+        .send({ error: { code: "relay_already_ended", message: "This request has ended already.", details: consoleView(result.record, link) } });
     default:
-      return { outcome: result.outcome, request: consoleView(result.record) };
+      return { outcome: result.outcome, request: consoleView(result.record, link) };
   }
 }
 

@@ -28,6 +28,7 @@ import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./l
 import type { RelayMetrics } from "./metrics.js";
 import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
+import { useCreateRateLimit } from "./rate-limit.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
@@ -73,6 +74,8 @@ export interface HttpDeps {
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
+  /** RELAY_CREATE_RATE_LIMIT: creates (POST /v1/requests, hook calls) one agent token may make per minute here; absent → no limit. */
+  createRateLimit?: number;
   /** The web console (src/console): served under /console when given. */
   console?: Omit<ConsoleDeps, "service" | "listing" | "logger" | "audit" | "adminTokens">;
 }
@@ -154,7 +157,19 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   registerOpenApiRoute(app);
   if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
   const agentBodies = deps.agentBodyLimitBytes === undefined ? {} : { bodyLimitBytes: deps.agentBodyLimitBytes };
-  registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS, ...agentBodies });
+  const perMinute = deps.createRateLimit;
+  const creates =
+    perMinute === undefined
+      ? {}
+      : { limitCreates: useCreateRateLimit(app, { perMinute, onLimited: (token, reference) => deps.service.rateLimited(token, reference, perMinute) }) };
+  registerRequestRoutes(app, {
+    service: deps.service,
+    listing: deps.listing,
+    auth,
+    maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS,
+    ...agentBodies,
+    ...creates,
+  });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerRuleRoutes(app, { rules: deps.service.rules, authenticate: auth.any });
   registerClaudeCodeHookRoutes(app, {
@@ -163,6 +178,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
     ...agentBodies,
+    ...creates,
   });
   registerMcpRoute(app, {
     service: deps.service,

@@ -11,8 +11,9 @@ import { createdEntry, endedEntry, type AuditRecorder } from "./audit-entries.js
 import type { RequestChanges } from "./changes.js";
 import { createPolicy } from "./create-policy.js";
 import type { Delivery } from "./delivery.js";
-import { RelayError } from "./errors.js";
-import { sameRequestBody } from "./idempotency.js";
+import { RelayError, TooManyPendingError } from "./errors.js";
+import { askKey, sameRequestBody } from "./idempotency.js";
+import type { CreateLimits } from "./limits.js";
 import { newRecord } from "./new-record.js";
 import type { RuleBook } from "./rule-book.js";
 import type { RequestMetrics } from "./metrics.js";
@@ -24,23 +25,38 @@ import type { CreateResult, RequestStore } from "./store.js";
 export interface CreatingContext {
   deps: Pick<
     RequestServiceDeps,
-    "defaultTimeoutSeconds" | "defaultChannel" | "defaultChannels" | "callbackHosts" | "routes" | "policy" | "defaultAdmission" | "directory"
+    | "defaultTimeoutSeconds"
+    | "defaultChannel"
+    | "defaultChannels"
+    | "callbackHosts"
+    | "routes"
+    | "policy"
+    | "defaultAdmission"
+    | "directory"
+    | "maxPendingPerToken"
   >;
   store: Pick<RequestStore, "create">;
   rules: RuleBook | undefined;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** A new request's id, for a create with `idempotencyKey` (scoped) or none. */
-  newId: (idempotencyKey?: string) => string;
+  /** A new request's id, for a create by the agent token `tokenName`. */
+  newId: (tokenName?: string) => string;
   /** Gives a new request its post lease and posts it (nothing without Slack). */
   delivery: Pick<Delivery, "leaseFrom" | "post">;
   audit: AuditRecorder;
   metrics: Pick<RequestMetrics, "created" | "ended">;
   changes: Pick<RequestChanges, "tell">;
+  /** Counts and audits a create refused at its token's pending cap. */
+  limits: Pick<CreateLimits, "refused">;
   logger: Logger;
 }
 
-/** Throws a 400 naming the field, 409 relay_idempotency_mismatch, or 503 relay_slack_unavailable; stores nothing then. */
+/**
+ * Throws a 400 naming the field, 409 relay_idempotency_mismatch, 429
+ * relay_too_many_pending (TooManyPendingError) or 503
+ * relay_slack_unavailable; stores nothing then. A tool call that repeats a
+ * pending one of the same agent session joins it (./idempotency.ts `askKey`).
+ */
 export async function createRequest(ctx: CreatingContext, { tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<CreateResult> {
   const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = ctx.deps;
   const matched = matchRoute(routes ?? [], { tokenName, body, ...(defaultChannel === undefined ? {} : { defaultChannel }) });
@@ -49,7 +65,7 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
   const createdAt = ctx.now();
   const scopedKey = idempotencyKey === undefined ? undefined : `${tokenName}:${idempotencyKey}`;
   const record = newRecord({
-    id: ctx.newId(scopedKey),
+    id: ctx.newId(tokenName),
     tokenName,
     body,
     createdAt,
@@ -61,11 +77,21 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
     policy,
   });
   const ruled = await ctx.rules?.match(record);
-  const result = await ctx.store.create(ruled?.record ?? record, {
-    ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
-    postLeaseUntil: ctx.delivery.leaseFrom(createdAt),
-  });
-  if (!result.created && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
+  const maxPending = pendingCap(ctx.deps.maxPendingPerToken, (matched.route ?? ctx.deps.defaultAdmission)?.maxPending);
+  const sameAs = askKey(tokenName, body, { ...(idempotencyKey === undefined ? {} : { idempotencyKey }), joinOnKey });
+  const result = await ctx.store
+    .create(ruled?.record ?? record, {
+      ...(scopedKey === undefined ? {} : { idempotencyKey: scopedKey }),
+      postLeaseUntil: ctx.delivery.leaseFrom(createdAt),
+      ...(maxPending === undefined ? {} : { maxPending }),
+      ...(sameAs === undefined ? {} : { sameAs }),
+    })
+    .catch((error: unknown) => {
+      if (error instanceof TooManyPendingError)
+        ctx.limits.refused(tokenName, "too_many_pending", record.id, `${error.pending} pending, at most ${error.limit}`);
+      throw error;
+    });
+  if (!result.created && !result.joined && !joinOnKey && !sameRequestBody(result.record.body, record.body)) {
     throw new RelayError("relay_idempotency_mismatch", "This idempotency key was already used with a different body: use a new key for a new request.", {
       id: result.record.id,
     });
@@ -80,12 +106,19 @@ export async function createRequest(ctx: CreatingContext, { tokenName, body, ide
       token: tokenName,
       route: result.record.policy?.route,
       created: result.created,
+      ...(result.joined ? { joined: true } : {}),
       status: result.record.status,
       ...(ruled ? { rule: ruled.rule.id } : {}),
     },
     "request created",
   );
   return result;
+}
+
+/** The cap on a token's pending requests under a route: the lower of RELAY_MAX_PENDING_PER_TOKEN and the route's `maxPending`. */
+function pendingCap(perToken: number | undefined, route: number | undefined): number | undefined {
+  if (perToken === undefined) return route;
+  return route === undefined ? perToken : Math.min(perToken, route);
 }
 
 /** Posts a pending request, and records its creation; one a rule answered at once ended in the same step: both events are recorded (and counted). */

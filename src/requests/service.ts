@@ -4,6 +4,7 @@
  * tells Slack (through a RequestMessenger, driven by ./delivery.ts) when a
  * message must be posted or must change.
  */
+import { CreateLimits } from "./limits.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
@@ -46,7 +47,7 @@ export class RequestService {
   private readonly store: RequestStore;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly newId: (idempotencyKey?: string) => string;
+  private readonly newId: (tokenName?: string) => string;
   private readonly waiters: Waiters;
   private readonly ending: Ending;
   private readonly delivery: Delivery;
@@ -55,6 +56,7 @@ export class RequestService {
   private readonly notices: OutcomeNotices;
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
+  private readonly limits: CreateLimits;
   private readonly metrics: RequestMetrics;
   /** "Allow for a while" rules: listed and revoked through here (HTTP, App Home); undefined without a rule store. */
   readonly rules: RuleBook | undefined;
@@ -70,11 +72,12 @@ export class RequestService {
     this.store = deps.store;
     this.logger = deps.logger ?? silentLogger;
     this.now = deps.now ?? Date.now;
-    this.newId = deps.newId ?? ((idempotencyKey) => deps.store.newId(idempotencyKey));
+    this.newId = deps.newId ?? ((tokenName) => deps.store.newId(tokenName));
     this.waiters = new Waiters();
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.metrics = deps.metrics ?? NO_METRICS;
+    this.limits = new CreateLimits({ audit: this.audit, metrics: this.metrics, logger: this.logger, now: this.now });
     this.changes = new RequestChanges(this.logger);
     // Without Slack no request gets a message, and only a request with one is updated, reminded or told about.
     const messenger = deps.messenger ?? NO_SLACK;
@@ -112,6 +115,7 @@ export class RequestService {
       audit: this.audit,
       metrics: this.metrics,
       changes: this.changes,
+      limits: this.limits,
       logger: this.logger,
     };
     this.unsubscribe = this.store.onEnded((id) => {
@@ -132,6 +136,15 @@ export class RequestService {
   async create(input: CreateInput): Promise<CreateResult> {
     if (this.draining) throw shuttingDown();
     return createRequest(this.creating, input);
+  }
+
+  /**
+   * A create of the agent token `tokenName` was refused by the HTTP layer's
+   * rate limit (RELAY_CREATE_RATE_LIMIT); `reference` is the HTTP request's
+   * id. Counted and audited as ./limits.ts says.
+   */
+  rateLimited(tokenName: string, reference: string, perMinute: number): void {
+    this.limits.refused(tokenName, "rate_limited", reference, `more than ${perMinute} creates a minute`);
   }
 
   /** The request as stored: a read, nothing written (one past its deadline stays pending until something expires it). */

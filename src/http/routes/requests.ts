@@ -24,6 +24,7 @@
  * read every request and list them all (`GET /v1/requests`, where an agent
  * token lists its own); they never create or cancel one (403).
  */
+import type { CreateLimiter } from "../rate-limit.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../../requests/errors.js";
 import { LIST_LIMITS, type RequestList } from "../../protocol/operator.js";
@@ -51,15 +52,21 @@ export interface RequestRoutesDeps {
   maxWaitSeconds: number;
   /** Largest body of a create, in bytes (RELAY_MAX_BODY); the server's limit when absent. */
   bodyLimitBytes?: number;
+  /** The create rate limit per token (../rate-limit.ts); absent → none. */
+  limitCreates?: CreateLimiter;
 }
 
 type IdRoute = { Params: { id: string } };
 
-export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds, bodyLimitBytes }: RequestRoutesDeps): void {
+export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds, bodyLimitBytes, limitCreates }: RequestRoutesDeps): void {
   serveRoute(
     app,
     "createRequest",
-    { onRequest: auth.agent, ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
+    {
+      onRequest: auth.agent,
+      ...(limitCreates ? { preHandler: limitCreates } : {}),
+      ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }),
+    },
     async (request, reply) => {
       const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
       const body = parseCreateBody(jsonBody(request));

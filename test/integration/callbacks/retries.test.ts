@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { retryDelayMs } from "../../../src/protocol/timing.js";
 import { callbackBody, instance, memoryStores, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../../helpers/callbacks.js";
 import { closedPortUrl, startReceiver, type Hit, type Receiver, type Reply } from "../../helpers/receiver.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const opened: Array<Instance | Receiver> = [];
 afterEach(async () => {

@@ -94,6 +94,8 @@ describe("Sign in with Slack", () => {
     const posted = await relay.message(0);
     const alice = await signInAs(relay, ALICE);
     expect(alice.session).toMatchObject({ person: { id: ALICE.id, name: ALICE.name, teamId: "T0TEAM" }, role: "answerer" });
+    const listed = (await (await alice.call(`/console/api/requests/${id}`)).json()) as { slackUrl?: string };
+    expect(listed.slackUrl).toBe(`https://acme.slack.com/archives/${posted.channel}/p${posted.ts.replace(".", "")}`);
     const held = agentCall(relay.url, `/v1/requests/${id}?wait=20`);
     const answer = await alice.call(`/console/api/requests/${id}/answer`, { decision: { reply: "y" } });
     expect(answer.status).toBe(200);
