@@ -27,6 +27,7 @@ import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient, type SlackApp } from "./slack/app.js";
 import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
+import { MessageLookup } from "./slack/message-lookup.js";
 import { MessageLinks } from "./slack/permalinks.js";
 import { createSlackMessenger, type SlackMessengerDeps } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
@@ -170,6 +171,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     store,
     ...(messenger ? { messenger } : {}),
     ...(directory ? { directory } : {}),
+    ...(slackParts ? { messageCopies: slackParts.lookup } : {}),
     logger,
     now,
     ...(overrides.newId ? { newId: overrides.newId } : {}),
@@ -363,11 +365,14 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
   const botToken = config.slack.botToken!;
   const client = createSlackClient({ botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
   const directory = new SlackPeopleDirectory({ client, logger, now, ...(given.homeTeamId === undefined ? {} : { homeTeamId: given.homeTeamId }) });
+  // One lookup of the relay's own messages: the poster finds a post whose reply was lost, the service a click on such a copy.
+  const lookup = new MessageLookup(client);
   const messenger = createSlackMessenger({
     client,
     logger,
     queue,
     now,
+    lookup,
     ...(given.sleep ? { sleep: given.sleep } : {}),
     ...(given.random ? { random: given.random } : {}),
   });
@@ -387,7 +392,7 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
       now,
       links,
     });
-  return { directory, messenger, app, links };
+  return { directory, messenger, lookup, app, links };
 }
 
 /**

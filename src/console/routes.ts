@@ -165,7 +165,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     });
 
     scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session("reads") }, async (request) => {
-      const record = await deps.service.get(request.params.id);
+      const record = await deps.service.getExpiringIfOverdue(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
       return consoleView(record, await linker());
     });
@@ -176,7 +176,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       const record = await deps.service.get(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
       const decision = decisionFor(record, sent);
-      const result = await deps.service.answer(record.id, decision, person, record);
+      const result = await deps.service.answer(record.id, decision, person);
       return answered(reply, result, await linker());
     });
 

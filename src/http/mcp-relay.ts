@@ -28,7 +28,7 @@ export interface ServiceRelayOptions {
 
 export function serviceRelay({ service, agent, logger, reference }: ServiceRelayOptions): McpRelay {
   const owned = async (id: string): Promise<RequestRecord> => {
-    const record = id.length > 200 ? undefined : await service.get(id);
+    const record = id.length > 200 ? undefined : await service.getExpiringIfOverdue(id);
     if (!record || !mayView({ tokenName: agent, role: "agent" }, record)) throw notFound("The request");
     return record;
   };

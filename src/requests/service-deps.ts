@@ -9,6 +9,7 @@ import type { CreateRequestBody } from "../protocol/request-body.js";
 import type { Route, RouteAdmission } from "./route-schema.js";
 import type { AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
+import type { MessageCopies } from "./from-message.js";
 import type { PeopleDirectory } from "./directory.js";
 import type { RequestMetrics } from "./metrics.js";
 import type { RequestPolicy } from "./model.js";
@@ -50,6 +51,8 @@ export interface RequestServiceDeps {
    * relay_slack_unavailable and are not created.
    */
   directory?: PeopleDirectory;
+  /** Confirms with Slack that a message the store does not know is a copy the relay posted for a request (./from-message.ts); none → never. */
+  messageCopies?: MessageCopies;
   /** Where every event of a request's life goes (docs/architecture.md §7); none → not audited. */
   audit?: AuditRecorder;
   /** Counts requests created and ended (GET /metrics); none → not counted. */

@@ -33,6 +33,7 @@ import { RuleBook, type RuleGrant } from "./rule-book.js";
 import { createRequest, type CreatingContext } from "./creating.js";
 import { DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
 import { ruleDecision, takesRules } from "./rule-matching.js";
+import { isRequestMessage, unknownCopy, type FromMessage, type FromMessageResult } from "./from-message.js";
 
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
@@ -146,8 +147,17 @@ export class RequestService {
     this.limits.refused(tokenName, "rate_limited", reference, `more than ${perMinute} creates a minute`);
   }
 
-  /** The request as it is now; a pending request past its deadline is expired on the spot. */
-  async get(id: string): Promise<RequestRecord | undefined> {
+  /** The request as stored: a read, nothing written (one past its deadline stays pending until something expires it). */
+  get(id: string): Promise<RequestRecord | undefined> {
+    return this.store.get(id);
+  }
+
+  /**
+   * The request as it is now, for a caller that shows it to an agent or a
+   * person: one still pending past its deadline is expired first (a store
+   * write), so it is seen ended at its deadline, not at the next sweep.
+   */
+  async getExpiringIfOverdue(id: string): Promise<RequestRecord | undefined> {
     const record = await this.store.get(id);
     if (record?.status === "pending" && record.expiresAt <= this.now()) {
       const result = await this.end(id, this.expiry(id, record));
@@ -168,10 +178,43 @@ export class RequestService {
     return record;
   }
 
-  /** The request a Slack message (channel + ts) belongs to, as `get` returns it. */
+  /** The request a Slack message (channel + ts) belongs to, as `getExpiringIfOverdue` returns it. */
   async findBySlackMessage(slack: SlackRef): Promise<RequestRecord | undefined> {
     const id = await this.store.findBySlackMessage(slack);
-    return id === undefined ? undefined : this.get(id);
+    return id === undefined ? undefined : this.getExpiringIfOverdue(id);
+  }
+
+  /**
+   * The request `id` names (or, without one, the request `message` belongs
+   * to), as `getExpiringIfOverdue` returns it, when `message` is one of its
+   * own (./from-message.ts); undefined otherwise.
+   */
+  async requestOnMessage(id: string | undefined, message: Partial<SlackRef>): Promise<RequestRecord | undefined> {
+    const { channel, ts } = message;
+    const record =
+      id !== undefined
+        ? await this.getExpiringIfOverdue(id)
+        : channel !== undefined && ts !== undefined
+          ? await this.findBySlackMessage({ channel, ts })
+          : undefined;
+    if (!record || isRequestMessage(record, message)) return record;
+    const copy = unknownCopy(record, message);
+    if (!copy || !this.deps.messageCopies || !(await this.deps.messageCopies.isRequestMessage(copy, record.id))) return undefined;
+    return this.adoptMessage(record.id, copy);
+  }
+
+  /**
+   * A click, modal submission or thread reply on a Slack message, in one
+   * call: it counts only on the request's own message (./from-message.ts);
+   * `read` turns it into a decision on the request as stored, which is then
+   * answered as `answer` does. `no_answer` when `read` made none.
+   */
+  async answerFromMessage<T>({ id, message, person, read }: FromMessage<T>): Promise<FromMessageResult<T>> {
+    const record = await this.requestOnMessage(id, message);
+    if (!record) return { outcome: "not_found" };
+    const reading = read(record);
+    if ("none" in reading) return { outcome: "no_answer", record, none: reading.none };
+    return this.answerRecord(record, reading.decision, person);
   }
 
   /**
@@ -188,40 +231,49 @@ export class RequestService {
    * aborts, then returns it as it is (./long-poll.ts, store outages included).
    */
   wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
-    return holdUntilEnded({ waiters: this.waiters, get: (requestId) => this.get(requestId), now: this.now, closed: () => this.closed }, id, waitMs, signal);
+    return holdUntilEnded(
+      { waiters: this.waiters, get: (requestId) => this.getExpiringIfOverdue(requestId), now: this.now, closed: () => this.closed },
+      id,
+      waitMs,
+      signal,
+    );
   }
 
   /**
    * Records a person's answer under the request's policy (./answering.ts):
    * refused when they may not answer, counted towards a quorum, or the first
-   * answer that wins. `current` is the record the caller just read (a Slack
-   * listener checking the click): when it has ended (final, so it cannot be
-   * stale) or is pending and in time, it spares a second read; the store's
-   * atomic step still decides who wins.
+   * answer that wins; the store's atomic step decides who wins.
    */
-  async answer(id: string, decision: Decision, person: Answerer, current?: RequestRecord): Promise<AnswerResult> {
-    const record = await this.readUnlessKnown(id, current);
+  async answer(id: string, decision: Decision, person: Answerer): Promise<AnswerResult> {
+    return this.answerRecord(await this.getExpiringIfOverdue(id), decision, person);
+  }
+
+  /** `answer` on the request as just read (pending past its deadline already expired). */
+  private async answerRecord(record: RequestRecord | undefined, decision: Decision, person: Answerer): Promise<AnswerResult> {
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
     if (!decisionMatchesKind(record.body.kind, decision)) {
       throw new RelayError("relay_invalid_request", `A ${record.body.kind} request cannot take this decision.`);
     }
-    return answerPending(
-      { store: this.store, directory: this.directory, audit: this.audit, now: this.now, ending: this.ending, updates: this.updates },
-      record,
-      decision,
-      person,
-    );
+    const deps = { store: this.store, directory: this.directory, audit: this.audit, now: this.now, ending: this.ending, updates: this.updates };
+    return answerPending(deps, record, decision, person);
   }
 
   /**
    * Gives the request more time (./more-time.ts): refused, as an answer
    * would be, when `person` may not answer it; none for a request whose
-   * caller gives up at its deadline, or past the longest wait. `current`
-   * spares a read as in `answer`.
+   * caller gives up at its deadline, or past the longest wait.
    */
-  async extend(id: string, person: Answerer, current?: RequestRecord): Promise<MoreTimeResult> {
-    const record = await this.readUnlessKnown(id, current);
+  async extend(id: string, person: Answerer): Promise<MoreTimeResult> {
+    return this.extendRecord(await this.getExpiringIfOverdue(id), person);
+  }
+
+  /** `extend` from a click on a Slack message: it counts only on the request's own message, as in `answerFromMessage`. */
+  async extendFromMessage(id: string, message: Partial<SlackRef>, person: Answerer): Promise<MoreTimeResult> {
+    return this.extendRecord(await this.requestOnMessage(id, message), person);
+  }
+
+  private async extendRecord(record: RequestRecord | undefined, person: Answerer): Promise<MoreTimeResult> {
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
     return extendPending({ store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates }, record, person);
@@ -235,13 +287,13 @@ export class RequestService {
    * stored, so a caller may reply before it does.
    */
   async allowForAWhile(id: string, person: Answerer, current?: RequestRecord): Promise<RuleGrant> {
-    const record = current?.id === id ? current : await this.get(id);
+    const record = await this.readUnlessKnown(id, current);
     if (!record) return { answer: { outcome: "not_found" } };
     if (record.status !== "pending") return { answer: { outcome: "already_ended", record } };
     if (!takesRules(record)) {
       throw new RelayError("relay_invalid_request", "This request takes no rule (its kind, its session, its policy or its quorum).");
     }
-    const answer = await this.answer(id, ruleDecision(record), person, record);
+    const answer = await this.answerRecord(record, ruleDecision(record), person);
     if (answer.outcome !== "applied") return { answer };
     return { answer, rule: this.rules ? this.rules.create(answer.record, person) : Promise.resolve(undefined) };
   }
@@ -399,7 +451,7 @@ export class RequestService {
   /** `current` when it is this request and cannot be stale (it ended, or is pending and in time), else the request as `get` reads it. */
   private async readUnlessKnown(id: string, current: RequestRecord | undefined): Promise<RequestRecord | undefined> {
     const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
-    return usable ? current : this.get(id);
+    return usable ? current : this.getExpiringIfOverdue(id);
   }
 
   /** The expiry of a request now, with what its route's onTimeout makes it carry; the error says why when it never reached Slack. */

@@ -12,7 +12,6 @@ import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
 import { CountedWebClient, type SlackCallRecorder } from "./counted-client.js";
 import * as actions from "./listeners/actions.js";
-import { MessageLookup } from "./message-lookup.js";
 import * as messages from "./listeners/messages.js";
 import * as modalButtons from "./listeners/modal-buttons.js";
 import * as moreTime from "./listeners/more-time.js";
@@ -136,7 +135,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => logger.error({ error }, "slack listener error"));
   const links = options.links ?? new MessageLinks({ client, logger, now });
   const homeTab = new HomeTab({ service, client, links, queue: options.queue ?? new ChannelQueue({ now }), logger, now });
-  const deps = { service, client, logger, messages: new MessageLookup(client), home: homeTab };
+  const deps = { service, client, logger, home: homeTab };
   actions.register(app, deps);
   modalButtons.register(app, deps);
   moreTime.register(app, deps);

@@ -153,7 +153,7 @@ async function longPoll(service: RequestService, id: string, waitMs: number, rep
 /** The request named by the path, if the calling token may see it (created it, or is an admin token). */
 async function owned(service: RequestService, request: FastifyRequest<IdRoute>): Promise<RequestRecord> {
   const { id } = request.params;
-  const record = id.length === 0 || id.length > MAX_ID_LENGTH ? undefined : await service.get(id);
+  const record = id.length === 0 || id.length > MAX_ID_LENGTH ? undefined : await service.getExpiringIfOverdue(id);
   if (!record || !mayView(viewerOf(request), record)) throw notFound("The request");
   return record;
 }

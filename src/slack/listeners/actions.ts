@@ -22,12 +22,10 @@ import type { App, BlockAction } from "@slack/bolt";
 import { z } from "zod";
 import type { SlackRef } from "../../protocol/request-view.js";
 import { Action, decodeButton, type ButtonValue } from "../ids.js";
-import { interpretButton } from "./buttons.js";
+import { interpretButton, type ButtonOutcome } from "./buttons.js";
 import {
   acking,
   displayName,
-  isRequestMessage,
-  requestOnMessage,
   noneOf,
   NOT_RECORDED,
   oneOf,
@@ -100,42 +98,44 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   const started = performance.now();
   const click = parseClick(deps, raw);
   if (!click) return;
-  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
-  if (!read.ok) return notRecorded(deps, click, read, ack);
+  const person = answererOf(click.body.user);
+  const answering = deps.service.answerFromMessage<Exclude<ButtonOutcome, { type: "decision" }>>({
+    id: click.value.r,
+    message: click.where,
+    person,
+    read: (record) => {
+      const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));
+      return outcome.type === "decision" ? { decision: outcome.decision } : { none: outcome };
+    },
+  });
+  const answered = await withinBudget(answering, STORE_BUDGET.totalMs);
+  if (!answered.ok) return notRecorded(deps, click, answered, ack);
   const left = () => STORE_BUDGET.totalMs - (performance.now() - started);
-  let record = read.value && isRequestMessage(read.value, click.where) ? read.value : undefined;
-  if (read.value && !record) {
-    // Maybe a copy of the message the store does not know yet: Slack and the store are asked within what is left of the budget.
-    const copy = await withinBudget(requestOnMessage(deps, read.value, click.where), left());
-    if (!copy.ok) return notRecorded(deps, click, copy, ack);
-    record = copy.value;
-  }
-  if (!record) {
+  const result = answered.value;
+  if (result.outcome === "not_found") {
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }
-  const outcome = interpretButton(record, click.actionId, click.value, displayName(click.body.user));
+  if (result.outcome !== "no_answer") {
+    await ack();
+    return reportOutcome(deps, result, { channel: result.record.slack!.channel, user: click.body.user.id });
+  }
+  const { record, none: outcome } = result;
   if (outcome.type === "modal" && outcome.modal === "alwaysAllow") {
     // Always allow with rules too long for the message: show them all in a confirm modal first.
     await ack();
     const target = { channel: record.slack!.channel, user: click.body.user.id };
     if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
-    const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), left());
+    const refusal = await withinBudget(deps.service.refusalFor(record, person), left());
     if (!refusal.ok || refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.ok ? refusal.value! : { reason: "unverified" }));
     return openModal(deps, click, record, outcome.modal);
   }
   if (outcome.type === "rule") {
-    const granted = await withinBudget(deps.service.allowForAWhile(record.id, answererOf(click.body.user), record), left());
+    const granted = await withinBudget(deps.service.allowForAWhile(record.id, person, record), left());
     if (!granted.ok) return notRecorded(deps, click, granted, ack);
     return reportRule(deps, granted.value, record, { channel: record.slack!.channel, user: click.body.user.id }, { ack, budgetMs: left() });
   }
-  if (outcome.type !== "decision") {
-    const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
-    return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
-  }
-  const answered = await withinBudget(deps.service.answer(record.id, outcome.decision, answererOf(click.body.user), record), left());
-  if (!answered.ok) return notRecorded(deps, click, answered, ack);
-  await ack();
-  await reportOutcome(deps, answered.value, { channel: record.slack!.channel, user: click.body.user.id });
+  const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
+  deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
 }
 
 /** Acks, then tells the person their click did not count; the message and its buttons stay as they are. */

@@ -1,24 +1,21 @@
 /**
  * What every Slack listener group needs: its dependencies, the person
- * behind an interaction, the check that an interaction really comes from the
- * message a request was posted as, and the time a listener may give the store
- * before it must ack (Slack waits 3 s for the ack, network included).
+ * behind an interaction, and the time a listener may give the store before
+ * it must ack (Slack waits 3 s for the ack, network included). Whether an
+ * interaction comes from the request's own message is the domain's rule
+ * (src/requests/from-message.ts).
  */
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import type { Person, SlackRef } from "../../protocol/request-view.js";
-import type { RequestRecord } from "../../requests/model.js";
+import type { Person } from "../../protocol/request-view.js";
 import { answererIn, type Answerer } from "../../requests/policy.js";
 import type { RequestService } from "../../requests/service.js";
 import type { HomeTab } from "../home-tab.js";
-import type { MessageLookup } from "../message-lookup.js";
 import { settleBefore } from "../../protocol/timing.js";
 
 export interface ListenerDeps {
-  service: Pick<RequestService, "get" | "answer" | "extend" | "allowForAWhile" | "refusalFor" | "findBySlackMessage" | "adoptMessage">;
-  /** Confirms with Slack that an unknown message is a copy the relay posted for a request; absent: never. */
-  messages?: Pick<MessageLookup, "isRequestMessage">;
+  service: Pick<RequestService, "get" | "requestOnMessage" | "answerFromMessage" | "extendFromMessage" | "allowForAWhile" | "refusalFor">;
   /** Bot-token WebClient for views.open / views.update / chat.postEphemeral. */
   client: webApi.WebClient;
   logger: Logger;
@@ -49,28 +46,6 @@ export function answererOf(user: SlackUser): Answerer {
 /** The name used in "Denied by <name> in Slack.": Slack's user name, else the id. */
 export function displayName(user: SlackUser): string {
   return user.name ?? user.username ?? user.id;
-}
-
-/** true when `ref` names exactly a message the request was posted as (its main one or another recorded copy). */
-export function isRequestMessage(record: RequestRecord, ref: Partial<SlackRef>): boolean {
-  const same = (message: SlackRef) => message.channel === ref.channel && message.ts === ref.ts;
-  return (record.slack !== undefined && same(record.slack)) || (record.otherMessages ?? []).some(same);
-}
-
-/**
- * Like isRequestMessage, and for a message the store does not know in the
- * request's own channel, asks Slack whether the message at that ts is the
- * relay's own copy for this request (a post whose reply was lost); such a
- * copy is recorded and counts. Another channel, or a ts Slack does not
- * confirm, is refused. Resolves the record as it now is, or undefined.
- */
-export async function requestOnMessage(deps: ListenerDeps, record: RequestRecord, ref: Partial<SlackRef>): Promise<RequestRecord | undefined> {
-  if (isRequestMessage(record, ref)) return record;
-  const channel = record.slack?.channel;
-  if (!deps.messages || channel === undefined || ref.channel !== channel || ref.ts === undefined) return undefined;
-  const copy = { channel, ts: ref.ts };
-  if (!(await deps.messages.isRequestMessage(copy, record.id))) return undefined;
-  return deps.service.adoptMessage(record.id, copy);
 }
 
 /**

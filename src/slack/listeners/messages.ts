@@ -71,20 +71,27 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   const parsed = ThreadReply.safeParse(raw);
   if (!parsed.success || parsed.data.thread_ts === parsed.data.ts) return;
   const message = parsed.data;
-  const read = await withinBudget(deps.service.findBySlackMessage({ channel: message.channel, ts: message.thread_ts }), STORE_BUDGET.readMs);
-  if (!read.ok) return notRecorded(deps, message, read);
-  const record = read.value;
-  if (!record) return;
-  if (record.status !== "pending") return tellIfOvertaken(deps, message, record);
-  const decision = parseThreadReply(record, message.text);
-  if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
-  const left = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answerer = answererIn({ id: message.user }, message.user_team ?? message.team);
-  const answered = await withinBudget(deps.service.answer(record.id, decision, answerer, record), left);
-  if (!answered.ok) return notRecorded(deps, message, answered, record.id);
-  deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");
+  const answering = deps.service.answerFromMessage({
+    message: { channel: message.channel, ts: message.thread_ts },
+    person: answererIn({ id: message.user }, message.user_team ?? message.team),
+    // Only a pending request is answered from its thread; a reply to an ended one is chatter.
+    read: (record) => {
+      const decision = record.status === "pending" ? parseThreadReply(record, message.text) : undefined;
+      return decision ? { decision } : { none: record.id };
+    },
+  });
+  const answered = await withinBudget(answering, STORE_BUDGET.totalMs - (performance.now() - started));
+  if (!answered.ok) return notRecorded(deps, message, answered);
+  const result = answered.value;
+  if (result.outcome === "not_found") return;
+  if (result.outcome === "no_answer") {
+    // A reply written before its request ended but arriving after is told how it ended.
+    if (result.record.status !== "pending") return tellIfOvertaken(deps, message, result.record);
+    return deps.logger.debug({ id: result.none }, "slack thread reply ignored");
+  }
+  deps.logger.debug({ id: result.record.id, outcome: result.outcome }, "slack thread reply recorded");
   // Refused, counted or already counted: only that person is told, next to their reply.
-  await reportOutcome(deps, answered.value, { channel: message.channel, user: message.user, threadTs: message.thread_ts });
+  await reportOutcome(deps, result, { channel: message.channel, user: message.user, threadTs: message.thread_ts });
 }
 
 /**
@@ -101,7 +108,7 @@ async function tellIfOvertaken(deps: ListenerDeps, message: z.infer<typeof Threa
 }
 
 /** Tells the person, in the thread, that their reply did not count; the request stays as it was. */
-async function notRecorded(deps: ListenerDeps, message: z.infer<typeof ThreadReply>, failure: Bounded<unknown> & { ok: false }, id?: string): Promise<void> {
-  deps.logger.warn({ id, channel: message.channel, reason: failure.reason, error: failure.error }, "slack thread reply not recorded");
+async function notRecorded(deps: ListenerDeps, message: z.infer<typeof ThreadReply>, failure: Bounded<unknown> & { ok: false }): Promise<void> {
+  deps.logger.warn({ channel: message.channel, ts: message.thread_ts, reason: failure.reason, error: failure.error }, "slack thread reply not recorded");
   await tellPerson(deps, { channel: message.channel, user: message.user, threadTs: message.thread_ts }, NOT_RECORDED_REPLY);
 }

@@ -13,7 +13,7 @@ import { Action, decodeMetadata } from "../ids.js";
 import { parseClick } from "./actions.js";
 import { interpretButton } from "./buttons.js";
 import { openModal } from "./open-modal.js";
-import { acking, answererOf, displayName, NOT_OPENED, requestOnMessage, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, answererOf, displayName, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
@@ -31,13 +31,13 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
   await ack();
   const click = parseClick(deps, raw);
   if (!click) return;
-  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
+  const read = await withinBudget(deps.service.requestOnMessage(click.value.r, click.where), STORE_BUDGET.readMs);
   if (!read.ok) {
     deps.logger.warn({ id: click.value.r, actionId: click.actionId, reason: read.reason, error: read.error }, "slack modal not opened: store did not answer");
     if (click.where.channel !== undefined) await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_OPENED);
     return;
   }
-  const record = read.value && (await requestOnMessage(deps, read.value, click.where));
+  const record = read.value;
   if (!record) {
     return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   }

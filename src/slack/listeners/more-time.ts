@@ -13,7 +13,7 @@ import type { MoreTimeResult } from "../../requests/service.js";
 import { extendedNotice, noMoreTimeNotice } from "../blocks/index.js";
 import { Action } from "../ids.js";
 import { parseClick } from "./actions.js";
-import { acking, answererOf, isRequestMessage, requestOnMessage, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, answererOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 /** What a person whose click could not be recorded is told. */
@@ -27,7 +27,6 @@ export function register(app: App, deps: ListenerDeps): void {
 }
 
 async function moreTimeClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<void> {
-  const started = performance.now();
   const click = parseClick(deps, raw);
   if (!click) return;
   const target = click.where.channel === undefined ? undefined : { channel: click.where.channel, user: click.body.user.id };
@@ -36,27 +35,17 @@ async function moreTimeClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promis
     deps.logger.warn({ id: click.value.r, reason, error }, "slack more time click not recorded");
     if (target) await tellPerson(deps, target, NOT_EXTENDED);
   };
-  const read = await withinBudget(deps.service.get(click.value.r), STORE_BUDGET.readMs);
-  if (!read.ok) return notRecorded(read.reason, read.error);
-  const left = () => STORE_BUDGET.totalMs - (performance.now() - started);
-  let record = read.value && isRequestMessage(read.value, click.where) ? read.value : undefined;
-  if (read.value && !record) {
-    const copy = await withinBudget(requestOnMessage(deps, read.value, click.where), left());
-    if (!copy.ok) return notRecorded(copy.reason, copy.error);
-    record = copy.value;
-  }
-  if (!record) return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
-  const moved = await withinBudget(deps.service.extend(record.id, answererOf(click.body.user), record), left());
+  const moved = await withinBudget(deps.service.extendFromMessage(click.value.r, click.where, answererOf(click.body.user)), STORE_BUDGET.totalMs);
   if (!moved.ok) return notRecorded(moved.reason, moved.error);
+  const result = moved.value;
+  if (result.outcome === "not_found") return deps.logger.debug({ id: click.value.r, ...click.where }, "slack action ignored: no such request on this message");
   await ack();
   deps.home?.acted(click.body.user.id);
-  const text = noticeFor(moved.value);
-  if (text === undefined) return;
-  if (moved.value.outcome === "no_more_time") deps.logger.info({ id: record.id, reason: moved.value.reason }, "slack more time click: no more time");
-  await tellPerson(deps, { channel: record.slack!.channel, user: click.body.user.id }, text);
+  if (result.outcome === "no_more_time") deps.logger.info({ id: result.record.id, reason: result.reason }, "slack more time click: no more time");
+  await tellPerson(deps, { channel: result.record.slack!.channel, user: click.body.user.id }, noticeFor(result));
 }
 
-function noticeFor(result: MoreTimeResult): string | undefined {
+function noticeFor(result: Exclude<MoreTimeResult, { outcome: "not_found" }>): string {
   switch (result.outcome) {
     case "applied":
       return extendedNotice(result.record);
@@ -66,7 +55,5 @@ function noticeFor(result: MoreTimeResult): string | undefined {
       return endedNotice(result.record);
     case "no_more_time":
       return noMoreTimeNotice(result.reason);
-    case "not_found":
-      return undefined;
   }
 }

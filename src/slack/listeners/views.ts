@@ -27,7 +27,6 @@ import {
 import {
   acking,
   displayName,
-  isRequestMessage,
   noneOf,
   NOT_RECORDED,
   NOT_RECORDED_FIELD,
@@ -87,25 +86,29 @@ async function submit(deps: ListenerDeps, raw: unknown, ack: ViewAck): Promise<v
   if (!isAnswerView(callbackId)) return deps.logger.debug({ callbackId }, "slack view ignored: not an answer modal");
   const meta = decodeMetadata(body.view.private_metadata);
   if (!meta) return deps.logger.debug({ callbackId }, "slack view ignored: undecodable metadata");
-  const read = await withinBudget(deps.service.get(meta.r), STORE_BUDGET.readMs);
-  if (!read.ok) return notRecorded(deps, callbackId, body, meta, read, ack);
-  const record = read.value;
-  if (!record || !comesFromRequestMessage(record, meta)) {
-    return deps.logger.debug({ id: meta.r }, "slack view ignored: no such request on this message");
-  }
-  const target = { channel: record.slack!.channel, user: body.user.id };
-  if (record.status !== "pending") {
-    await ack();
-    return tellPerson(deps, target, endedNotice(record));
-  }
-  const result = parseSubmission(record, callbackId, body, meta);
-  if (!result) return deps.logger.debug({ id: record.id, callbackId }, "slack view ignored: does not apply");
-  if (!result.ok) return ack({ response_action: "errors", errors: result.errors });
-  const remaining = STORE_BUDGET.totalMs - (performance.now() - started);
-  const answered = await withinBudget(deps.service.answer(record.id, result.decision, answererOf(body.user), record), remaining);
+  const answering = deps.service.answerFromMessage<Extract<SubmissionResult, { ok: false }> | undefined>({
+    id: meta.r,
+    message: { channel: meta.c, ts: meta.ts },
+    person: answererOf(body.user),
+    read: (record) => {
+      // An ended request takes no submission (its person is told so); one that does not apply, or has errors, answers nothing.
+      const result = record.status === "pending" ? parseSubmission(record, callbackId, body, meta) : undefined;
+      return result?.ok ? { decision: result.decision } : { none: result };
+    },
+  });
+  const answered = await withinBudget(answering, STORE_BUDGET.totalMs - (performance.now() - started));
   if (!answered.ok) return notRecorded(deps, callbackId, body, meta, answered, ack);
+  const result = answered.value;
+  if (result.outcome === "not_found") return deps.logger.debug({ id: meta.r }, "slack view ignored: no such request on this message");
+  const target = { channel: result.record.slack!.channel, user: body.user.id };
+  if (result.outcome === "no_answer") {
+    if (result.none) return ack({ response_action: "errors", errors: result.none.errors });
+    if (result.record.status === "pending") return deps.logger.debug({ id: meta.r, callbackId }, "slack view ignored: does not apply");
+    await ack();
+    return tellPerson(deps, target, endedNotice(result.record));
+  }
   await ack();
-  await reportOutcome(deps, answered.value, target);
+  await reportOutcome(deps, result, target);
 }
 
 /** Keeps the modal open with an error on its first field: nothing was recorded, the person submits again. */
@@ -130,11 +133,6 @@ async function notRecorded(
 /** The block_id of the modal's first input block, as Slack sent the view back. */
 function firstInputBlock(body: ViewSubmission): string | undefined {
   return body.view.blocks?.find((block) => block.type === "input" && block.block_id)?.block_id;
-}
-
-/** Modals carry the message they were opened from; it must still be the request's message. */
-function comesFromRequestMessage(record: RequestRecord, meta: ModalMetadata): boolean {
-  return isRequestMessage(record, { channel: meta.c, ts: meta.ts });
 }
 
 function parseSubmission(record: RequestRecord, callbackId: AnswerView, body: ViewSubmission, meta: ModalMetadata): SubmissionResult | undefined {

@@ -85,7 +85,7 @@ describe("posting a request", () => {
     expect(relay.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(120_000);
     expect(Math.max(...relay.sleeps)).toBeLessThanOrEqual(30_000);
     relay.advance(120_000);
-    const record = await relay.service.get(created.id);
+    const record = await relay.service.getExpiringIfOverdue(created.id);
     expect(record?.status).toBe("expired");
     expect(record?.error).toBe("Slack did not take the message (http_503): the message could not be posted to Slack before the request's deadline.");
     expect(record?.slack).toBeUndefined();
@@ -103,7 +103,7 @@ describe("posting a request", () => {
       expect(ms).toBeLessThanOrEqual(30_000);
     }
     relay.advance(10_000);
-    const record = await relay.service.get(created.id);
+    const record = await relay.service.getExpiringIfOverdue(created.id);
     expect(record).toMatchObject({
       status: "expired",
       error: "Slack was rate limiting: the message could not be posted to Slack before the request's deadline.",

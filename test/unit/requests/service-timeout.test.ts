@@ -50,7 +50,7 @@ describe("expiry under onTimeout: halt", () => {
   it("a read past the deadline expires a permission request with a deny that interrupts", async () => {
     const id = await create("deploy-bot");
     vi.setSystemTime(T0 + 60_000);
-    expect(await h.service.get(id)).toMatchObject({
+    expect(await h.service.getExpiringIfOverdue(id)).toMatchObject({
       status: "expired",
       decision: {
         behavior: "deny",

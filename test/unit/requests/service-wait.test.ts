@@ -60,7 +60,7 @@ describe("wait", () => {
     const wait = watch(h.service.wait(id, 60_000));
     await flush();
     const readsBeforeAnswer = reads.length;
-    await h.service.answer(id, ALLOW, ALICE, await h.service.get(id));
+    await h.service.answer(id, ALLOW, ALICE);
     await flush();
     expect(wait.settled).toBe(true);
     expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW, answeredBy: ALICE });
@@ -89,7 +89,7 @@ describe("wait", () => {
     const wait = watch(h.service.wait(id, 60_000));
     await flush();
     const readsBeforeAnswer = reads.length;
-    await h.service.answer(id, ALLOW, ALICE, await h.service.get(id));
+    await h.service.answer(id, ALLOW, ALICE);
     await flush();
     expect(wait.settled).toBe(true);
     expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW, answeredBy: ALICE });

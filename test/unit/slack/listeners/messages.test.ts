@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/logger.js";
 import { StoreUnavailableError } from "../../../../src/requests/errors.js";
+import type { RequestRecord } from "../../../../src/requests/model.js";
 import { NOT_RECORDED_REPLY, STORE_BUDGET, type ListenerDeps } from "../../../../src/slack/listeners/context.js";
 import { handleReply, parseStepReply, parseThreadReply } from "../../../../src/slack/listeners/messages.js";
 import { CHANNEL, MESSAGE_TS, messageEvent, recordOf } from "../../../helpers/slack.js";
@@ -70,36 +71,42 @@ describe("thread replies when the store fails", () => {
   function depsWith(service: Partial<ListenerDeps["service"]>) {
     const told: unknown[] = [];
     const deps = {
-      service: { get: never, adoptMessage: never, findBySlackMessage: never, answer: never, ...service },
+      service: { answerFromMessage: never, ...service },
       client: { chat: { postEphemeral: async (args: unknown) => void told.push(args) } },
       logger: silentLogger,
     } as unknown as ListenerDeps;
     return { deps, told };
   }
+  /** The service's answerFromMessage on a store that holds `record` and answers every decision with `answer`. */
+  const onStored =
+    (record: RequestRecord, answer: () => Promise<never>): ListenerDeps["service"]["answerFromMessage"] =>
+    async ({ read }) => {
+      const reading = read(record);
+      return "none" in reading ? { outcome: "no_answer", record, none: reading.none } : answer();
+    };
   const reply = (text: string) => messageEvent({ text, threadTs: MESSAGE_TS }).event;
   const notice = { channel: CHANNEL, user: ALICE.id, thread_ts: MESSAGE_TS, text: NOT_RECORDED_REPLY };
 
-  it("a store that never answers the read: the person is told in the thread once the read budget is spent", { timeout: 5000 }, async () => {
+  it("a store that never answers: the person is told in the thread once the store budget is spent", { timeout: 5000 }, async () => {
     const { deps, told } = depsWith({});
     const started = performance.now();
     await handleReply(deps, reply("y"));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(STORE_BUDGET.readMs - 20);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(STORE_BUDGET.totalMs - 20);
     expect(told).toEqual([notice]);
   });
 
   it("a store that throws on the answer: the person is told in the thread", async () => {
     const { deps, told } = depsWith({
-      findBySlackMessage: async () => pending,
-      answer: async () => {
+      answerFromMessage: onStored(pending, async () => {
         throw new StoreUnavailableError("down");
-      },
+      }),
     });
     await handleReply(deps, reply("n"));
     expect(told).toEqual([notice]);
   });
 
   it("chatter read fine from a working store is still ignored silently", async () => {
-    const { deps, told } = depsWith({ findBySlackMessage: async () => pending });
+    const { deps, told } = depsWith({ answerFromMessage: onStored(pending, never) });
     await handleReply(deps, reply("looks risky"));
     expect(told).toEqual([]);
   });
