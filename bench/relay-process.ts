@@ -14,7 +14,7 @@
  * garbage not yet collected included).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../test/helpers/ports.js";
 import { until } from "../test/helpers/until.js";
@@ -26,6 +26,8 @@ export interface RelayProcessOptions {
   env: Record<string, string>;
   /** Listen on this port (a relay started again where its clients and proxies know it); default: a free one. */
   port?: number;
+  /** Append everything the relay writes (stdout and stderr) to this file. */
+  logFile?: string;
   /** Extra node flags, put before the start script's own, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
   nodeFlags?: string[];
 }
@@ -77,7 +79,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-export async function startRelayProcess({ root, env, port: fixedPort, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
+export async function startRelayProcess({ root, env, port: fixedPort, logFile, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
   const port = fixedPort ?? (await freePort());
   const url = new URL(`http://127.0.0.1:${port}`);
   const args = [...nodeFlags, ...startScriptArgs(root)];
@@ -89,6 +91,7 @@ export async function startRelayProcess({ root, env, port: fixedPort, nodeFlags 
   running.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
+    if (logFile !== undefined) appendFileSync(logFile, chunk);
     lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };

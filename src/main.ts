@@ -16,6 +16,7 @@ import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
+import { SlackOpenId } from "./console/slack-openid.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
 import type { RequestMessenger } from "./requests/delivery.js";
@@ -26,6 +27,7 @@ import { RequestService } from "./requests/service.js";
 import { createSlackApp, createSlackClient, type SlackApp } from "./slack/app.js";
 import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
+import { MessageLinks } from "./slack/permalinks.js";
 import { createSlackMessenger, type SlackMessengerDeps } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
 import { openAuditExport } from "./store/audit-export.js";
@@ -78,7 +80,8 @@ export interface RelayOverrides {
   slack?: { messenger?: RequestMessenger; directory?: PeopleDirectory; homeTeamId?: string } & Pick<SlackMessengerDeps, "sleep" | "random">;
   /** Milliseconds a poster holds a new request before another instance may post it. */
   postLeaseMs?: number;
-  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "tokenSecret" | "logger">>;
+  /** The callback worker's settings (its pacing, a token secret that went away). */
+  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "logger">>;
   /** HTTP settings the config does not carry (e.g. the largest `?wait=`). */
   http?: Partial<Omit<HttpDeps, "service" | "hookCalls" | "listing" | "audit" | "logger">>;
   /** Aborted while storage is being opened: the build stops and throws StartInterrupted. */
@@ -101,8 +104,8 @@ export interface Relay {
   metrics: RelayMetrics;
   /** The agent tokens: RELAY_TOKENS, or the one local mode made. */
   tokens: AgentToken[];
-  /** Local mode's console sign-ins. */
-  consoleSessions: ConsoleSessions | undefined;
+  /** The console's sign-ins: local mode's link, Sign in with Slack. */
+  consoleSessions: ConsoleSessions;
   /** Shutdown: drain, hand over, close (./lifecycle.ts). */
   lifecycle: RelayLifecycle;
   /** Opens the HTTP port; resolves the base URL (http://127.0.0.1:… for every interface). */
@@ -172,6 +175,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...(overrides.newId ? { newId: overrides.newId } : {}),
     ...(overrides.postLeaseMs === undefined ? {} : { postLeaseMs: overrides.postLeaseMs }),
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
+    maxPendingPerToken: config.maxPendingPerToken,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : config.local ? { defaultChannel: CONSOLE_CHANNEL } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
@@ -192,8 +196,9 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...overrides.callbacks,
   });
   const slack = slackParts?.app(service);
-  // Local mode: the console is where people answer, signed in as the one local person.
-  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
+  // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
+  const consoleSessions = new ConsoleSessions();
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = createHttpApp({
@@ -209,10 +214,20 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     agentBodyLimitBytes: config.maxBodyBytes,
     mcpProgressMs: config.mcpProgressSeconds * 1000,
     mcpOrigins: config.mcpOrigins,
+    createRateLimit: config.createRateLimit,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
-    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
+    ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
+    console: {
+      sessions: consoleSessions,
+      links: config.local,
+      ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.slackSignIn && config.publicUrl
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        : {}),
+    },
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
@@ -306,7 +321,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${relay.consoleSessions!.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${relay.consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
@@ -356,6 +371,8 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
     ...(given.sleep ? { sleep: given.sleep } : {}),
     ...(given.random ? { random: given.random } : {}),
   });
+  // Links to requests' messages: the App Home tab and the web console share the workspace URL's one lookup.
+  const links = new MessageLinks({ client, logger, now });
   const app = (service: RequestService) =>
     createSlackApp({
       botToken,
@@ -368,8 +385,9 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
       logLevel: config.logLevel,
       queue,
       now,
+      links,
     });
-  return { directory, messenger, app };
+  return { directory, messenger, app, links };
 }
 
 /**

@@ -15,6 +15,7 @@ import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { RELAY_BOT, TEAM_ID } from "../fixtures/people.js";
+import { openIdStandIn, type OpenIdStandIn } from "./slack-openid.js";
 
 /** The bot token the relay calls with in tests. */
 export const BOT_TOKEN = "xoxb-test-bot-token";
@@ -86,6 +87,8 @@ export interface SlackWebApiStandIn {
   usergroups: Map<string, string[]>;
   /** Email → user id, as users.lookupByEmail answers (an unknown email: users_not_found). */
   emails: Map<string, string>;
+  /** Sign in with Slack: the authorize page, openid.connect.token and openid.connect.userInfo (./slack-openid.ts). */
+  openId: Pick<OpenIdStandIn, "signInAs" | "spoilNext">;
   close(): Promise<void>;
 }
 
@@ -160,8 +163,10 @@ export async function startSlackWebApi(options: StandInOptions = {}): Promise<Sl
     }
   };
 
+  const openId = openIdStandIn();
   const server = createServer((req, res) => {
     void readForm(req).then(async (args) => {
+      if (openId.handle(req, res, args, `http://${req.headers.host}`)) return;
       const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
       const call: ApiCall = { method, args, authorization: req.headers.authorization };
       count(method, counts);
@@ -238,6 +243,7 @@ export async function startSlackWebApi(options: StandInOptions = {}): Promise<Sl
     messages,
     usergroups,
     emails,
+    openId,
     requestPosts,
     requestPost: (index, timeoutMs) => waitFor("chat.postMessage", (args) => requestPosts()[index]?.args === args, timeoutMs),
     waitFor,

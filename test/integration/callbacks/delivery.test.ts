@@ -44,7 +44,7 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
   async function setup() {
     prefix = uniquePrefix();
     const clock: Clock = { t: T0 };
-    const relay = instance(await openStore(clock), clock);
+    const relay = await instance(await openStore(clock), clock);
     const receiver = await startReceiver();
     opened.push(relay, receiver);
     return { clock, relay, receiver };

@@ -33,7 +33,7 @@ afterAll(async () => {
 async function relayInstance(clock: Clock, overrides: WorkerOverrides = {}): Promise<Instance> {
   const store = connectRedisStore(REDIS_TEST_URL, { prefix, now: () => clock.t });
   await store.ready();
-  const relay = instance(store, clock, overrides);
+  const relay = await instance(store, clock, overrides);
   opened.push(relay);
   return relay;
 }

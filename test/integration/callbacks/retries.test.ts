@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function setup(reply?: (hit: Hit, index: number) => Reply, overrides: WorkerOverrides = {}, retentionMs?: number) {
   const clock: Clock = { t: T0 };
-  const relay = instance(await memoryStores(clock, retentionMs), clock, overrides);
+  const relay = await instance(await memoryStores(clock, retentionMs), clock, overrides);
   const receiver = await startReceiver(reply);
   opened.push(relay, receiver);
   /** Creates a request whose callback goes to `url` and cancels it; returns its id. */
