@@ -1,25 +1,19 @@
 /**
- * A local stand-in for Slack's Web API on loopback, for the benchmark: it
- * answers chat.postMessage (with the channel and a fresh ts), chat.update,
- * chat.postEphemeral, auth.test (the bench's workspace, BENCH_TEAM_ID, the
- * team its clicks carry), usergroups.users.list (the groups it is given;
- * any other is Slack's no_such_subteam) and views.open with ok: true, fast
- * and without logging. Every posted message is recorded under the bench
- * marker found in its text (each bench request carries a unique one in its
- * tool input), so the bench learns which request id and ts each message has
- * without asking the relay. Every ephemeral notice is recorded too: the
- * relay tells a person that way when their click was not taken (refused,
- * too late, not recorded), so the bench can fail at once instead of waiting
- * out a long-poll.
+ * The bench's view of Slack's Web API: the one stand-in the tests use
+ * (test/helpers/slack-web-api.ts), started without recording calls (it only
+ * counts them), plus what the bench needs to find its messages. Every posted
+ * message is found by the bench marker in its blocks (each bench request
+ * carries a unique one in its tool input), so the bench learns which request
+ * id and ts each message has without asking the relay. Every ephemeral notice
+ * is kept too: the relay tells a person that way when their click was not
+ * taken (refused, too late, not recorded), so the bench can fail at once
+ * instead of waiting out a long-poll.
  *
- * With `postsPerSecond` it enforces chat.postMessage's limit per channel as
- * Slack does: a token bucket per channel (that rate, `postBurst` at once)
- * and HTTP 429 with `Retry-After: 1` for a post over it.
+ * With `postsPerSecond` the stand-in enforces chat.postMessage's limit per
+ * channel as Slack does: a token bucket per channel (that rate, `postBurst`
+ * at once) and HTTP 429 with `Retry-After: 1` for a post over it.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { RELAY_BOT } from "../test/fixtures/people.js";
+import { startSlackWebApi } from "../test/helpers/slack-web-api.js";
 
 /** A posted request message as the bench needs it to click on it the way Slack delivers clicks. */
 export interface PostedMessage {
@@ -76,68 +70,23 @@ export interface StandInOptions {
 }
 
 export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergroups = {} }: StandInOptions = {}): Promise<SlackStandIn> {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  /** true when `channel` may take one more post now (and takes it). */
-  const admit = (channel: string): boolean => {
-    if (postsPerSecond === undefined) return true;
-    const now = performance.now();
-    const bucket = buckets.get(channel) ?? { tokens: postBurst, at: now };
-    bucket.tokens = Math.min(postBurst, bucket.tokens + ((now - bucket.at) / 1000) * postsPerSecond);
-    bucket.at = now;
-    buckets.set(channel, bucket);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
-  };
+  const api = await startSlackWebApi({ teamId: BENCH_TEAM_ID, postBurst, record: false, ...(postsPerSecond === undefined ? {} : { postsPerSecond }) });
+  for (const [group, members] of Object.entries(usergroups)) api.usergroups.set(group, members);
   const seen = new Map<string, PostedMessage>();
   const waiting = new Map<string, (message: PostedMessage) => void>();
-  const calls = new Map<string, number>();
   const noticeWaiters = new Set<(notice: EphemeralNotice) => void>();
-  let sequence = 0;
+  const notices: EphemeralNotice[] = [];
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => answer(req, res, Buffer.concat(chunks).toString("utf8")));
-  });
-
-  function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
-    const method = (req.url ?? "").split("?")[0]!.replace(/^\/api\//, "");
-    calls.set(method, (calls.get(method) ?? 0) + 1);
-    let reply: Record<string, unknown> = { ok: true };
-    if (method === "chat.postMessage") {
-      const args = argsOf(req, body);
-      const channel = typeof args.channel === "string" ? args.channel : "C0BENCH0001";
-      if (!admit(channel)) {
-        standIn.refused += 1;
-        const payload = JSON.stringify({ ok: false, error: "ratelimited" });
-        res.writeHead(429, { "content-type": "application/json", "retry-after": "1", "content-length": Buffer.byteLength(payload) });
-        res.end(payload);
-        return;
-      }
-      sequence += 1;
-      const ts = `${1_700_000_000 + Math.floor(sequence / 1_000_000)}.${String(sequence % 1_000_000).padStart(6, "0")}`;
-      reply = { ok: true, channel, ts, message: { ts } };
-      record(String(args.blocks ?? ""), String(args.text ?? ""), channel, ts);
-    } else if (method === "auth.test") {
-      reply = { ok: true, team: "bench", user: "relay-bench", team_id: BENCH_TEAM_ID, user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId };
-    } else if (method === "usergroups.users.list") {
-      const group = String(argsOf(req, body).usergroup ?? "");
-      reply = Object.hasOwn(usergroups, group) ? { ok: true, users: usergroups[group] } : { ok: false, error: "no_such_subteam" };
-    } else if (method === "chat.postEphemeral") {
-      const args = argsOf(req, body);
-      notice({ channel: String(args.channel ?? ""), user: String(args.user ?? ""), text: String(args.text ?? "") });
+  api.onCall(({ method, args }) => {
+    if (method === "chat.postEphemeral") {
+      const posted = { channel: String(args.channel ?? ""), user: String(args.user ?? ""), text: String(args.text ?? "") };
+      notices.push(posted);
+      for (const waiter of noticeWaiters) waiter(posted);
+      noticeWaiters.clear();
+    } else if (method === "chat.postMessage" && typeof args.ts === "string") {
+      record(JSON.stringify(args.blocks ?? ""), String(args.text ?? ""), String(args.channel), args.ts);
     }
-    const payload = JSON.stringify(reply);
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
-    res.end(payload);
-  }
-
-  function notice(posted: EphemeralNotice): void {
-    standIn.notices.push(posted);
-    for (const waiter of noticeWaiters) waiter(posted);
-    noticeWaiters.clear();
-  }
+  });
 
   function record(blocksJson: string, text: string, channel: string, ts: string): void {
     const marker = MARKER_PATTERN.exec(blocksJson)?.[0];
@@ -154,16 +103,13 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergro
     }
   }
 
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-
-  const standIn: SlackStandIn = {
-    apiUrl: `http://127.0.0.1:${port}/api/`,
-    calls,
-    refused: 0,
-    notices: [],
+  return {
+    apiUrl: api.url,
+    calls: api.counts,
+    get refused() {
+      return api.refused("chat.postMessage");
+    },
+    notices,
     nextNotice() {
       let waiter: ((notice: EphemeralNotice) => void) | undefined;
       const notice = new Promise<EphemeralNotice>((resolve) => {
@@ -191,21 +137,6 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergro
         });
       });
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => api.close(),
   };
-  return standIn;
-}
-
-/** The arguments of a form-encoded (as @slack/web-api sends them) or JSON Web API call. */
-function argsOf(req: IncomingMessage, body: string): Record<string, unknown> {
-  if ((req.headers["content-type"] ?? "").includes("json")) {
-    const parsed: unknown = JSON.parse(body);
-    if (typeof parsed !== "object" || parsed === null) return {};
-    const args = parsed as Record<string, unknown>;
-    return { ...args, blocks: JSON.stringify(args.blocks ?? "") };
-  }
-  return Object.fromEntries(new URLSearchParams(body));
 }

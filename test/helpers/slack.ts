@@ -9,10 +9,12 @@ import nock from "nock";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import type { Person } from "../../src/protocol/request-view.js";
-import { ALICE, RELAY_BOT } from "../fixtures/people.js";
+import { ALICE, RELAY_BOT, TEAM_ID } from "../fixtures/people.js";
+import { BOT_TOKEN, type ApiCall } from "./slack-web-api.js";
+
+export { BOT_TOKEN, TEAM_ID };
 
 export const SIGNING_SECRET = "5f1e7d3c9b2a4e6f8d0c1b3a5e7f9d2c";
-export const BOT_TOKEN = "xoxb-test-bot-token";
 export const API_HOST = "https://slack.test";
 export const SLACK_API_URL = `${API_HOST}/api/`;
 export const CHANNEL = "C0APPROVALS";
@@ -34,8 +36,6 @@ export function recordOf(input: unknown, overrides: Partial<RequestRecord> = {})
   };
 }
 
-/** The workspace every payload comes from, and the one the relay is installed in. */
-export const TEAM_ID = "T0TEAM";
 const team = { id: TEAM_ID, domain: "acme" };
 
 /** A person (test/fixtures/people.ts) as Slack names the user in a payload. */
@@ -185,12 +185,6 @@ export async function postToSlackEndpoint(url: string, payload: { type: string }
   });
   const text = await response.text();
   return { status: response.status, text, json: () => JSON.parse(text) as unknown };
-}
-
-export interface ApiCall {
-  method: string;
-  /** The call's arguments, JSON-encoded fields (blocks, view) decoded. */
-  args: Record<string, unknown>;
 }
 
 export type ApiReply = Record<string, unknown> | { status: number; body?: unknown; headers?: Record<string, string> };

@@ -7,8 +7,6 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,21 +23,16 @@ import { until } from "../../helpers/until.js";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("npm start", () => {
-  let slack: Server;
+  let slack: SlackWebApiStandIn;
   beforeAll(async () => {
     // What `npm start` itself would do first when src/ changed since the last build (a developer
     // running the tests after an edit): build, so the test below measures a start with a current build.
     const built = spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", ""], { cwd: root, encoding: "utf8" });
     if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stderr}`);
-    slack = createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, team: "T0TEAM", user: "relay" }));
-    });
-    await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
+    slack = await startSlackWebApi({ botToken: "xoxb-1-npm-start" });
   }, 300_000);
   afterAll(async () => {
-    slack.closeAllConnections();
-    await new Promise((resolve) => slack.close(resolve));
+    await slack.close();
   });
 
   it("with the build current, reaches a healthy /healthz within 5 s and builds nothing", async () => {
@@ -54,7 +47,7 @@ describe("npm start", () => {
         HOME: process.env.HOME ?? tmpdir(),
         SLACK_BOT_TOKEN: "xoxb-1-npm-start",
         SLACK_SIGNING_SECRET: "0f9e8d7c6b5a49382716a5b4c3d2e1f0",
-        SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+        SLACK_API_URL: slack.url,
         RELAY_TOKENS: "ci:tok_npm_start_0123456789",
         PORT: String(port),
       },

@@ -16,7 +16,7 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
-import { blockAction, BOT_TOKEN, CHANNEL, TEAM_ID } from "../../helpers/slack.js";
+import { blockAction, BOT_TOKEN, CHANNEL } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { ALICE } from "../../fixtures/people.js";
@@ -54,16 +54,10 @@ async function sharedRedis(): Promise<{ slack: SlackWebApiStandIn; env: Record<s
 
 /** A Slack Web API that answers auth.test with what `authTest` resolves to; its URL for SLACK_API_URL. */
 async function slackAnswering(authTest: () => Promise<Record<string, unknown>>): Promise<string> {
-  const server = createServer((req, res) => {
-    req.resume();
-    void authTest().then((reply) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply)));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  const slack = await startSlackWebApi();
+  slack.answer("auth.test", authTest);
+  cleanups.push(() => slack.close());
+  return slack.url;
 }
 
 const startEnv = (slackApiUrl: string) => ({
@@ -156,16 +150,13 @@ describe("the relay's start", () => {
 describe("the relay process", () => {
   it("in Socket Mode (SLACK_APP_TOKEN set), a click delivered over the WebSocket answers the waiting agent", async () => {
     const ts = "1700000000.000777";
-    const standIn = await startSocketModeServer({
-      "auth.test": () => ({ ok: true, team: "Acme", team_id: TEAM_ID, user: "relay" }),
-      "chat.postMessage": () => ({ ok: true, channel: CHANNEL, ts }),
-      "chat.update": () => ({ ok: true }),
-    });
+    const standIn = await startSocketModeServer();
+    standIn.answer("chat.postMessage", () => ({ ok: true, channel: CHANNEL, ts }));
     const relay = await startRelay({
       env: {
         SLACK_BOT_TOKEN: BOT_TOKEN,
         SLACK_APP_TOKEN: "xapp-1-A0RELAY-lifecycle",
-        SLACK_API_URL: standIn.apiUrl,
+        SLACK_API_URL: standIn.url,
         SLACK_DEFAULT_CHANNEL: CHANNEL,
         RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token}`,
       },

@@ -6,7 +6,6 @@
  * SIGTERM within its shutdown grace whatever Slack is doing; a second signal
  * stops it at once.
  */
-import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { startCli, type CliRun } from "../../helpers/cli.js";
 import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { BOT_TOKEN, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
 import { until } from "../../helpers/until.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 
 const TOKEN = "tok_socket_0123456789abcdef";
 const APP_TOKEN = "xapp-1-A0RELAY-test";
@@ -43,17 +43,10 @@ async function silentSlack(): Promise<string> {
 
 /** A Web API that answers each method with `reply(method)`, or never when it returns undefined. */
 async function slackWebApi(reply: (method: string) => Record<string, unknown> | undefined): Promise<string> {
-  const server: Server = createHttpServer((req, res) => {
-    req.resume();
-    const answer = reply((req.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "");
-    if (answer) res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  const slack = await startSlackWebApi();
+  slack.answer("*", (_args, call) => reply(call.method) ?? "hang");
+  cleanups.push(() => slack.close());
+  return slack.url;
 }
 
 async function serve(slackApiUrl: string, extra: Record<string, string> = {}): Promise<{ run: CliRun; url: string; output: () => string }> {
@@ -139,12 +132,10 @@ describe("approval-relay serve in Socket Mode", () => {
   });
 
   it("once connected, /readyz is 200; while a long-poll is held, a second signal after SIGTERM exits at once", async () => {
-    const standIn = await startSocketModeServer({
-      "auth.test": () => ({ ok: true, team: "Acme", team_id: "T0TEAM", user: "relay" }),
-      "chat.postMessage": () => ({ ok: true, channel: CHANNEL, ts: MESSAGE_TS }),
-    });
+    const standIn = await startSocketModeServer();
+    standIn.answer("chat.postMessage", () => ({ ok: true, channel: CHANNEL, ts: MESSAGE_TS }));
     cleanups.push(() => standIn.close());
-    const { run, url, output } = await serve(standIn.apiUrl, { RELAY_SHUTDOWN_GRACE: "60" });
+    const { run, url, output } = await serve(standIn.url, { RELAY_SHUTDOWN_GRACE: "60" });
     await until(() => /"msg":"relay started"/.test(output()), 20_000, "relay started");
     expect(output()).toMatch(/"msg":"slack socket mode connected"/);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);

@@ -5,7 +5,7 @@
  * Slack's Web API is a loopback stand-in that accepts everything unless a
  * test says otherwise.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../../src/client/index.js";
@@ -14,23 +14,20 @@ import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from 
 import { runCli, startCli } from "../../helpers/cli.js";
 import { configFiles } from "../../helpers/config-files.js";
 import { until } from "../../helpers/until.js";
+import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
 const configFile = configFiles("yaml");
-let slack: Server;
+let slack: SlackWebApiStandIn;
 /** What the Slack stand-in answers to every call. */
 let slackReply: Record<string, unknown>;
 beforeEach(async () => {
   slackReply = { ok: true, team: "T0TEAM", user: "relay" };
-  slack = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(slackReply));
-  });
-  await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
+  slack = await startSlackWebApi({ botToken: "xoxb-1-serve-test" });
+  slack.answer("auth.test", () => slackReply);
 });
 afterEach(async () => {
-  slack.closeAllConnections();
-  await new Promise<void>((resolve) => slack.close(() => resolve()));
+  await slack.close();
 });
 
 /** The relay's environment in HTTP mode, Slack's Web API on the stand-in. */
@@ -38,7 +35,7 @@ function relayEnv(): Record<string, string> {
   return {
     SLACK_BOT_TOKEN: "xoxb-1-serve-test",
     SLACK_SIGNING_SECRET: "0f9e8d7c6b5a49382716a5b4c3d2e1f0",
-    SLACK_API_URL: `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`,
+    SLACK_API_URL: slack.url,
     RELAY_TOKENS: `ci:${TOKEN}`,
   };
 }

@@ -31,11 +31,9 @@ beforeAll(() => {
 afterAll(() => nock.enableNetConnect());
 
 beforeEach(async () => {
-  standIn = await startSocketModeServer({
-    "chat.postMessage": () => ({ ok: true, channel: CHANNEL, ts: MESSAGE_TS }),
-    "chat.update": () => ({ ok: true }),
-  });
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: standIn.apiUrl, logger: silentLogger });
+  standIn = await startSocketModeServer();
+  standIn.answer("chat.postMessage", () => ({ ok: true, channel: CHANNEL, ts: MESSAGE_TS }));
+  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: standIn.url, logger: silentLogger });
   service = new RequestService({
     store: createMemoryStore(),
     messenger: createSlackMessenger({ client, logger: silentLogger }),
@@ -44,7 +42,7 @@ beforeEach(async () => {
     defaultChannel: CHANNEL,
     logger: silentLogger,
   });
-  slack = createSlackApp({ botToken: BOT_TOKEN, appToken: APP_TOKEN, apiUrl: standIn.apiUrl, logger: silentLogger, service, client });
+  slack = createSlackApp({ botToken: BOT_TOKEN, appToken: APP_TOKEN, apiUrl: standIn.url, logger: silentLogger, service, client });
   await slack.start();
   await standIn.connected();
 });
