@@ -218,6 +218,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
+    ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
     console: {
       sessions: consoleSessions,
       links: config.local,

@@ -152,7 +152,9 @@ function viewSubmission(user: string, view: Record<string, unknown>, values: Rec
 }
 
 function threadReply(message: Posted, user: string, text: string) {
-  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  // When it was written, to the millisecond (the relay compares it with the request's end); the last digits keep it unique.
+  const now = Date.now();
+  const ts = `${Math.floor(now / 1000)}.${String(now % 1000).padStart(3, "0")}${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
   return {
     type: "event_callback",
     token: "legacy",

@@ -34,7 +34,7 @@ import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { registerMcpRoute } from "./routes/mcp.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
-import { registerRequestRoutes } from "./routes/requests.js";
+import { registerRequestRoutes, type RequestRoutesDeps } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
 import { discardUpload, useJsonBodies, type HttpApp } from "./transport.js";
@@ -58,6 +58,8 @@ export interface HttpDeps {
   agentBodyLimitBytes?: number;
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
+  /** Permalinks of the requests' Slack messages, shown in the agent API's views (absent without Slack). */
+  messageLinks?: RequestRoutesDeps["messageLinks"];
   /** Whether the store and Slack answer; drives GET /readyz. */
   readiness: () => Promise<ReadinessCheck>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
@@ -169,6 +171,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS,
     ...agentBodies,
     ...creates,
+    ...(deps.messageLinks ? { messageLinks: deps.messageLinks } : {}),
   });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerRuleRoutes(app, { rules: deps.service.rules, authenticate: auth.any });

@@ -39,6 +39,8 @@ describe("the chaos soak", () => {
     ]) {
       expect(output).toContain(`| ${kind} (`);
     }
+    // At least one relay process lived long enough for its memory and descriptors to be judged.
+    expect(output).toMatch(/- relay [ab]#\d+ \(\d/);
     expect(output, output).toContain("- violations: none");
     expect(code, output).toBe(0);
   });
