@@ -115,7 +115,7 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       defaultTimeoutSeconds: v.RELAY_DEFAULT_TIMEOUT,
       /** Most pending requests one agent token may hold (a route's `maxPending` may set it lower). */
       maxPendingPerToken: v.RELAY_MAX_PENDING_PER_TOKEN,
-      /** Creates (POST /v1/requests, hook calls, MCP asks) one agent token may make per minute on one instance. */
+      /** Creates (POST /v1/requests, hook calls) one agent token may make per minute on one instance. */
       createRateLimit: v.RELAY_CREATE_RATE_LIMIT,
       /** Seconds Claude Code waits for an http hook when the URL gives no ?timeout=. */
       hookTimeoutSeconds: v.RELAY_HOOK_TIMEOUT,

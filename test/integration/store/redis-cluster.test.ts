@@ -92,15 +92,17 @@ describe("the Redis store on a cluster", () => {
     expiresAt: T0 + 60_000,
   });
 
-  it("spreads the requests over every master, and finds each by id, by idempotency key and in the listing", async () => {
+  it("spreads the requests of many agent tokens over every master, and finds each by id, by idempotency key and in the listing", async () => {
     const prefix = freshPrefix();
     const store = await instance(prefix);
-    const created = await Promise.all(Array.from({ length: 48 }, (_, i) => store.create(pending(), { idempotencyKey: `ci:spread-${i}` })));
+    // A token's requests (with its idempotency keys) sit on that token's shard: 48 tokens spread over the masters.
+    const ofToken = (i: number) => ({ ...pending(), tokenName: `agent-${i}` });
+    const created = await Promise.all(Array.from({ length: 48 }, (_, i) => store.create(ofToken(i), { idempotencyKey: `agent-${i}:spread` })));
     const perMaster = await keysPerMaster(prefix);
     for (const keys of perMaster) expect(keys.length).toBeGreaterThan(0);
     for (const [i, { record }] of created.entries()) {
       expect(await store.get(record.id)).toStrictEqual(record);
-      expect((await store.create(pending(), { idempotencyKey: `ci:spread-${i}` })).record.id).toBe(record.id);
+      expect((await store.create(ofToken(i), { idempotencyKey: `agent-${i}:spread` })).record.id).toBe(record.id);
     }
     expect((await store.listRequests({ status: "pending", limit: 100 })).map(({ id }) => id).sort()).toStrictEqual(
       created.map(({ record }) => record.id).sort(),

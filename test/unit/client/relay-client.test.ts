@@ -80,6 +80,22 @@ describe("RelayClient.request", () => {
     await client({ sleep: async (ms) => void delays.push(ms) }).request(confirm);
     expect(delays).toEqual([3000]);
   });
+
+  it("when the token is at its pending cap or over its create rate (429 with the relay's code), it fails at once with the code, details and Retry-After", async () => {
+    for (const [code, details] of [
+      ["relay_too_many_pending", { pending: 200, limit: 200 }],
+      ["relay_rate_limited", { limitPerMinute: 600, retryAfterSeconds: 12 }],
+    ] as const) {
+      relay.calls.length = 0;
+      relay.fault = () => ({ ...error(429, code, "This agent token already has 200 pending requests", details), headers: { "retry-after": "12" } });
+      const failure = await client({ sleep: async () => {} })
+        .request(confirm)
+        .catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(RelayClientError);
+      expect(failure).toMatchObject({ code, status: 429, details, retryAfterMs: 12_000 });
+      expect(relay.calls).toHaveLength(1);
+    }
+  });
 });
 
 describe("RelayClient.wait", () => {
