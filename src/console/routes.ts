@@ -187,7 +187,6 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
 
     scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session("answers") }, async (request, reply) => {
       const result = await deps.service.extend(request.params.id, answerer(request.consoleSession!));
-      if (result.outcome === "applied") deps.service.changed(result.record.id);
       if (result.outcome === "no_more_time") return reply.code(409).send({ error: { code: "relay_already_ended", message: result.reason } });
       return answered(reply, result, await linker());
     });

@@ -93,7 +93,10 @@ export class RequestService {
       end: (id, change) => this.end(id, change),
       showEnded: (record) => this.updates.show(record, { later: false }),
       remindersFor: remindersToQueue,
-      onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
+      onPosted: (record) => {
+        this.audit.record(postedEntry(record, record.postedAt ?? this.now()));
+        this.changed(record.id);
+      },
     });
     this.reminders = new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now });
     this.notices = new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now });
@@ -114,12 +117,18 @@ export class RequestService {
       },
       logger: this.logger,
     };
-    this.unsubscribe = this.store.onEnded((id) => {
+    const stopEnded = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
       this.delivery.forget(id);
-      this.changed(id);
+      this.tellChangeListeners(id);
     });
+    // Changes short of an end, announced by any instance (this one included).
+    const stopChanged = this.store.onChanged((id) => this.tellChangeListeners(id));
+    this.unsubscribe = () => {
+      stopEnded();
+      stopChanged();
+    };
     // Notifications lost while the store was away: every waiter reads its request again.
     this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
   }
@@ -201,7 +210,10 @@ export class RequestService {
         audit: this.audit,
         now: this.now,
         end: (requestId, change, step) => this.end(requestId, change, step),
-        showProgress: (counted) => this.updates.show(counted),
+        showProgress: (counted) => {
+          this.updates.show(counted);
+          this.changed(counted.id);
+        },
       },
       record,
       decision,
@@ -224,7 +236,10 @@ export class RequestService {
       directory: this.directory,
       audit: this.audit,
       now: this.now,
-      showProgress: (moved: RequestRecord) => this.updates.show(moved),
+      showProgress: (moved: RequestRecord) => {
+        this.updates.show(moved);
+        this.changed(moved.id);
+      },
     };
     return extendPending(deps, record, person);
   }
@@ -331,17 +346,22 @@ export class RequestService {
   }
 
   /**
-   * Calls `listener` with the id of each request created on this instance and
-   * each request that ends on any instance (the store's notifications, Redis
-   * pub/sub across instances); returns a function that stops it.
+   * Calls `listener` with the id of each request that is created, gets an
+   * approval or more time, is posted, or ends, on any instance sharing the
+   * store (its notifications: Redis pub/sub across instances); returns a
+   * function that stops it.
    */
   onChange(listener: (id: string) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
   }
 
-  /** Tells the change listeners (the console) that request `id` changed here, e.g. an approval or more time recorded. */
-  changed(id: string): void {
+  /** Tells every instance's change listeners (the console's streams) that request `id` changed short of an end. */
+  private changed(id: string): void {
+    this.store.announce(id);
+  }
+
+  private tellChangeListeners(id: string): void {
     for (const listener of this.changeListeners) {
       try {
         listener(id);
