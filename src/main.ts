@@ -80,7 +80,8 @@ export interface RelayOverrides {
   slack?: { messenger?: RequestMessenger; directory?: PeopleDirectory; homeTeamId?: string } & Pick<SlackMessengerDeps, "sleep" | "random">;
   /** Milliseconds a poster holds a new request before another instance may post it. */
   postLeaseMs?: number;
-  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "tokenSecret" | "logger">>;
+  /** The callback worker's settings (its pacing, a token secret that went away). */
+  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "logger">>;
   /** HTTP settings the config does not carry (e.g. the largest `?wait=`). */
   http?: Partial<Omit<HttpDeps, "service" | "hookCalls" | "listing" | "audit" | "logger">>;
   /** Aborted while storage is being opened: the build stops and throws StartInterrupted. */
@@ -174,6 +175,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     ...(overrides.newId ? { newId: overrides.newId } : {}),
     ...(overrides.postLeaseMs === undefined ? {} : { postLeaseMs: overrides.postLeaseMs }),
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
+    maxPendingPerToken: config.maxPendingPerToken,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : config.local ? { defaultChannel: CONSOLE_CHANNEL } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
@@ -212,9 +214,11 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     agentBodyLimitBytes: config.maxBodyBytes,
     mcpProgressMs: config.mcpProgressSeconds * 1000,
     mcpOrigins: config.mcpOrigins,
+    createRateLimit: config.createRateLimit,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
+    ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
     console: {
       sessions: consoleSessions,
       links: config.local,

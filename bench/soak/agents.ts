@@ -142,7 +142,7 @@ async function act(deps: AgentDeps, request: SoakRequest, how: Plan): Promise<vo
   const window = request.deadline - Date.now();
   const late = deps.random() < 0.1;
   await sleep(Math.max(0, late ? window - 1500 + deps.random() * 2000 : 500 + deps.random() * window * 0.6));
-  await answer(deps.people, message, request.person!.user, how, request.deadline + 2000).catch((error: unknown) => {
+  await answer(deps.people, request.marker, request.person!.user, how, request.deadline + 2000).catch((error: unknown) => {
     deps.people.problems.push(`${request.marker}: ${String(error)}`);
   });
 }

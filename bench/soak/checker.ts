@@ -3,9 +3,9 @@
  * broken promise. Pure, so it is tested on histories with a violation
  * planted in each (test/unit/bench/soak-checker.test.ts) and then trusted on
  * real runs. The promises, one rule each:
- *   deadline  every request ended by its deadline plus the grace (plus any
- *             Redis outage its deadline fell in: nothing can end while the
- *             store is down);
+ *   deadline  every request ended by its deadline plus the grace (plus the
+ *             Redis outages and the times no relay was up from its deadline
+ *             on: nothing can end while they last);
  *   decision  every agent got exactly what the relay recorded, and what was
  *             recorded is what its person gave (or an expiry nobody answered);
  *   click     every click, modal submission and thread reply was recorded or
@@ -55,10 +55,22 @@ function deadlineRule(history: SoakHistory, request: SoakRequest): Violation[] {
   if (request.final?.status === "pending") return at(`still pending when the run ended (deadline ${iso(request.deadline)})`);
   const end = endedAt(request);
   if (end === undefined) return [];
-  const outage = history.faults.find((f) => f.kind === "redis-restart" && f.from <= request.deadline && request.deadline <= f.to);
-  const allowed = request.deadline + history.graceMs + (outage ? outage.to - request.deadline : 0);
+  const allowed = allowance(history, request.deadline);
   if (end > allowed) return at(`ended ${end - request.deadline} ms after its deadline (allowed ${allowed - request.deadline} ms)`);
   return [];
+}
+
+/**
+ * The latest a request due at `deadline` may end: the grace, plus the time Redis was down or no relay was
+ * up from the deadline on, while the request had not yet had its chance (nothing can end while either lasts).
+ */
+function allowance(history: SoakHistory, deadline: number): number {
+  let allowed = deadline + history.graceMs;
+  const outages = history.faults.filter((f) => f.kind === "redis-restart" || f.kind === "all-down").sort((a, b) => a.from - b.from);
+  for (const outage of outages) {
+    if (outage.from <= allowed && outage.to >= deadline) allowed += outage.to - Math.max(outage.from, deadline);
+  }
+  return allowed;
 }
 
 function decisionRule(request: SoakRequest): Violation[] {
@@ -107,7 +119,7 @@ function clickRule(history: SoakHistory): Violation[] {
       const until = clicks[i + 1]?.at ?? Infinity;
       const request = byMarker.get(click.marker);
       if (told(history, click, until) || recorded(history, click, request, until)) return;
-      if (click.how === "thread" && request?.final && request.final.status !== "answered" && (endedAt(request) ?? Infinity) <= click.at) return;
+      if (click.how === "thread" && request && writtenAfterTheEnd(request, click)) return;
       violations.push({
         rule: "click",
         subject: click.marker,
@@ -116,6 +128,17 @@ function clickRule(history: SoakHistory): Violation[] {
     });
   }
   return violations;
+}
+
+/**
+ * A thread reply written once its request had ended unanswered is ignored silently, by design (the message
+ * already says how it ended): after the deadline of one that expired, after the agent heard the end of another.
+ */
+function writtenAfterTheEnd(request: SoakRequest, click: Click): boolean {
+  const status = request.final?.status;
+  if (status === undefined || status === "answered" || status === "pending") return false;
+  const end = endedAt(request) ?? Infinity;
+  return click.at >= (status === "expired" ? Math.min(request.deadline, end) : end);
 }
 
 /** An error reply, a modal kept open with an error, or an ephemeral to the person before their next try. */

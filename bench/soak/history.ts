@@ -109,7 +109,8 @@ export interface Sample {
   fds: number;
 }
 
-export type FaultKind = "slack-429" | "slack-5xx" | "redis-restart" | "sigkill" | "sigterm-roll" | "idle-proxy";
+/** The faults done, and "all-down": a time when no relay instance was up (a SIGKILL during a rolling restart). */
+export type FaultKind = "slack-429" | "slack-5xx" | "redis-restart" | "sigkill" | "sigterm-roll" | "idle-proxy" | "all-down";
 
 export interface FaultWindow {
   kind: FaultKind;

@@ -33,9 +33,9 @@ export interface PeopleDeps {
   problems: string[];
 }
 
-/** Acts on `message` for `user` until the request's message ends or `until` passes. */
-export async function answer(deps: PeopleDeps, message: Posted, user: string, plan: Plan, until: number): Promise<void> {
-  while (Date.now() < until && !deps.slack.messageEnded(message.id)) {
+/** Acts on the request's live message for `user` until it has none left (it ended) or `until` passes. */
+export async function answer(deps: PeopleDeps, marker: string, user: string, plan: Plan, until: number): Promise<void> {
+  for (let message = deps.slack.live(marker); message && Date.now() < until; message = deps.slack.live(marker)) {
     const noticesBefore = deps.slack.notices.length;
     const click = await attempt(deps, message, user, plan);
     const told = click.status < 200 || click.status >= 300 || click.modalError === true;
@@ -152,7 +152,9 @@ function viewSubmission(user: string, view: Record<string, unknown>, values: Rec
 }
 
 function threadReply(message: Posted, user: string, text: string) {
-  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  // When it was written, to the millisecond (the relay compares it with the request's end); the last digits keep it unique.
+  const now = Date.now();
+  const ts = `${Math.floor(now / 1000)}.${String(now % 1000).padStart(3, "0")}${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
   return {
     type: "event_callback",
     token: "legacy",

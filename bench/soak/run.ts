@@ -7,16 +7,18 @@
  * checked (./checker.ts) and the verdict printed. Exit code 1 on any
  * violation, 2 when the soak itself could not run.
  *
- *   npm run soak -- --minutes 2 [--seed 7] [--results] [--history soak.json] [--plant drop-callback]
+ *   npm run soak -- --minutes 2 [--seed 7] [--results] [--history soak.json] [--logs DIR] [--plant drop-callback]
  *
- * --results writes the table into bench/RESULTS.md; --plant drop-callback
+ * --results writes the table into bench/RESULTS.md; --logs keeps each
+ * relay's log (at debug) in DIR; --plant drop-callback
  * hides the first callback the receiver gets (a relay that lost it), which
  * the checker must catch.
  */
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { verifyCallbackSignature } from "../../src/client/index.js";
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     results: { type: "boolean", default: false },
     history: { type: "string" },
+    logs: { type: "string" },
     plant: { type: "string" },
   },
 });
@@ -63,6 +66,7 @@ const world = await startWorld({
   root: ROOT,
   idleMs: 5000,
   random,
+  ...(values.logs === undefined ? {} : { logDir: values.logs }),
   env: {
     SLACK_BOT_TOKEN: "xoxb-1-soak",
     SLACK_SIGNING_SECRET: secret,
@@ -72,7 +76,7 @@ const world = await startWorld({
     RELAY_ADMIN_TOKENS: `soak-admin:${admin}`,
     RELAY_SHUTDOWN_GRACE: "5",
     RELAY_HOOK_KEEPALIVE: "2",
-    LOG_LEVEL: "error",
+    LOG_LEVEL: values.logs === undefined ? "error" : "debug",
   },
 });
 log(`seed ${seed}; relays on ${world.instances.map((i) => i.port).join(", ")}, Redis ${world.redisUrl}, Slack ${slack.apiUrl}`);
@@ -148,8 +152,12 @@ try {
     samples: world.samples,
     faults: world.faults,
   };
-  if (values.history) writeFileSync(values.history, JSON.stringify(history));
   const violations = check(history);
+  const historyFile = values.history ?? (violations.length > 0 ? join(tmpdir(), `soak-history-${seed}.json`) : undefined);
+  if (historyFile) {
+    writeFileSync(historyFile, JSON.stringify(history));
+    log(`history written to ${historyFile}`);
+  }
   const report = printReport(history, violations, { minutes, seed, slackRefused: slack.refused });
   console.log(report);
   if (values.results) await recordSoak(resolve(ROOT, "bench/RESULTS.md"), report, { minutes, seed, violations: violations.length });

@@ -39,6 +39,8 @@ export interface SoakSlack {
   refused: number;
   /** The first request message posted for `marker`, once it is posted (undefined when `until` passes first). */
   posted(marker: string, until: number): Promise<Posted | undefined>;
+  /** The latest message of `marker` that still has its buttons: the one a person would click now. */
+  live(marker: string): Posted | undefined;
   /** true once every message of request `id` has ended. */
   messageEnded(id: string): boolean;
   /** Every call answers `status` until `until` (429 with Retry-After: 1, or 503). */
@@ -50,6 +52,8 @@ export async function startSoakSlack(): Promise<SoakSlack> {
   const events = new EventEmitter();
   events.setMaxListeners(0);
   const firstPost = new Map<string, Posted>();
+  /** Every request message, by channel and ts. */
+  const posts = new Map<string, Posted>();
   const history: Array<{ channel: string; ts: string; text: unknown; metadata?: unknown }> = [];
   let fault: { status: number; until: number } | undefined;
   let sequence = 0;
@@ -127,8 +131,10 @@ export async function startSoakSlack(): Promise<SoakSlack> {
     const marker = MARKER.exec(blocks)?.[0] ?? MARKER.exec(args.text ?? "")?.[0];
     if (!id || !marker || !hasButtons(blocks)) return;
     slack.lives.push({ requestId: id, channel, ts, postedAt: now });
+    const posted = { id, marker, channel, ts, text: args.text ?? "", blocks: JSON.parse(blocks) as unknown[] };
+    posts.set(`${channel} ${ts}`, posted);
     if (!firstPost.has(marker)) {
-      firstPost.set(marker, { id, marker, channel, ts, text: args.text ?? "", blocks: JSON.parse(blocks) as unknown[] });
+      firstPost.set(marker, posted);
       events.emit(marker);
     }
   }
@@ -160,6 +166,11 @@ export async function startSoakSlack(): Promise<SoakSlack> {
         const onPost = () => done(firstPost.get(marker));
         events.on(marker, onPost);
       });
+    },
+    live(marker) {
+      const id = firstPost.get(marker)?.id;
+      const open = slack.lives.filter((l) => l.requestId === id && l.endedAt === undefined).at(-1);
+      return open && posts.get(`${open.channel} ${open.ts}`);
     },
     messageEnded: (id) => slack.lives.filter((l) => l.requestId === id).every((l) => l.endedAt !== undefined),
     fail(status, until) {

@@ -26,6 +26,8 @@ export interface Instance {
   process?: RelayProcess;
   /** In the balancer's rotation: started, healthy, not draining. */
   up: boolean;
+  /** The fault being done to it (a SIGKILL, a restart): the next one waits for it. */
+  busy: Promise<void>;
   proxy: IdleProxy;
 }
 
@@ -36,6 +38,8 @@ export interface WorldOptions {
   /** The proxies cut connections idle this long. */
   idleMs: number;
   random: () => number;
+  /** Write each relay's output to <logDir>/<instance>.log. */
+  logDir?: string;
 }
 
 export interface World {
@@ -54,7 +58,7 @@ export interface World {
   stop(): Promise<void>;
 }
 
-export async function startWorld({ root, env, idleMs, random }: WorldOptions): Promise<World> {
+export async function startWorld({ root, env, idleMs, random, logDir }: WorldOptions): Promise<World> {
   const dataDir = mkdtempSync(join(tmpdir(), "relay-soak-redis-"));
   const redisPort = await freePort();
   let redis: RedisServer = await startRedisServer(undefined, { port: redisPort, dataDir });
@@ -64,13 +68,33 @@ export async function startWorld({ root, env, idleMs, random }: WorldOptions): P
   const instances: Instance[] = [];
   for (const name of ["a", "b"]) {
     const port = await freePort();
-    instances.push({ name, port, lives: 0, up: false, proxy: await startIdleProxy(`http://127.0.0.1:${port}`, idleMs) });
+    instances.push({ name, port, lives: 0, up: false, busy: Promise.resolve(), proxy: await startIdleProxy(`http://127.0.0.1:${port}`, idleMs) });
+  }
+
+  let allDownSince: number | undefined;
+  /** Takes `instance` in or out of rotation, and records the times none is in it. */
+  function setUp(instance: Instance, up: boolean): void {
+    instance.up = up;
+    const anyUp = instances.some((i) => i.up);
+    if (!anyUp && allDownSince === undefined) allDownSince = Date.now();
+    if (anyUp && allDownSince !== undefined) {
+      faults.push({ kind: "all-down", from: allDownSince, to: Date.now() });
+      allDownSince = undefined;
+    }
+  }
+
+  /** Runs `fault` on `instance` once the fault before it on that instance is over. */
+  function exclusively(instance: Instance, fault: () => Promise<void>): Promise<void> {
+    const done = instance.busy.then(fault);
+    instance.busy = done.catch(() => undefined);
+    return done;
   }
 
   async function start(instance: Instance): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        instance.process = await startRelayProcess({ root, env: { ...env, REDIS_URL: redisUrl }, port: instance.port });
+        const logFile = logDir === undefined ? {} : { logFile: join(logDir, `${instance.name}.log`) };
+        instance.process = await startRelayProcess({ root, env: { ...env, REDIS_URL: redisUrl }, port: instance.port, ...logFile });
         break;
       } catch (error) {
         // The port may linger for a moment after a kill; a relay that cannot start at all fails the run.
@@ -79,7 +103,7 @@ export async function startWorld({ root, env, idleMs, random }: WorldOptions): P
       }
     }
     instance.lives += 1;
-    instance.up = true;
+    setUp(instance, true);
   }
   await Promise.all(instances.map(start));
 
@@ -104,22 +128,26 @@ export async function startWorld({ root, env, idleMs, random }: WorldOptions): P
     },
     async sigkill(index, downMs) {
       const instance = instances[index]!;
-      const from = Date.now();
-      instance.up = false;
-      if (instance.process) {
-        process.kill(instance.process.pid, "SIGKILL");
-        await instance.process.stop();
-      }
-      await sleep(downMs);
-      await start(instance);
-      faults.push({ kind: "sigkill", from, to: Date.now(), detail: instance.name });
+      await exclusively(instance, async () => {
+        const from = Date.now();
+        setUp(instance, false);
+        if (instance.process) {
+          process.kill(instance.process.pid, "SIGKILL");
+          await instance.process.stop();
+        }
+        await sleep(downMs);
+        await start(instance);
+        faults.push({ kind: "sigkill", from, to: Date.now(), detail: instance.name });
+      });
     },
     async rollingRestart() {
       const from = Date.now();
       for (const instance of instances) {
-        instance.up = false;
-        await instance.process?.stop();
-        await start(instance);
+        await exclusively(instance, async () => {
+          setUp(instance, false);
+          await instance.process?.stop();
+          await start(instance);
+        });
       }
       faults.push({ kind: "sigterm-roll", from, to: Date.now() });
     },

@@ -113,6 +113,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       port: v.PORT,
       /** Seconds a request waits when it names no timeout. */
       defaultTimeoutSeconds: v.RELAY_DEFAULT_TIMEOUT,
+      /** Most pending requests one agent token may hold (a route's `maxPending` may set it lower). */
+      maxPendingPerToken: v.RELAY_MAX_PENDING_PER_TOKEN,
+      /** Creates (POST /v1/requests, hook calls, MCP asks) one agent token may make per minute on one instance. */
+      createRateLimit: v.RELAY_CREATE_RATE_LIMIT,
       /** Seconds Claude Code waits for an http hook when the URL gives no ?timeout=. */
       hookTimeoutSeconds: v.RELAY_HOOK_TIMEOUT,
       /** Longest a store (Redis) call may take, in milliseconds; undefined → the store's default (2 s). */
@@ -142,6 +146,7 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       defaultAdmission: {
         ...(file.default.kinds ? { kinds: file.default.kinds } : {}),
         ...(file.default.requireLabels ? { requireLabels: file.default.requireLabels } : {}),
+        ...(file.default.maxPending ? { maxPending: file.default.maxPending } : {}),
       },
       /** The bearer token GET /metrics asks for; undefined → /metrics is open. */
       metricsToken: v.METRICS_TOKEN,

@@ -252,6 +252,18 @@ export const VARIABLES = {
     hint: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
     about: "Seconds a request waits when it names no `timeoutSeconds` (the default route's `timeoutSeconds` stands for it).",
   },
+  RELAY_MAX_PENDING_PER_TOKEN: {
+    schema: intBetween(1, 100_000).default(200),
+    hint: "use a whole number between 1 and 100000",
+    about:
+      "Most pending requests one agent token may hold at once, over every instance; past it a create answers 429 `relay_too_many_pending` (a route's `maxPending` may set it lower).",
+  },
+  RELAY_CREATE_RATE_LIMIT: {
+    schema: intBetween(1, 1_000_000).default(600),
+    hint: "use a whole number of creates per minute between 1 and 1000000",
+    about:
+      "Creates one agent token may make per minute on one instance (POST /v1/requests, Claude Code hook calls, MCP asks); past it they answer 429 `relay_rate_limited`.",
+  },
   RELAY_HOOK_TIMEOUT: {
     schema: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),
     hint: `use a whole number of seconds between ${MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS} and ${MAX_HOOK_TIMEOUT_SECONDS}`,

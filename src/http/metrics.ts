@@ -63,6 +63,11 @@ export class RelayMetrics {
     const created = counter("relay_requests_created_total", "Requests created, by kind.", ["kind"]);
     const ended = counter("relay_requests_ended_total", "Requests that left pending on this instance, by kind and final status.", ["kind", "status"]);
     const slackCalls = counter("relay_slack_calls_total", "Slack Web API calls made, by method and outcome (ok, ratelimited, error).", ["method", "outcome"]);
+    const limited = counter(
+      "relay_creates_limited_total",
+      "Creates refused by a limit, by agent token and limit (too_many_pending: RELAY_MAX_PENDING_PER_TOKEN or a route's maxPending; rate_limited: RELAY_CREATE_RATE_LIMIT).",
+      ["token", "limit"],
+    );
     const storeErrors = counter("relay_store_errors_total", "Store calls that failed because the store (Redis) was unavailable.");
     const decisions = new Histogram({
       name: "relay_decision_seconds",
@@ -82,6 +87,7 @@ export class RelayMetrics {
         const seconds = decisionSeconds(record);
         if (seconds !== undefined) decisions.observe(seconds);
       },
+      limited: (token, limit) => limited.inc({ token, limit }),
     };
     this.slackCall = (method: string, outcome: SlackCallOutcome) => slackCalls.inc({ method, outcome });
     this.storeOutage = () => storeErrors.inc();

@@ -20,9 +20,12 @@ import { retryDelayMs } from "../protocol/timing.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
-import type { ScheduleEntry } from "./policy.js";
+import { postedEntry, type AuditRecorder } from "./audit-entries.js";
+import type { RequestChanges } from "./changes.js";
+import { remindersToQueue, type ScheduleEntry } from "./policy.js";
 import type { Rule } from "./rules.js";
-import { STORE_RETRY_INTERVAL_MS, type NoticePart, type ReminderEntry, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import { STORE_RETRY_INTERVAL_MS, type NoticePart, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import type { UpdateOutbox } from "./update-outbox.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -143,14 +146,14 @@ export interface DeliveryDeps {
   now: () => number;
   /** Milliseconds a poster holds a request before another instance may post it; longer than one Slack call. */
   postLeaseMs: number;
-  /** Ends a request as the service does (which also updates its message). */
-  end: (id: string, change: Transition) => Promise<TransitionResult>;
+  /** This instance's one ending step (./ending.ts): a request Slack refuses for good fails there, its waiters woken. */
+  ending: { end(id: string, change: Transition): Promise<TransitionResult> };
   /** Rewrites the message of a request that ended before its message was recorded (its update is queued already). */
-  showEnded: (record: RequestRecord) => void;
-  /** The reminders and escalations to queue for a request whose message was posted at `postedAt` (Unix ms). */
-  remindersFor: (record: RequestRecord, postedAt: number) => ReminderEntry[];
-  /** Told once the message of a request is recorded (its record as it now is). */
-  onPosted: (record: RequestRecord) => void;
+  updates: Pick<UpdateOutbox, "show">;
+  /** Where the post is recorded once the message is (the `posted` event). */
+  audit: AuditRecorder;
+  /** Told of each request once its message is recorded (the console links to it). */
+  changes?: Pick<RequestChanges, "tell">;
 }
 
 export class Delivery {
@@ -171,9 +174,9 @@ export class Delivery {
     return at + this.deps.postLeaseMs;
   }
 
-  /** Posts a pending request in the background, unless this instance is posting it already. */
+  /** Posts a pending request in the background, unless this instance is posting it already or runs without Slack. */
   post(record: RequestRecord): void {
-    if (this.posting.has(record.id)) return;
+    if (this.deps.messenger === NO_SLACK || this.posting.has(record.id)) return;
     this.posting.add(record.id);
     this.track(this.deliver(record).finally(() => this.posting.delete(record.id)));
   }
@@ -248,7 +251,7 @@ export class Delivery {
     } catch (error) {
       const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
       logger.warn({ id: record.id, reason }, "slack post failed");
-      await this.deps.end(record.id, { status: "failed", at: now(), error: reason });
+      await this.deps.ending.end(record.id, { status: "failed", at: now(), error: reason });
       return;
     } finally {
       clearInterval(heartbeat);
@@ -260,8 +263,11 @@ export class Delivery {
     this.retryReasons.delete(record.id);
     let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
     for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
-    if (stored) this.deps.onPosted(stored);
-    if (stored && stored.status !== "pending") this.deps.showEnded(stored);
+    if (stored) {
+      this.deps.audit.record(postedEntry(stored, stored.postedAt ?? now()));
+      this.deps.changes?.tell(stored.id);
+    }
+    if (stored && stored.status !== "pending") this.deps.updates.show(stored, { later: false });
   }
 
   /** Records where the message landed, retrying through a store outage while the request has time left. */
@@ -269,7 +275,7 @@ export class Delivery {
     const { store, now, logger } = this.deps;
     let logged = false;
     const postedAt = now();
-    const options = { postedAt, reminders: this.deps.remindersFor(record, postedAt) };
+    const options = { postedAt, reminders: remindersToQueue(record, postedAt) };
     for (;;) {
       try {
         return await store.setSlackMessage(record.id, slack, options);

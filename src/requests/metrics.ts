@@ -3,6 +3,7 @@
  * of a request's life: the domain owns this narrow interface, so it never
  * imports the metrics library, and a service built without one counts nothing.
  */
+import type { CreateLimit } from "./limits.js";
 import type { RequestRecord } from "./model.js";
 
 export interface RequestMetrics {
@@ -10,9 +11,11 @@ export interface RequestMetrics {
   created(record: RequestRecord): void;
   /** A request left pending (as the store returned it), on this instance. Never throws or waits. */
   ended(record: RequestRecord): void;
+  /** A create by the agent token `tokenName` was refused by a limit (./limits.ts). Never throws or waits. */
+  limited(tokenName: string, limit: CreateLimit): void;
 }
 
-export const NO_METRICS: RequestMetrics = { created: () => undefined, ended: () => undefined };
+export const NO_METRICS: RequestMetrics = { created: () => undefined, ended: () => undefined, limited: () => undefined };
 
 /**
  * Seconds from the request's message reaching Slack (`postedAt`) to its

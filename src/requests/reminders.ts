@@ -15,9 +15,8 @@
 import type { Logger } from "../logger.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
 import { afterFailure, type RequestMessenger } from "./delivery.js";
-import type { RequestRecord } from "./model.js";
 import { reminderSchedule } from "./policy.js";
-import { entryKey, entryOfKey, type ReminderEntry, type RequestStore } from "./store.js";
+import { entryKey, entryOfKey, type RequestStore } from "./store.js";
 
 export type ReminderStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete">;
 
@@ -34,13 +33,6 @@ export interface RemindersDeps {
   leaseMs?: number;
   /** Entries claimed per sweep. */
   batchSize?: number;
-}
-
-/** The schedule entries a request posted at `postedAt` (Unix ms) queues: those due before its deadline. */
-export function remindersToQueue(record: RequestRecord, postedAt: number): ReminderEntry[] {
-  return reminderSchedule(record.policy)
-    .map((entry) => ({ index: entry.index, dueAt: postedAt + entry.afterSeconds * 1000 }))
-    .filter((entry) => entry.dueAt < record.expiresAt);
 }
 
 const BACKOFF = { baseMs: 2_000, maxMs: 60_000 } as const;

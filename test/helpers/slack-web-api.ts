@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT_TOKEN, type ApiCall } from "./slack.js";
 import { openIdStandIn, type OpenIdStandIn } from "./slack-openid.js";
+import { RELAY_BOT } from "../fixtures/people.js";
 
 export interface SlackWebApiStandIn {
   /** Base URL for SLACK_API_URL, ending in "/api/". */
@@ -68,9 +69,6 @@ export interface PostedMessage {
   metadata?: unknown;
 }
 
-/** The relay's bot, as auth.test names it and as its messages carry it. */
-export const BOT_ID = "B0RELAY";
-
 export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const calls: ApiCall[] = [];
   const problems: string[] = [];
@@ -89,10 +87,10 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
       case "auth.test":
-        return { ok: true, url: "https://acme.slack.com/", team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: BOT_ID };
+        return { ok: true, url: "https://acme.slack.com/", team: "Acme", team_id: "T0TEAM", user: "relay", user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId };
       case "chat.postMessage": {
         const ts = newTs();
-        const message: PostedMessage = { channel: String(args.channel), ts, bot_id: BOT_ID, text: args.text };
+        const message: PostedMessage = { channel: String(args.channel), ts, bot_id: RELAY_BOT.botId, text: args.text };
         if (args.metadata !== undefined) message.metadata = args.metadata;
         messages.push(message);
         return { ok: true, channel: args.channel, ts, message: { ts, text: args.text } };

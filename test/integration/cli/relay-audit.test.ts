@@ -13,8 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
 const cleanups: Array<() => Promise<void>> = [];
@@ -80,7 +82,7 @@ describe("the relay's audit log", () => {
     expect(read.body.dropped).toMatchObject({ events: 20 });
 
     // A decision is written even at the cap.
-    void second.audit.record({ type: "answered", requestId: "req-last", status: "answered", person: { id: "U0ALICE01" } });
+    void second.audit.record({ type: "answered", requestId: "req-last", status: "answered", person: { id: ALICE.id } });
     await second.close();
     const last = await redis.xrevrange(`${prefix}:audit`, "+", "-", "COUNT", 1);
     expect(JSON.parse(last[0]![1][1]!)).toMatchObject({ type: "answered", requestId: "req-last" });

@@ -13,7 +13,7 @@ import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { configFiles } from "../../helpers/config-files.js";
 import { consoleStream, getWithHost } from "../../helpers/console.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const AGENT = "tok_console_agent_0123456789";
 const ADMIN = "tok_console_admin_0123456789";

@@ -60,7 +60,7 @@ describe("the OpenAPI document", () => {
       properties: { error: { properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     });
     const created = document.paths?.["/v1/requests"]?.post?.responses;
-    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "500", "503"]);
+    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "429", "500", "503"]);
     expect(JSON.stringify(document.components?.schemas?.CreateRequestBody)).toContain('"title":"InteractiveQuestionsBody"');
   });
 

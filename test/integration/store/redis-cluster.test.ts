@@ -13,8 +13,10 @@ import type { RequestStore } from "../../../src/requests/store.js";
 import { connectRedisRuleStore } from "../../../src/store/redis-rules.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { sleep, until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let cluster: RedisCluster;
 let redis: Cluster;
@@ -118,7 +120,7 @@ describe("the Redis store on a cluster", () => {
       const result = await b.transition(request.id, {
         status: "answered",
         decision: { behavior: "allow", updatedInput: {} },
-        answeredBy: { id: "U1" },
+        answeredBy: { id: ALICE.id },
         at: T0,
       });
       expect(result.outcome).toBe("applied");
@@ -136,7 +138,7 @@ describe("the Redis store on a cluster", () => {
       token: "ci",
       sessionId: "s1",
       toolName: "Bash",
-      createdBy: { id: "U1" },
+      createdBy: { id: ALICE.id },
       createdAt: T0,
       expiresAt: T0 + 60_000,
       uses: 0,

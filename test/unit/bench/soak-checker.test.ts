@@ -94,6 +94,16 @@ describe("the soak checker", () => {
         ["deadline", "m2"],
       ]);
     });
+
+    it("lets an outage that starts after the deadline, before the grace ran out, or a time no relay was up, add its length", () => {
+      const late = expired("m2", { agent: { at: T0 + 27_000, status: "expired" } });
+      const redis = { kind: "redis-restart" as const, from: T0 + 21_000, to: T0 + 25_000 };
+      expect(check(history({ requests: [answered(), late], faults: [redis] }))).toEqual([]);
+      const allDown = { kind: "all-down" as const, from: T0 + 22_000, to: T0 + 26_000 };
+      expect(check(history({ requests: [answered(), late], faults: [allDown] }))).toEqual([]);
+      const afterGrace = { kind: "redis-restart" as const, from: T0 + 23_500, to: T0 + 27_500 };
+      expect(rules(history({ requests: [answered(), late], faults: [afterGrace] }))).toEqual([["deadline", "m2"]]);
+    });
   });
 
   describe("decisions", () => {
@@ -163,9 +173,17 @@ describe("the soak checker", () => {
       expect(rules(history({ clicks, opens: [{ triggerId: "t2", at: T0 + 11_100 }] }))).toEqual([["click", "m2"]]);
     });
 
-    it("accepts a thread reply after its request expired (thread chatter is ignored silently), but not one before", () => {
-      expect(check(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 21_000 })] }))).toEqual([]);
-      expect(rules(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 15_000 })] }))).toEqual([["click", "m2"]]);
+    it("accepts a thread reply written after its request's deadline (ignored silently by design), but not one before", () => {
+      expect(check(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 20_010 })] }))).toEqual([]);
+      expect(rules(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 19_990 })] }))).toEqual([["click", "m2"]]);
+    });
+
+    it("catches a thread reply written before a cancel that was neither recorded nor told (the 30-minute soak found one)", () => {
+      const cancelled = expired("m2", { via: "hook", agent: { at: T0 + 18_257, status: "denied" }, final: { status: "cancelled" } });
+      const reply = click("m2", { how: "thread", at: T0 + 18_178 });
+      expect(rules(history({ requests: [answered(), cancelled], clicks: [click("m1"), reply] }))).toEqual([["click", "m2"]]);
+      const told = [{ user: "U-m2", channel: "C1", text: "This request was cancelled.", at: T0 + 18_400, refused: false }];
+      expect(check(history({ requests: [answered(), cancelled], clicks: [click("m1"), reply], notices: told }))).toEqual([]);
     });
   });
 

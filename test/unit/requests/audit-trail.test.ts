@@ -10,6 +10,7 @@ import type { AuditEntry, AuditLog } from "../../../src/requests/audit.js";
 import { AuditTrail, toAuditView } from "../../../src/requests/audit-trail.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const T0 = 1_800_000_000_000;
 
@@ -40,9 +41,9 @@ describe("recording", () => {
 
   it("appends the event, timed by the trail's clock when it gives no time, and writes one log line naming it", async () => {
     const { trail: audit, log, lines } = trail();
-    await audit.record({ type: "answered", requestId: "req-1", token: "ci-bot", person: { id: "U0ALICE", name: "alice" }, status: "answered" });
+    await audit.record({ type: "answered", requestId: "req-1", token: "ci-bot", person: ALICE, status: "answered" });
     expect(await log.read({ limit: 10 })).toStrictEqual([
-      { id: `${T0}-0`, at: T0 + 5, type: "answered", requestId: "req-1", token: "ci-bot", person: { id: "U0ALICE", name: "alice" }, status: "answered" },
+      { id: `${T0}-0`, at: T0 + 5, type: "answered", requestId: "req-1", token: "ci-bot", person: ALICE, status: "answered" },
     ]);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -51,7 +52,7 @@ describe("recording", () => {
       event: "answered",
       requestId: "req-1",
       tokenName: "ci-bot",
-      person: { id: "U0ALICE" },
+      person: { id: ALICE.id },
     });
     expect(lines[0]).not.toHaveProperty("token");
   });
