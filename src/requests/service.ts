@@ -237,7 +237,11 @@ export class RequestService {
     const record = await this.readUnlessKnown(id, current);
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
-    const result = await extendPending({ store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates }, record, person);
+    const result = await extendPending(
+      { store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates },
+      record,
+      person,
+    );
     if (result.outcome === "applied") this.changed(id);
     return result;
   }
