@@ -3,6 +3,7 @@
  * the same figures as a markdown block to paste into bench/RESULTS.md, with the
  * machine they were measured on and whether each target was met.
  */
+import { CONSOLES_TARGET_RATIO, type ConsolesResult } from "./consoles.js";
 import { FAIR_TARGET_MS, type FairResult } from "./fair.js";
 import type { HookResult } from "./hook.js";
 import type { LatencyResult, Series } from "./latency.js";
@@ -24,6 +25,7 @@ export interface StoreResults {
   ratelimit?: RateLimitResult;
   fair?: FairResult;
   policy?: PolicyResult;
+  consoles?: ConsolesResult;
   /** Measurements that could not be made, and why. */
   problems: string[];
 }
@@ -49,7 +51,7 @@ export interface Table {
 }
 
 /** The scenario each table belongs to (bench/RESULTS.md has a section per scenario). */
-export type ScenarioName = "latency" | "throughput" | "scale" | "hook" | "ratelimit" | "fair" | "policy";
+export type ScenarioName = "latency" | "throughput" | "scale" | "hook" | "ratelimit" | "fair" | "policy" | "consoles";
 
 export interface ScenarioTable extends Table {
   scenario: ScenarioName;
@@ -169,6 +171,37 @@ function tables(results: StoreResults[]): ScenarioTable[] {
       title: `Fair posting: one token creates ${first.flood} requests at once to a channel, then another token asks there (timeout ${first.timeoutSeconds} s), Slack allowing 1 post/s per channel`,
       header: ["store", "other token's question posted after, s", "of the flood before it", `target ≤ ${FAIR_TARGET_MS / 1000} s`],
       rows: fair.map(({ store, fair: f }) => [store, (f!.postedAfterMs / 1000).toFixed(1), String(f!.floodBefore), mark(f!.postedAfterMs <= FAIR_TARGET_MS)]),
+    });
+  }
+  const consoles = results.filter((r) => r.consoles);
+  if (consoles.length > 0) {
+    const first = consoles[0]!.consoles!;
+    out.push({
+      scenario: "consoles",
+      title: `Open web consoles: click-to-agent latency, ms (step_gate; ${first.none.median.n} clicks back to back × ${first.none.rounds.length} rounds each, no console open and ${first.clients} consoles' live streams open, alternating; median round)`,
+      header: [
+        "store",
+        "p50 none open",
+        "p99 none open",
+        `p50 ${first.clients} open`,
+        `p99 ${first.clients} open`,
+        "ratio p50",
+        "events received",
+        `target ≤ ${CONSOLES_TARGET_RATIO}×`,
+      ],
+      rows: consoles.map(({ store, consoles: c }) => {
+        const r = c!.open.median.p50 / c!.none.median.p50;
+        return [
+          store,
+          ms(c!.none.median.p50),
+          ms(c!.none.median.p99),
+          ms(c!.open.median.p50),
+          ms(c!.open.median.p99),
+          ratio(r),
+          String(c!.events),
+          mark(r <= CONSOLES_TARGET_RATIO),
+        ];
+      }),
     });
   }
   const policy = results.filter((r) => r.policy);

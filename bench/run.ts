@@ -4,7 +4,7 @@
  * 1,000 to 10,000 pending requests held by long-polls and answered by clicks (scale), the Claude Code hook endpoint, and posting behind
  * Slack's per-channel rate limit (ratelimit), one token's flood of a
  * channel against another token's question there (fair), and what a route's approver
- * policy adds to a click (policy) — with the memory store and with Redis, and
+ * policy adds to a click (policy), and what 100 open web consoles add to a click (consoles) — with the memory store and with Redis, and
  * with --cluster on a Redis Cluster too. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
  * Redis: REDIS_TEST_URL when set (the bench's keys are removed afterwards),
@@ -13,7 +13,7 @@
  * throwaway one of three masters (test/helpers/redis-cluster.ts), stopped at
  * the end.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,fair,policy]
+ *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,fair,policy,consoles]
  *                    [--memory] [--redis] [--cluster] (default: --memory --redis)
  *                    [--no-build] [--cpu-prof] [--log-level warn] [--write | --no-write]
  *                    [--node-flag=--max-semi-space-size=32 …]  (more node flags for the relay, to compare V8 settings)
@@ -33,6 +33,8 @@ import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startRedisCluster, type RedisCluster } from "../test/helpers/redis-cluster.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
+import { randomBytes } from "node:crypto";
+import { runConsoles } from "./consoles.js";
 import { runFair } from "./fair.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
@@ -46,7 +48,7 @@ import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "fair", "policy"] as const;
+const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "fair", "policy", "consoles"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
@@ -58,6 +60,7 @@ const PROFILES = {
     ratelimit: { n: 60, tightTimeoutSeconds: 30 },
     fair: { flood: 90, timeoutSeconds: 45 },
     policy: { n: 1000, warmup: 200, rounds: 3 },
+    consoles: { n: 300, warmup: 100, rounds: 3, clients: 100 },
   },
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2, paced: { n: 5, idleMs: 1000 } },
@@ -67,6 +70,7 @@ const PROFILES = {
     ratelimit: { n: 10, tightTimeoutSeconds: 5 },
     fair: { flood: 20, timeoutSeconds: 20 },
     policy: { n: 100, warmup: 20, rounds: 2 },
+    consoles: { n: 50, warmup: 10, rounds: 2, clients: 100 },
   },
 };
 
@@ -133,6 +137,9 @@ function build(): void {
   const result = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`npm run build failed; fix it or pass --no-build to use the current dist/:\n${result.stdout}${result.stderr}`);
 }
+
+/** The admin token the consoles scenario's consoles sign in with (a read-only session each). */
+const CONSOLE_ADMIN_TOKEN = randomBytes(24).toString("hex");
 
 /** This run's Redis key prefix: the bench leaves nothing behind in a shared Redis. */
 const REDIS_PREFIX = `bench-${process.pid}-${Date.now().toString(36)}`;
@@ -221,6 +228,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
       ...(scenario === "ratelimit" || scenario === "fair" ? { standIn: { postsPerSecond: 1, postBurst: options.slackBurst } } : {}),
       ...(scenario === "fair" ? { otherTokens: ["deploy"] } : {}),
+      ...(scenario === "consoles" ? { env: { RELAY_ADMIN_TOKENS: `bench-console:${CONSOLE_ADMIN_TOKEN}` } } : {}),
     };
     try {
       // Two relays side by side (with and without a config file): the scenario starts them itself.
@@ -235,6 +243,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
           if (scenario === "fair") results.fair = await runFair(agent, others.get("deploy")!, standIn, settings.fair, log);
+          if (scenario === "consoles") results.consoles = await runConsoles(agent, relay.url, CONSOLE_ADMIN_TOKEN, settings.consoles, log);
           if (scenario === "hook") {
             const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
             results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);

@@ -36,6 +36,7 @@ import { jsonBody, rawQuery, type HttpApp } from "../http/transport.js";
 import type { AuditTrail } from "../requests/audit-trail.js";
 import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "./sessions.js";
+import { ConsoleFeed } from "./feed.js";
 import { registerSignInRoutes } from "./signin-routes.js";
 import type { SlackOpenId } from "./slack-openid.js";
 import { consoleView, CSRF_HEADER, offersOf, parse, SESSION_COOKIE, type MessageLink } from "./wire.js";
@@ -78,6 +79,13 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
   const hosts = () => allowedHosts((app.server.address() as AddressInfo).port, deps.publicUrl);
   const limit = deps.listLimit ?? 1000;
   const linker = async () => (deps.messageLinks ? await deps.messageLinks() : undefined);
+  const feed = new ConsoleFeed({
+    onChange: (listener) => deps.service.onChange(listener),
+    read: (id) => deps.service.get(id),
+    render: async (record) => consoleView(record, await linker()),
+    logger: deps.logger,
+  });
+  app.server.once("close", () => feed.close());
   const assets = deps.assetsDir ?? findAssets();
 
   void app.register(async (scope) => {
@@ -187,39 +195,13 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
 
     scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session("answers") }, async (request, reply) => {
       const result = await deps.service.extend(request.params.id, answerer(request.consoleSession!));
-      if (result.outcome === "applied") deps.service.changed(result.record.id);
       if (result.outcome === "no_more_time") return reply.code(409).send({ error: { code: "relay_already_ended", message: result.reason } });
       return answered(reply, result, await linker());
     });
 
-    scope.get("/console/api/events", { onRequest: session("reads") }, (request, reply) => {
+    scope.get("/console/api/events", { onRequest: session("reads") }, (_request, reply) => {
       reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        connection: "keep-alive",
-        "x-content-type-options": "nosniff",
-      });
-      res.write("retry: 1000\n\n");
-      const send = (id: string) => {
-        void Promise.all([deps.service.get(id), linker()]).then(
-          ([record, link]) => {
-            if (record && !res.writableEnded) res.write(`event: request\ndata: ${JSON.stringify(consoleView(record, link))}\n\n`);
-          },
-          (error: unknown) => deps.logger.warn({ id, error }, "console: reading a changed request failed"),
-        );
-      };
-      const stop = deps.service.onChange(send);
-      // A comment every 15 s keeps proxies from cutting an idle stream.
-      const keepalive = setInterval(() => res.write(": keepalive\n\n"), 15_000);
-      const end = () => {
-        stop();
-        clearInterval(keepalive);
-        if (!res.writableEnded) res.end();
-      };
-      request.raw.once("close", end);
-      app.server.once("close", end);
+      feed.add(reply.raw);
     });
   });
 }

@@ -21,6 +21,7 @@ import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
 import { postedEntry, type AuditRecorder } from "./audit-entries.js";
+import type { RequestChanges } from "./changes.js";
 import { remindersToQueue, type ScheduleEntry } from "./policy.js";
 import type { Rule } from "./rules.js";
 import { STORE_RETRY_INTERVAL_MS, type NoticePart, type RequestStore, type Transition, type TransitionResult } from "./store.js";
@@ -151,6 +152,8 @@ export interface DeliveryDeps {
   updates: Pick<UpdateOutbox, "show">;
   /** Where the post is recorded once the message is (the `posted` event). */
   audit: AuditRecorder;
+  /** Told of each request once its message is recorded (the console links to it). */
+  changes?: Pick<RequestChanges, "tell">;
 }
 
 export class Delivery {
@@ -260,7 +263,10 @@ export class Delivery {
     this.retryReasons.delete(record.id);
     let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
     for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
-    if (stored) this.deps.audit.record(postedEntry(stored, stored.postedAt ?? now()));
+    if (stored) {
+      this.deps.audit.record(postedEntry(stored, stored.postedAt ?? now()));
+      this.deps.changes?.tell(stored.id);
+    }
     if (stored && stored.status !== "pending") this.deps.updates.show(stored, { later: false });
   }
 

@@ -67,6 +67,7 @@ export class RequestService {
   private draining = false;
   /** Told the id of every request created here or ended anywhere (the web console's live queue). */
   private readonly changes: RequestChanges;
+  private readonly announcer: Pick<RequestChanges, "tell">;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
@@ -79,6 +80,8 @@ export class RequestService {
     this.metrics = deps.metrics ?? NO_METRICS;
     this.limits = new CreateLimits({ audit: this.audit, metrics: this.metrics, logger: this.logger, now: this.now });
     this.changes = new RequestChanges(this.logger);
+    // Creates, posts, approvals and more time are announced through the store, so every instance's listeners hear them.
+    this.announcer = { tell: (id) => this.store.announce(id) };
     // Without Slack no request gets a message, and only a request with one is updated, reminded or told about.
     const messenger = deps.messenger ?? NO_SLACK;
     this.updates = new UpdateOutbox({ store: deps.store, messenger, logger: this.logger, now: this.now });
@@ -99,6 +102,7 @@ export class RequestService {
       ending: this.ending,
       updates: this.updates,
       audit: this.audit,
+      changes: this.announcer,
     });
     this.reminders = new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now });
     this.notices = new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now });
@@ -114,16 +118,22 @@ export class RequestService {
       delivery: this.delivery,
       audit: this.audit,
       metrics: this.metrics,
-      changes: this.changes,
+      changes: this.announcer,
       limits: this.limits,
       logger: this.logger,
     };
-    this.unsubscribe = this.store.onEnded((id) => {
+    const stopEnded = this.store.onEnded((id) => {
       // A request this instance is ending wakes its waiters from end(), with the record: no re-read.
       if (!this.ending.has(id)) this.waiters.wake(id);
       this.delivery.forget(id);
-      this.changed(id);
+      this.changes.tell(id);
     });
+    // Changes short of an end, announced by any instance (this one included).
+    const stopChanged = this.store.onChanged((id) => this.changes.tell(id));
+    this.unsubscribe = () => {
+      stopEnded();
+      stopChanged();
+    };
     // Notifications lost while the store was away: every waiter reads its request again.
     this.unsubscribeResync = this.store.onResync(() => this.waiters.wakeAll());
   }
@@ -255,8 +265,15 @@ export class RequestService {
     if (!decisionMatchesKind(record.body.kind, decision)) {
       throw new RelayError("relay_invalid_request", `A ${record.body.kind} request cannot take this decision.`);
     }
-    const deps = { store: this.store, directory: this.directory, audit: this.audit, now: this.now, ending: this.ending, updates: this.updates };
-    return answerPending(deps, record, decision, person);
+    const result = await answerPending(
+      { store: this.store, directory: this.directory, audit: this.audit, now: this.now, ending: this.ending, updates: this.updates },
+      record,
+      decision,
+      person,
+    );
+    // An approval towards a quorum: every instance's console shows it (an end is heard through the store's own notice).
+    if (result.outcome === "counted") this.changed(record.id);
+    return result;
   }
 
   /**
@@ -276,7 +293,13 @@ export class RequestService {
   private async extendRecord(record: RequestRecord | undefined, person: Answerer): Promise<MoreTimeResult> {
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
-    return extendPending({ store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates }, record, person);
+    const result = await extendPending(
+      { store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates },
+      record,
+      person,
+    );
+    if (result.outcome === "applied") this.changed(record.id);
+    return result;
   }
 
   /**
@@ -381,17 +404,18 @@ export class RequestService {
   }
 
   /**
-   * Calls `listener` with the id of each request created on this instance and
-   * each request that ends on any instance (the store's notifications, Redis
-   * pub/sub across instances); returns a function that stops it.
+   * Calls `listener` with the id of each request that is created, gets an
+   * approval or more time, is posted, or ends, on any instance sharing the
+   * store (its notifications: Redis pub/sub across instances); returns a
+   * function that stops it.
    */
   onChange(listener: (id: string) => void): () => void {
     return this.changes.on(listener);
   }
 
-  /** Tells the change listeners (the console) that request `id` changed here, e.g. an approval or more time recorded. */
+  /** Tells every instance's change listeners (the console's streams) that request `id` changed short of an end. */
   changed(id: string): void {
-    this.changes.tell(id);
+    this.store.announce(id);
   }
 
   /** false when the relay runs without Slack (no messenger): requests are answered in the console only. */

@@ -333,6 +333,16 @@ export interface RequestStore {
    * removes the listener.
    */
   onResync(listener: () => void): () => void;
+  /**
+   * Tells every instance sharing this store (this one included, through
+   * `onChanged`) that request `id` changed without ending: created, an
+   * approval counted, more time, its Slack message posted. Best effort:
+   * never throws, and a notification lost in an outage is lost (the web
+   * console's stream is what hears it).
+   */
+  announce(id: string): void;
+  /** Calls `listener` with the id of every request announced (`announce`) on any instance sharing this store. */
+  onChanged(listener: (id: string) => void): () => void;
   /** Resolves once `onEnded` notifications flow (e.g. the subscription is live). */
   ready(): Promise<void>;
   /** true when the backing service answers. */

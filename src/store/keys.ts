@@ -70,6 +70,8 @@ export interface StoreKeys {
   data(id: string): string;
   /** Pub/sub channel that carries the id of every request that ends. */
   readonly ended: string;
+  /** Pub/sub channel that carries the id of a request that changed without ending (created, an approval, more time, posted). */
+  readonly changed: string;
   /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
   /** HASH of the audit events the cap kept out (redis-audit.ts). */
@@ -113,7 +115,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     createHash("sha256")
       .update(JSON.stringify([token, sessionId, toolName]))
       .digest("hex");
-  const common = { ended: `${prefix}:ended`, audit: `${prefix}:audit`, auditDrops: `${prefix}:audit:drops` };
+  const common = { ended: `${prefix}:ended`, changed: `${prefix}:changed`, audit: `${prefix}:audit`, auditDrops: `${prefix}:audit:drops` };
   if (shards === undefined) {
     return {
       ...common,

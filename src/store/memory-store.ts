@@ -42,6 +42,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const idempotencyKeyOf = new Map<string, string>();
   const messages = new Map<string, string>();
   const listeners = new Set<(id: string) => void>();
+  const changeListeners = new Set<(id: string) => void>();
   const queues = new MemoryQueues();
   const callbacks = queues.of("callbacks");
   const updates = queues.of("updates");
@@ -252,6 +253,15 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return () => listeners.delete(listener);
     },
 
+    announce(id) {
+      queueMicrotask(() => changeListeners.forEach((listener) => listener(id)));
+    },
+
+    onChanged(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+
     // Memory never loses its notifications: nothing to resync.
     onResync: () => () => undefined,
 
@@ -261,6 +271,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     },
     async close() {
       listeners.clear();
+      changeListeners.clear();
     },
   };
 }

@@ -167,7 +167,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
 
   if (owned.redis) watchConnection(redis, "commands", logger);
   if (owned.subscriber) watchConnection(subscriber, "subscriber", logger);
-  const notifications = new EndedNotifications(subscriber, keys.ended, logger);
+  const notifications = new EndedNotifications(subscriber, keys.ended, logger, keys.changed);
   // With no offline queue (connectRedisStore), commands fail until the connection is ready.
   const connected = owned.redis && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
 
@@ -286,6 +286,10 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
 
     onEnded: (listener) => notifications.onEnded(listener),
     onResync: (listener) => notifications.onResync(listener),
+    onChanged: (listener) => notifications.onChanged(listener),
+    announce: (id) => {
+      redis.publish(keys.changed, id).catch((error: unknown) => logger.warn({ id, error }, "redis: announcing a change failed"));
+    },
 
     ready: () => Promise.all([notifications.subscribed, connected]).then(() => undefined),
 

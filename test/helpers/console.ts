@@ -1,9 +1,14 @@
 /**
- * What the web console's tests do as a browser would, where fetch cannot:
- * a call with a Host of the test's choosing (DNS rebinding), and the value
- * of one cookie a reply sets.
+ * What the web console's tests do as a browser would: a call with a Host of
+ * the test's choosing (DNS rebinding; fetch cannot), the cookies a reply
+ * sets, Sign in with Slack against the Slack stand-in (each redirect
+ * followed by hand, the cookies carried), calls with the session's CSRF
+ * token, and the live stream read as events arrive.
  */
 import { request as httpRequest } from "node:http";
+import { expect } from "vitest";
+import { CLIENT_ID } from "./slack-openid.js";
+import type { SlackWebApiStandIn } from "./slack-web-api.js";
 
 /** GET with a Host of our choosing (fetch does not let a caller set it); resolves with the status. */
 export function getWithHost(url: string, path: string, host: string): Promise<number> {
@@ -23,4 +28,84 @@ export function cookieOf(reply: Response, name: string): string | undefined {
     .getSetCookie()
     .map((c) => c.split(";")[0]!)
     .find((c) => c.startsWith(`${name}=`));
+}
+
+/** An open `GET /console/api/events` stream, read as events arrive. */
+export interface ConsoleStream {
+  /** Resolves with the first `event: request` (from the stream's start) whose request matches, waiting up to `timeoutMs` (1 s: the console's promise). */
+  next(match: (request: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function consoleStream(url: string, cookie: string): Promise<ConsoleStream> {
+  const reply = await fetch(`${url}/console/api/events`, { headers: { cookie } });
+  if (!reply.headers.get("content-type")?.startsWith("text/event-stream")) throw new Error(`not an event stream: ${reply.status}`);
+  const reader = reply.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const requests = () => [...text.matchAll(/^event: request\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+  return {
+    async next(match, timeoutMs = 1000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const found = requests().find(match);
+        if (found) return found;
+        const left = end - Date.now();
+        if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms; the stream so far:\n${text}`);
+        let timer: NodeJS.Timeout | undefined;
+        const chunk = await Promise.race([reader.read(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), left)))]);
+        clearTimeout(timer);
+        if (chunk?.value) text += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
+
+/** A relay with Sign in with Slack on, and the Slack stand-in it signs in with. */
+export interface SlackSignInRelay {
+  url: string;
+  slack: SlackWebApiStandIn;
+}
+
+/** Starts a Sign in with Slack: the redirect to Slack's authorize page, followed; the callback URL (on the relay's loopback address) and the state cookie. */
+export async function startSlackSignIn(relay: SlackSignInRelay, publicUrl: string) {
+  const started = await fetch(`${relay.url}/console/signin/slack`, { redirect: "manual" });
+  expect(started.status).toBe(303);
+  const authorize = new URL(started.headers.get("location")!);
+  expect(authorize.href.startsWith(new URL("/openid/connect/authorize", relay.slack.url).href)).toBe(true);
+  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+    client_id: CLIENT_ID,
+    response_type: "code",
+    scope: "openid profile",
+    redirect_uri: `${publicUrl}/console/signin/slack/callback`,
+  });
+  const stateCookie = cookieOf(started, "relay_console_signin")!;
+  expect(started.headers.getSetCookie().find((c) => c.startsWith("relay_console_signin="))).toMatch(/HttpOnly/i);
+  // Slack's authorize page signs the person in and sends the browser back with a code and the state.
+  const slack = await fetch(authorize, { redirect: "manual" });
+  expect(slack.status).toBe(302);
+  return { callback: slack.headers.get("location")!.replace(publicUrl, relay.url), stateCookie };
+}
+
+/** The whole Sign in with Slack as `person`: a caller for the console API with the session's cookie and CSRF token. */
+export async function signInWithSlack(relay: SlackSignInRelay, publicUrl: string, person: { id: string; name: string }) {
+  relay.slack.openId.signInAs({ ...person, teamId: "T0TEAM" });
+  const { callback, stateCookie } = await startSlackSignIn(relay, publicUrl);
+  const back = await fetch(callback, { headers: { cookie: stateCookie }, redirect: "manual" });
+  expect(back.status).toBe(303);
+  expect(back.headers.get("location")).toBe("/console");
+  return consoleCaller(relay.url, cookieOf(back, "relay_console")!);
+}
+
+/** The session of `cookie` and a caller that sends it with Origin and the CSRF token (a body → POST). */
+export async function consoleCaller(url: string, cookie: string) {
+  const session = (await (await fetch(`${url}/console/api/session`, { headers: { cookie } })).json()) as { csrf: string; person: unknown; role: string };
+  const call = (path: string, body?: unknown) =>
+    fetch(`${url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { cookie, origin: url, "x-csrf-token": session.csrf, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  return { session, call, cookie };
 }

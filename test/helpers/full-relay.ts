@@ -64,6 +64,8 @@ export interface FullRelayOptions {
   env?: Record<string, string>;
   /** A Slack stand-in shared with other relay instances (it is then not closed by close()). */
   slack?: SlackWebApiStandIn;
+  /** The port to listen on (a browser test's RELAY_PUBLIC_URL names it); default a free one. */
+  port?: number;
 }
 
 export async function startFullRelay(options: FullRelayOptions = {}): Promise<FullRelay> {
@@ -84,7 +86,7 @@ export async function startFullRelay(options: FullRelayOptions = {}): Promise<Fu
         ...options.env,
       },
       logger: createLogger({ level: "debug", write: (line) => logs.push(line) }),
-      port: 0,
+      port: options.port ?? 0,
       host: "127.0.0.1",
       sweepIntervalMs: 100,
     });

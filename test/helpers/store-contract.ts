@@ -433,6 +433,23 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe("onChanged", () => {
+      it("hears every announced change, in order, and nothing once its listener is removed; an end is not announced", async () => {
+        const { store, created, clock } = await open();
+        const heard: string[] = [];
+        const stop = store.onChanged((id) => heard.push(id));
+        const [a, b] = [await created(), await created()];
+        store.announce(a.id);
+        store.announce(b.id);
+        await store.transition(a.id, answer(clock.t));
+        await until(() => heard.length === 2, 2000, "both announcements");
+        stop();
+        store.announce(a.id);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(heard).toStrictEqual([a.id, b.id]);
+      });
+    });
+
     describe("message-update outbox", () => {
       const LEASE_MS = 30_000;
       const slack = (n: number) => ({ channel: "C0123456789", ts: `1800000000.00010${n}` });

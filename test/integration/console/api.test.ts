@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { configFiles } from "../../helpers/config-files.js";
-import { getWithHost } from "../../helpers/console.js";
+import { consoleStream, getWithHost } from "../../helpers/console.js";
 import { until } from "../../helpers/until.js";
 
 const AGENT = "tok_console_agent_0123456789";
@@ -234,23 +234,11 @@ describe("the live stream", () => {
   it("a request an agent creates, and its answer, reach an open stream within a second", async () => {
     const { url, secret } = await startLocal();
     const { cookie, call } = await session(url, secret);
-    const stream = await fetch(`${url}/console/api/events`, { headers: { cookie } });
-    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    const reader = stream.body!.getReader();
-    let text = "";
-    const read = async (want: RegExp) => {
-      const end = Date.now() + 1000;
-      while (!want.test(text)) {
-        const left = end - Date.now();
-        if (left <= 0) throw new Error(`not seen within 1 s: ${want}; got ${text}`);
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${text}`)), left))]);
-        text += new TextDecoder().decode(chunk.value);
-      }
-    };
+    const stream = await consoleStream(url, cookie);
     const id = await create(url, STEP);
-    await read(new RegExp(`"id":"${id}","kind":"step_gate","status":"pending"`));
+    await stream.next((r) => r.id === id && r.kind === "step_gate" && r.status === "pending");
     await call(`/console/api/requests/${id}/answer`, { method: "POST", body: { decision: { reply: "q" } } });
-    await read(new RegExp(`"id":"${id}","kind":"step_gate","status":"answered"`));
-    await reader.cancel();
+    await stream.next((r) => r.id === id && r.status === "answered");
+    await stream.close();
   });
 });

@@ -44,7 +44,16 @@ beforeAll(async () => {
   child = spawn("npm", ["start"], {
     cwd: root,
     detached: true,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), PORT: String(port), XDG_STATE_HOME: stateHome, RELAY_TOKENS: `ci:${TOKEN}` },
+    // 1,000 pending from one token within seconds (17.7): above the default per-token cap (200) and create rate (600 a minute).
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? tmpdir(),
+      PORT: String(port),
+      XDG_STATE_HOME: stateHome,
+      RELAY_TOKENS: `ci:${TOKEN}`,
+      RELAY_MAX_PENDING_PER_TOKEN: "2000",
+      RELAY_CREATE_RATE_LIMIT: "5000",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -70,8 +79,9 @@ async function create(body: Record<string, unknown>): Promise<string> {
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  expect(reply.status).toBe(201);
-  return ((await reply.json()) as { id: string }).id;
+  const json = (await reply.json()) as { id: string };
+  expect(reply.status, JSON.stringify(json)).toBe(201);
+  return json.id;
 }
 
 function waitFor(id: string): Promise<Record<string, unknown>> {

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { agentCall, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { configFiles } from "../../helpers/config-files.js";
-import { cookieOf, getWithHost } from "../../helpers/console.js";
+import { consoleCaller, cookieOf, getWithHost, signInWithSlack, startSlackSignIn } from "../../helpers/console.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../../helpers/slack-openid.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
@@ -37,50 +37,6 @@ async function start(env: Record<string, string> = {}): Promise<FullRelay> {
   return relay;
 }
 
-/** The relay's address for a URL the relay sent the browser to under RELAY_PUBLIC_URL (the test reaches it on loopback). */
-const onRelay = (url: string) => url.replace(PUBLIC_URL, relay!.url);
-
-/** Starts a Sign in with Slack: the redirect to Slack's authorize page and the state cookie. */
-async function startSignIn(relay: FullRelay) {
-  const started = await fetch(`${relay.url}/console/signin/slack`, { redirect: "manual" });
-  expect(started.status).toBe(303);
-  const authorize = new URL(started.headers.get("location")!);
-  expect(authorize.href.startsWith(new URL("/openid/connect/authorize", relay.slack.url).href)).toBe(true);
-  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
-    client_id: CLIENT_ID,
-    response_type: "code",
-    scope: "openid profile",
-    redirect_uri: `${PUBLIC_URL}/console/signin/slack/callback`,
-  });
-  const stateCookie = cookieOf(started, "relay_console_signin")!;
-  expect(started.headers.getSetCookie().find((c) => c.startsWith("relay_console_signin="))).toMatch(/HttpOnly/i);
-  // Slack's authorize page signs the person in and sends the browser back with a code and the state.
-  const slack = await fetch(authorize, { redirect: "manual" });
-  expect(slack.status).toBe(302);
-  return { callback: onRelay(slack.headers.get("location")!), stateCookie };
-}
-
-/** The whole sign-in as `person`: a session cookie and its CSRF token, and a caller for the console API. */
-async function signInAs(relay: FullRelay, person: { id: string; name: string }) {
-  relay.slack.openId.signInAs({ ...person, teamId: "T0TEAM" });
-  const { callback, stateCookie } = await startSignIn(relay);
-  const back = await fetch(callback, { headers: { cookie: stateCookie }, redirect: "manual" });
-  expect(back.status).toBe(303);
-  expect(back.headers.get("location")).toBe("/console");
-  return consoleCaller(relay, cookieOf(back, "relay_console")!);
-}
-
-async function consoleCaller(relay: FullRelay, cookie: string) {
-  const session = (await (await fetch(`${relay.url}/console/api/session`, { headers: { cookie } })).json()) as { csrf: string; person: unknown; role: string };
-  const call = (path: string, body?: unknown) =>
-    fetch(`${relay.url}${path}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { cookie, origin: relay.url, "x-csrf-token": session.csrf, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  return { session, call };
-}
-
 async function stepGate(relay: FullRelay): Promise<string> {
   const created = await agentCall(relay.url, "/v1/requests", { body: { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } } });
   expect(created.status).toBe(201);
@@ -92,7 +48,7 @@ describe("Sign in with Slack", () => {
     const relay = await start();
     const id = await stepGate(relay);
     const posted = await relay.message(0);
-    const alice = await signInAs(relay, ALICE);
+    const alice = await signInWithSlack(relay, PUBLIC_URL, ALICE);
     expect(alice.session).toMatchObject({ person: { id: ALICE.id, name: ALICE.name, teamId: "T0TEAM" }, role: "answerer" });
     const listed = (await (await alice.call(`/console/api/requests/${id}`)).json()) as { slackUrl?: string };
     expect(listed.slackUrl).toBe(`https://acme.slack.com/archives/${posted.channel}/p${posted.ts.replace(".", "")}`);
@@ -107,7 +63,7 @@ describe("Sign in with Slack", () => {
   it("someone the route does not name signs in but may not answer: 403 not_approver, and the request stays pending", async () => {
     const relay = await start();
     const id = await stepGate(relay);
-    const bob = await signInAs(relay, BOB);
+    const bob = await signInWithSlack(relay, PUBLIC_URL, BOB);
     const answer = await bob.call(`/console/api/requests/${id}/answer`, { decision: { reply: "y" } });
     expect(answer.status).toBe(403);
     expect(await answer.json()).toMatchObject({ error: { code: "relay_forbidden", details: { reason: "not_approver" } } });
@@ -116,7 +72,7 @@ describe("Sign in with Slack", () => {
 
   it("a callback without the browser's state cookie is refused, and so is one whose state was used already", async () => {
     const relay = await start();
-    const { callback, stateCookie } = await startSignIn(relay);
+    const { callback, stateCookie } = await startSlackSignIn(relay, PUBLIC_URL);
     const foreign = await fetch(callback, { redirect: "manual" });
     expect(foreign.status).toBe(403);
     expect(cookieOf(foreign, "relay_console")).toBeUndefined();
@@ -128,7 +84,7 @@ describe("Sign in with Slack", () => {
 
   it.each(["nonce", "audience", "expired"] as const)("an ID token with the wrong %s opens no session", async (how) => {
     const relay = await start();
-    const { callback, stateCookie } = await startSignIn(relay);
+    const { callback, stateCookie } = await startSlackSignIn(relay, PUBLIC_URL);
     relay.slack.openId.spoilNext(how);
     const back = await fetch(callback, { headers: { cookie: stateCookie }, redirect: "manual" });
     expect(back.status).toBe(403);
@@ -166,7 +122,7 @@ describe("an admin token in the console", () => {
     const id = await stepGate(relay);
     const reply = await signInAdmin(relay, ADMIN);
     expect(reply.status).toBe(200);
-    const admin = await consoleCaller(relay, cookieOf(reply, "relay_console")!);
+    const admin = await consoleCaller(relay.url, cookieOf(reply, "relay_console")!);
     expect(admin.session).toMatchObject({ role: "viewer", person: { id: "admin:ops" } });
     const listed = (await (await admin.call("/console/api/requests")).json()) as { pending: Array<{ id: string }> };
     expect(listed.pending.map((r) => r.id)).toEqual([id]);
@@ -194,7 +150,7 @@ describe("an admin token in the console", () => {
 
   it("the audit log is not for people signed in with Slack", async () => {
     const relay = await start();
-    const alice = await signInAs(relay, ALICE);
+    const alice = await signInWithSlack(relay, PUBLIC_URL, ALICE);
     expect((await alice.call("/console/api/audit")).status).toBe(403);
   });
 });
