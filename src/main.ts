@@ -100,12 +100,14 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     defaultAdmission: config.defaultAdmission,
     audit,
     metrics: metrics.requests,
+    queueMetrics: metrics.queues,
     rules: ruleStore,
   });
   const secrets = new Map(tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
     store,
     tokenSecret: (name) => secrets.get(name),
+    metrics: metrics.queues,
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     logger,
   });

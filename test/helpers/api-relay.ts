@@ -124,7 +124,7 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
-    ...(options.metrics ? { metrics: options.metrics.requests } : {}),
+    ...(options.metrics ? { metrics: options.metrics.requests, queueMetrics: options.metrics.queues } : {}),
   });
   const hookCalls = new HookCalls({ service, logger });
   options.metrics?.watch({ service, hookCalls, store });
