@@ -33,5 +33,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exec form: node is PID 1 and gets SIGTERM itself; the CLI turns it into a graceful shutdown.
-# --heap-growing-percent=30: answering 10,000 held long-polls grows the heap by 30 %, not fourfold (docs/performance.md); not valid in NODE_OPTIONS.
-CMD ["node", "--heap-growing-percent=30", "dist/bundle/approval-relay.js", "serve"]
+# --heap-growing-percent=30: answering 10,000 held long-polls grows the heap by 30 %, not fourfold; --max-semi-space-size=16:
+# the young generation Node 20 had, not Node 24's larger one (docs/performance.md "Heap growth"); neither is valid in NODE_OPTIONS.
+CMD ["node", "--heap-growing-percent=30", "--max-semi-space-size=16", "dist/bundle/approval-relay.js", "serve"]

@@ -24,6 +24,7 @@ import { answeredCycle, unlessTold, type CycleTimes } from "./latency.js";
 import { BENCH_CLICKER, type Clicker } from "./slack-click.js";
 import { median, medianRound, summarize, type LatencySummary } from "./stats.js";
 import { withTarget, type Target, type TargetOptions } from "./target.js";
+import { BOB, CAROL, MALLORY } from "../test/fixtures/people.js";
 
 export interface PolicyOptions {
   /** Cycles per relay per round. */
@@ -36,9 +37,9 @@ export interface PolicyOptions {
 /** The approvers' user group; the clicking person is one of its members. */
 export const APPROVER_GROUP = "S0BENCHAPPR";
 /** The one user the route lists by id: not the clicker, so the check has to look the group up. */
-export const LISTED_APPROVER = "U0BENCHLEAD";
+export const LISTED_APPROVER = CAROL.id;
 /** Neither listed nor in the group. */
-const OUTSIDER: Clicker = { id: "U0BENCHOUT", name: "outsider" };
+const OUTSIDER: Clicker = MALLORY;
 
 /** Routes as an operator would write them: two the bench's requests do not match, then the one they do. */
 export const POLICY_CONFIG = `routes:
@@ -80,7 +81,7 @@ export async function runPolicy(target: TargetOptions, options: PolicyOptions, p
   const dir = mkdtempSync(join(tmpdir(), "relay-bench-policy-"));
   const file = join(dir, "relay.config.yaml");
   writeFileSync(file, POLICY_CONFIG);
-  const usergroups = { [APPROVER_GROUP]: ["U0BENCHPEER", BENCH_CLICKER.id] };
+  const usergroups = { [APPROVER_GROUP]: [BOB.id, BENCH_CLICKER.id] };
   const standIn = { ...target.standIn, usergroups };
   try {
     const inProcess = await inProcessCost(file, usergroups);

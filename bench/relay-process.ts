@@ -14,15 +14,20 @@
  * garbage not yet collected included).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../test/helpers/ports.js";
+import { until } from "../test/helpers/until.js";
 
 export interface RelayProcessOptions {
   /** The repository root: package.json's `start` script runs from here. */
   root: string;
   /** Environment the relay's loadConfig reads (SLACK_*, RELAY_TOKENS, REDIS_URL, LOG_LEVEL…); PORT is set here. */
   env: Record<string, string>;
+  /** Listen on this port (a relay started again where its clients and proxies know it); default: a free one. */
+  port?: number;
+  /** Append everything the relay writes (stdout and stderr) to this file. */
+  logFile?: string;
   /** Extra node flags, put before the start script's own, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
   nodeFlags?: string[];
 }
@@ -74,8 +79,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-export async function startRelayProcess({ root, env, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
-  const port = await freePort();
+export async function startRelayProcess({ root, env, port: fixedPort, logFile, nodeFlags = [] }: RelayProcessOptions): Promise<RelayProcess> {
+  const port = fixedPort ?? (await freePort());
   const url = new URL(`http://127.0.0.1:${port}`);
   const args = [...nodeFlags, ...startScriptArgs(root)];
   const child = spawn(process.execPath, args, {
@@ -86,6 +91,7 @@ export async function startRelayProcess({ root, env, nodeFlags = [] }: RelayProc
   running.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
+    if (logFile !== undefined) appendFileSync(logFile, chunk);
     lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };
@@ -119,18 +125,15 @@ export async function startRelayProcess({ root, env, nodeFlags = [] }: RelayProc
 
 /** Polls GET /healthz until a 200; fails when the relay exits first or takes over 60 s (a build may run first). */
 async function untilHealthy(url: URL, child: ChildProcess, lines: string[]): Promise<void> {
-  const started = performance.now();
-  for (;;) {
+  const healthy = async () => {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`the relay exited (${child.exitCode ?? child.signalCode}) before it started:\n${lines.join("\n")}`);
-    const ok = await fetch(new URL("/healthz", url)).then(
+    return fetch(new URL("/healthz", url)).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return;
-    if (performance.now() - started > 60_000) throw new Error(`the relay did not answer /healthz within 60 s:\n${lines.join("\n")}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  };
+  await until(healthy, 60_000, () => `the relay to answer /healthz:\n${lines.join("\n")}`, 20);
 }
 
 /** nodejs_heap_size_used_bytes and nodejs_heap_size_total_bytes from GET /metrics. */

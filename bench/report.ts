@@ -3,6 +3,7 @@
  * the same figures as a markdown block to paste into bench/RESULTS.md, with the
  * machine they were measured on and whether each target was met.
  */
+import { FAIR_TARGET_MS, type FairResult } from "./fair.js";
 import type { HookResult } from "./hook.js";
 import type { LatencyResult, Series } from "./latency.js";
 import type { PolicyResult } from "./policy.js";
@@ -21,6 +22,7 @@ export interface StoreResults {
   scale?: ScaleResult;
   hook?: HookResult;
   ratelimit?: RateLimitResult;
+  fair?: FairResult;
   policy?: PolicyResult;
   /** Measurements that could not be made, and why. */
   problems: string[];
@@ -47,7 +49,7 @@ export interface Table {
 }
 
 /** The scenario each table belongs to (bench/RESULTS.md has a section per scenario). */
-export type ScenarioName = "latency" | "throughput" | "scale" | "hook" | "ratelimit" | "policy";
+export type ScenarioName = "latency" | "throughput" | "scale" | "hook" | "ratelimit" | "fair" | "policy";
 
 export interface ScenarioTable extends Table {
   scenario: ScenarioName;
@@ -157,6 +159,16 @@ function tables(results: StoreResults[]): ScenarioTable[] {
         `${r!.tight.posted} / ${r!.tight.expired} / ${r!.tight.failed}`,
         r!.tight.expiredErrors.join("; "),
       ]),
+    });
+  }
+  const fair = results.filter((r) => r.fair);
+  if (fair.length > 0) {
+    const first = fair[0]!.fair!;
+    out.push({
+      scenario: "fair",
+      title: `Fair posting: one token creates ${first.flood} requests at once to a channel, then another token asks there (timeout ${first.timeoutSeconds} s), Slack allowing 1 post/s per channel`,
+      header: ["store", "other token's question posted after, s", "of the flood before it", `target ≤ ${FAIR_TARGET_MS / 1000} s`],
+      rows: fair.map(({ store, fair: f }) => [store, (f!.postedAfterMs / 1000).toFixed(1), String(f!.floodBefore), mark(f!.postedAfterMs <= FAIR_TARGET_MS)]),
     });
   }
   const policy = results.filter((r) => r.policy);

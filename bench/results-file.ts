@@ -7,7 +7,6 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { format, resolveConfig } from "prettier";
-import type { ScenarioName } from "./report.js";
 
 export interface ResultsEntry {
   /** e.g. "2026-12-02 — default run, Node 24.22.3". */
@@ -15,7 +14,7 @@ export interface ResultsEntry {
   /** Bullet lines (without the "- "): command, machine, configuration. */
   facts: string[];
   /** The markdown of each measured scenario. */
-  tables: Map<ScenarioName, string>;
+  tables: Map<string, string>;
 }
 
 /** `text` (the file's content) with the entry inserted under each of its scenarios' sections. */

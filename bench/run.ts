@@ -2,7 +2,8 @@
  * `npm run bench`: builds the relay, then measures it on loopback against a
  * Slack Web API stand-in — click-to-agent latency, throughput, memory and per-request cost with
  * 1,000 to 10,000 pending requests held by long-polls and answered by clicks (scale), the Claude Code hook endpoint, and posting behind
- * Slack's per-channel rate limit (ratelimit), and what a route's approver
+ * Slack's per-channel rate limit (ratelimit), one token's flood of a
+ * channel against another token's question there (fair), and what a route's approver
  * policy adds to a click (policy) — with the memory store and with Redis, and
  * with --cluster on a Redis Cluster too. A benchmark, not a test: machines here are shared and
  * noisy, so it warms up, repeats rounds and reports the median round.
@@ -12,7 +13,7 @@
  * throwaway one of three masters (test/helpers/redis-cluster.ts), stopped at
  * the end.
  *
- *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,policy]
+ *   npm run bench -- [--quick] [--only latency,throughput,scale,hook,ratelimit,fair,policy]
  *                    [--memory] [--redis] [--cluster] (default: --memory --redis)
  *                    [--no-build] [--cpu-prof] [--log-level warn] [--write | --no-write]
  *                    [--node-flag=--max-semi-space-size=32 …]  (more node flags for the relay, to compare V8 settings)
@@ -32,6 +33,7 @@ import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startRedisCluster, type RedisCluster } from "../test/helpers/redis-cluster.js";
 import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
+import { runFair } from "./fair.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
 import { runRateLimit } from "./ratelimit.js";
@@ -44,7 +46,7 @@ import { withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "policy"] as const;
+const SCENARIOS = ["latency", "throughput", "scale", "hook", "ratelimit", "fair", "policy"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const PROFILES = {
@@ -54,6 +56,7 @@ const PROFILES = {
     scale: { levels: [1000, 5000, 10_000], warmup: 100, probes: 200 },
     hook: { n: 500, warmup: 50, rounds: 3 },
     ratelimit: { n: 60, tightTimeoutSeconds: 30 },
+    fair: { flood: 90, timeoutSeconds: 45 },
     policy: { n: 1000, warmup: 200, rounds: 3 },
   },
   quick: {
@@ -62,6 +65,7 @@ const PROFILES = {
     scale: { levels: [200, 1000], warmup: 20, probes: 20 },
     hook: { n: 50, warmup: 10, rounds: 2 },
     ratelimit: { n: 10, tightTimeoutSeconds: 5 },
+    fair: { flood: 20, timeoutSeconds: 20 },
     policy: { n: 100, warmup: 20, rounds: 2 },
   },
 };
@@ -215,7 +219,8 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
         ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=relay-${store}-${scenario}.cpuprofile`] : []),
       ],
       // Slack's own limit on chat.postMessage: one a second per channel, short bursts tolerated, 429 + Retry-After: 1 beyond it.
-      ...(scenario === "ratelimit" ? { standIn: { postsPerSecond: 1, postBurst: options.slackBurst } } : {}),
+      ...(scenario === "ratelimit" || scenario === "fair" ? { standIn: { postsPerSecond: 1, postBurst: options.slackBurst } } : {}),
+      ...(scenario === "fair" ? { otherTokens: ["deploy"] } : {}),
     };
     try {
       // Two relays side by side (with and without a config file): the scenario starts them itself.
@@ -224,11 +229,12 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       else if (scenario === "scale")
         results.scale = await runScale(target, { ...settings.scale, ...(options.scaleLevels ? { levels: options.scaleLevels } : {}) }, log);
       else
-        await withTarget(target, async ({ agent, relay, standIn }) => {
+        await withTarget(target, async ({ agent, relay, standIn, others }) => {
           log(`relay pid ${relay.pid} at ${relay.url.origin}`);
           if (scenario === "latency") results.latency = await runLatency(agent, { kind: "step_gate", root: ROOT, ...settings.latency }, log);
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
+          if (scenario === "fair") results.fair = await runFair(agent, others.get("deploy")!, standIn, settings.fair, log);
           if (scenario === "hook") {
             const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
             results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);

@@ -19,6 +19,7 @@ import type { PostedMessage } from "./slack-stand-in.js";
 import { summarize, type LatencySummary } from "./stats.js";
 import { withTarget, type Target, type TargetOptions } from "./target.js";
 import { Action } from "../src/slack/ids.js";
+import { until } from "../test/helpers/until.js";
 
 export interface ScaleOptions {
   /** Pending requests of each run, e.g. [1000, 5000, 10000]. */
@@ -261,11 +262,12 @@ function openFds(pid: number): number {
 }
 
 async function untilFds(pid: number, wanted: number, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (openFds(pid) < wanted) {
-    if (performance.now() > deadline) throw new Error(`the relay accepted only ${openFds(pid)} of ${wanted} connections`);
-    await sleep(20);
-  }
+  await until(
+    () => openFds(pid) >= wanted,
+    timeoutMs,
+    () => `the relay to accept ${wanted} connections (it has ${openFds(pid)})`,
+    20,
+  );
 }
 
 function mib(bytes: number): string {

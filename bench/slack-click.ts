@@ -9,6 +9,7 @@
  */
 import { createHmac } from "node:crypto";
 import { BENCH_TEAM_ID, type PostedMessage } from "./slack-stand-in.js";
+import { ALICE, RELAY_BOT } from "../test/fixtures/people.js";
 
 export interface SignedClick {
   body: string;
@@ -21,8 +22,8 @@ export interface Clicker {
   name: string;
 }
 
-/** The bench's usual clicking person. */
-export const BENCH_CLICKER: Clicker = { id: "U0BENCH", name: "bench" };
+/** The bench's usual clicking person: the tests' usual approver (test/fixtures/people.ts). */
+export const BENCH_CLICKER: Clicker = ALICE;
 
 const team = { id: BENCH_TEAM_ID, domain: "bench" };
 
@@ -49,10 +50,10 @@ export function signedClick(secret: string, message: PostedMessage, actionId: st
     is_enterprise_install: false,
     channel: { id: message.channel, name: "approvals" },
     message: {
-      user: "U0BENCHBOT",
+      user: RELAY_BOT.userId,
       type: "message",
       ts: message.ts,
-      bot_id: "B0BENCH",
+      bot_id: RELAY_BOT.botId,
       app_id: "A0BENCH",
       text: message.text,
       team: team.id,

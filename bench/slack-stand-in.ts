@@ -19,6 +19,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { RELAY_BOT } from "../test/fixtures/people.js";
 
 /** A posted request message as the bench needs it to click on it the way Slack delivers clicks. */
 export interface PostedMessage {
@@ -47,6 +48,8 @@ export interface SlackStandIn {
   apiUrl: string;
   /** Resolves once the message carrying `marker` was posted; forgets it then. */
   posted(marker: string, timeoutMs?: number): Promise<PostedMessage>;
+  /** true when the message carrying `marker` was posted and nobody has waited for it with `posted` yet. */
+  hasPosted(marker: string): boolean;
   /** Web API calls answered so far, by method (refused ones included). */
   calls: Map<string, number>;
   /** chat.postMessage calls refused with 429. */
@@ -117,7 +120,7 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergro
       reply = { ok: true, channel, ts, message: { ts } };
       record(String(args.blocks ?? ""), String(args.text ?? ""), channel, ts);
     } else if (method === "auth.test") {
-      reply = { ok: true, team: "bench", user: "relay-bench", team_id: BENCH_TEAM_ID, user_id: "U0BENCHBOT", bot_id: "B0BENCH" };
+      reply = { ok: true, team: "bench", user: "relay-bench", team_id: BENCH_TEAM_ID, user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId };
     } else if (method === "usergroups.users.list") {
       const group = String(argsOf(req, body).usergroup ?? "");
       reply = Object.hasOwn(usergroups, group) ? { ok: true, users: usergroups[group] } : { ok: false, error: "no_such_subteam" };
@@ -169,6 +172,7 @@ export async function startSlackStandIn({ postsPerSecond, postBurst = 1, usergro
       });
       return { notice, cancel: () => void noticeWaiters.delete(waiter!) };
     },
+    hasPosted: (marker) => seen.has(marker),
     posted(marker, timeoutMs = 10_000) {
       const message = seen.get(marker);
       if (message) {

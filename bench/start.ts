@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort } from "../test/helpers/ports.js";
+import { until } from "../test/helpers/until.js";
 import { median, ms, percentile } from "./stats.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -56,16 +57,15 @@ async function timeToHealthy(command: string, args: string[]): Promise<number> {
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exited = new Promise((done) => child.once("exit", done));
   try {
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    const healthy = () => {
+      if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited ${child.exitCode}: ${stderr}`);
+      return fetch(`http://127.0.0.1:${port}/healthz`).then(
         (r) => r.ok,
         () => false,
       );
-      if (ok) return performance.now() - started;
-      if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited ${child.exitCode}: ${stderr}`);
-      if (performance.now() - started > 20_000) throw new Error(`no healthy /healthz within 20 s: ${stderr}`);
-      await new Promise((done) => setTimeout(done, 2));
-    }
+    };
+    await until(healthy, 20_000, () => `a healthy /healthz: ${stderr}`, 2);
+    return performance.now() - started;
   } finally {
     process.kill(-child.pid!, "SIGTERM");
     await exited;

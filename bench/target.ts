@@ -29,6 +29,8 @@ export interface TargetOptions {
   standIn?: StandInOptions;
   /** More environment for the relay, e.g. RELAY_CONFIG_FILE. */
   env?: Record<string, string>;
+  /** Names of more agent tokens than the bench's own, each with a BenchAgent of its own (`others`). */
+  otherTokens?: string[];
 }
 
 export interface Target {
@@ -36,6 +38,8 @@ export interface Target {
   relay: RelayProcess;
   standIn: SlackStandIn;
   agent: BenchAgent;
+  /** An agent per name in `otherTokens`, each with a token of its own. */
+  others: Map<string, BenchAgent>;
 }
 
 export const BENCH_CHANNEL = "C0BENCH0001";
@@ -46,6 +50,8 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
   const standIn = await startSlackStandIn(options.standIn);
   let relay: RelayProcess | undefined;
   let agent: BenchAgent | undefined;
+  const others = new Map<string, BenchAgent>();
+  const otherTokens = new Map((options.otherTokens ?? []).map((name) => [name, randomBytes(24).toString("hex")]));
   try {
     relay = await startRelayProcess({
       root: options.root,
@@ -55,7 +61,7 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         SLACK_SIGNING_SECRET: signingSecret,
         SLACK_API_URL: standIn.apiUrl,
         SLACK_DEFAULT_CHANNEL: BENCH_CHANNEL,
-        RELAY_TOKENS: `bench:${token}`,
+        RELAY_TOKENS: [`bench:${token}`, ...[...otherTokens].map(([name, secret]) => `${name}:${secret}`)].join(","),
         ...(options.logLevel === undefined ? {} : { LOG_LEVEL: options.logLevel }),
         ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
         ...(options.store === "cluster" ? { REDIS_CLUSTER_NODES: options.clusterNodes, REDIS_PREFIX: options.redisPrefix } : {}),
@@ -63,12 +69,14 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
       },
     });
     agent = new BenchAgent({ base: relay.url, token, signingSecret, standIn });
-    return await run({ store: options.store, relay, standIn, agent });
+    for (const [name, secret] of otherTokens) others.set(name, new BenchAgent({ base: relay.url, token: secret, signingSecret, standIn }));
+    return await run({ store: options.store, relay, standIn, agent, others });
   } catch (error) {
     if (relay && error instanceof Error) error.message += `\n--- relay output (last lines) ---\n${relay.output()}`;
     throw error;
   } finally {
     agent?.close();
+    for (const other of others.values()) other.close();
     await relay?.stop();
     await standIn.close();
   }

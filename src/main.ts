@@ -1,36 +1,45 @@
 /**
  * Composition root: config → store → Slack (none in local mode: no Slack
- * token, 127.0.0.1 only, see docs/console.md) → service → HTTP → listen. The
- * only place that knows every concrete part; everything else gets its
- * dependencies passed in.
+ * token, 127.0.0.1 only, see docs/console.md) → service → HTTP. The only
+ * place that wires: `buildRelay` makes every part from a Config (tests and
+ * the bench start from it, with overrides), `startRelay` listens and starts
+ * what runs in the background, and ./lifecycle.ts stops it all.
  */
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { CallbackWorker } from "./callbacks/worker.js";
-import { loadConfig, type Config } from "./config/config.js";
+import { CallbackWorker, type CallbackWorkerOptions } from "./callbacks/worker.js";
+import { loadConfig, type AgentToken, type Config } from "./config/config.js";
 import { redisStartLine, redisWhere } from "./config/redis.js";
 import { RelayMetrics } from "./http/metrics.js";
-import { createHttpApp, listenHttp } from "./http/server.js";
+import { createHttpApp, listenHttp, type HttpDeps } from "./http/server.js";
 import type { HttpApp } from "./http/transport.js";
 import { createLogger, type Logger } from "./logger.js";
 import { writeLocalRelay } from "./protocol/local-relay.js";
 import { ConsoleSessions } from "./console/sessions.js";
+import { SlackOpenId } from "./console/slack-openid.js";
 import type { AuditLog } from "./requests/audit.js";
 import { AuditTrail } from "./requests/audit-trail.js";
-import { HookCalls, SHUTDOWN_REASON } from "./requests/hooks/calls.js";
+import type { RequestMessenger } from "./requests/delivery.js";
+import type { PeopleDirectory } from "./requests/directory.js";
+import { HookCalls } from "./requests/hooks/calls.js";
 import { RequestListing } from "./requests/listing.js";
 import { RequestService } from "./requests/service.js";
-import { createSlackApp, createSlackClient } from "./slack/app.js";
+import { createSlackApp, createSlackClient, type SlackApp } from "./slack/app.js";
 import { ChannelQueue } from "./slack/channel-queue.js";
 import { SlackPeopleDirectory } from "./slack/directory.js";
-import { createSlackMessenger } from "./slack/messenger.js";
+import { MessageLinks } from "./slack/permalinks.js";
+import { createSlackMessenger, type SlackMessengerDeps } from "./slack/messenger.js";
 import { createMemoryAuditLog } from "./store/memory-audit.js";
+import { openAuditExport } from "./store/audit-export.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
 import { settleBefore } from "./protocol/timing.js";
+import { RelayLifecycle } from "./lifecycle.js";
+
+export { MEMORY_STORE_LOST_REASON } from "./lifecycle.js";
 
 export interface StartOptions {
   /** Defaults to process.env (read by loadConfig only). */
@@ -44,6 +53,66 @@ export interface StartOptions {
   sweepIntervalMs?: number;
   /** Aborted (SIGTERM, Ctrl-C) while starting: the start stops where it is, undoes itself and throws StartInterrupted. */
   signal?: AbortSignal;
+}
+
+/**
+ * What a test or the bench may put in place of what buildRelay would make
+ * from the config. Every part left out is made as `approval-relay serve`
+ * makes it.
+ */
+export interface RelayOverrides {
+  logger?: Logger;
+  /** The clock (Unix ms) of the service, the Slack side, the audit trail and the callback worker. */
+  now?: () => number;
+  /** A new request's id; default: the store's. */
+  newId?: () => string;
+  /** Storage; each left out is opened from the config (Redis or memory) and closed with the relay; one given here is the caller's to close. */
+  store?: RequestStore;
+  auditLog?: AuditLog;
+  ruleStore?: RuleStore;
+  metrics?: RelayMetrics;
+  /**
+   * Slack: `messenger` stands in for the whole Slack side (no Web API client,
+   * Bolt app or token check; requests are posted through it). Otherwise the
+   * Slack side is made from the config, with the messenger's waits and
+   * jitter (`sleep`, `random`) and the home workspace given here.
+   */
+  slack?: { messenger?: RequestMessenger; directory?: PeopleDirectory; homeTeamId?: string } & Pick<SlackMessengerDeps, "sleep" | "random">;
+  /** Milliseconds a poster holds a new request before another instance may post it. */
+  postLeaseMs?: number;
+  /** The callback worker's settings (its pacing, a token secret that went away). */
+  callbacks?: Partial<Omit<CallbackWorkerOptions, "store" | "logger">>;
+  /** HTTP settings the config does not carry (e.g. the largest `?wait=`). */
+  http?: Partial<Omit<HttpDeps, "service" | "hookCalls" | "listing" | "audit" | "logger">>;
+  /** Aborted while storage is being opened: the build stops and throws StartInterrupted. */
+  signal?: AbortSignal;
+}
+
+/** Every part of one relay, built and not yet listening. */
+export interface Relay {
+  config: Config;
+  logger: Logger;
+  service: RequestService;
+  /** Where this instance records audit events (GET /v1/audit reads them). */
+  audit: AuditTrail;
+  store: RequestStore;
+  hookCalls: HookCalls;
+  http: HttpApp;
+  /** The Slack side, unless the relay runs without Slack (local mode) or a messenger stands in for it. */
+  slack: { app: SlackApp; directory: SlackPeopleDirectory } | undefined;
+  callbacks: CallbackWorker;
+  metrics: RelayMetrics;
+  /** The agent tokens: RELAY_TOKENS, or the one local mode made. */
+  tokens: AgentToken[];
+  /** The console's sign-ins: local mode's link, Sign in with Slack. */
+  consoleSessions: ConsoleSessions;
+  /** Shutdown: drain, hand over, close (./lifecycle.ts). */
+  lifecycle: RelayLifecycle;
+  /** Opens the HTTP port; resolves the base URL (http://127.0.0.1:… for every interface). */
+  listen(port: number, host?: string): Promise<string>;
+  /** Starts what runs in the background (the sweeper, the callback worker): the relay now serves, and close drains first. */
+  serve(sweepIntervalMs: number): void;
+  close(): Promise<void>;
 }
 
 /** What startRelay throws when its `signal` aborts before the start finished. */
@@ -61,37 +130,52 @@ export interface RunningRelay {
   service: RequestService;
   /** Where this instance records audit events (GET /v1/audit reads them). */
   audit: AuditTrail;
-  /** Drains (see below), then stops everything; what SIGTERM runs. */
+  /** Drains (see ./lifecycle.ts), then stops everything; what SIGTERM runs. */
   close(): Promise<void>;
 }
-
-/** Why the in-memory store's pending requests are cancelled at shutdown. */
-export const MEMORY_STORE_LOST_REASON = `${SHUTDOWN_REASON}; its in-memory store does not outlive a restart (set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS to keep requests across restarts)`;
 
 /** Errors Slack gives for a bot token it will never accept. */
 const FATAL_AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
 
-export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
-  const config = loadConfig(options.env);
-  const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const metrics = new RelayMetrics({ logger });
-  /** `task`, unless the start is interrupted first (SIGTERM): waits on Slack or Redis never hold a stop. */
-  const interruptible = <T>(task: Promise<T>): Promise<T> =>
-    settleBefore(task, { signal: options.signal }, () => {
+/** `task`, unless `signal` aborts first (SIGTERM): waits on Slack or Redis never hold a stop. */
+function interruptibleBy(signal: AbortSignal | undefined) {
+  return <T>(task: Promise<T>): Promise<T> =>
+    settleBefore(task, { signal }, () => {
       throw new StartInterrupted();
     });
-  if (options.signal?.aborted) throw new StartInterrupted();
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptible);
-  const audit = new AuditTrail({ log: auditLog, logger });
-  const queue = new ChannelQueue();
+}
+
+/** Every part of a relay from `config`, with `overrides` in place of what they name; nothing listens or runs yet. */
+export async function buildRelay(config: Config, overrides: RelayOverrides = {}): Promise<Relay> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const metrics = overrides.metrics ?? new RelayMetrics({ logger });
+  const now = overrides.now ?? Date.now;
+  if (overrides.signal?.aborted) throw new StartInterrupted();
+  // A file that cannot be opened stops the start before anything else opens.
+  const auditExport = config.auditExportPath === undefined ? undefined : await openAuditExport(config.auditExportPath, logger);
+  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptibleBy(overrides.signal), overrides).catch(
+    async (error: unknown) => {
+      await auditExport?.close();
+      throw error;
+    },
+  );
+  const audit = new AuditTrail({ log: auditLog, logger, now, ...(auditExport ? { export: auditExport } : {}) });
+  const queue = new ChannelQueue({ now, ...(overrides.slack?.sleep ? { sleep: overrides.slack.sleep } : {}) });
   // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
-  const slackParts = config.local ? undefined : slackSide(config, logger, metrics, queue);
+  const slackParts = config.local || overrides.slack?.messenger ? undefined : slackSide(config, logger, metrics, queue, now, overrides.slack);
+  const messenger = overrides.slack?.messenger ?? slackParts?.messenger;
+  const directory = overrides.slack?.directory ?? slackParts?.directory;
   const tokens = config.local && config.tokens.length === 0 ? [{ name: LOCAL_TOKEN_NAME, token: randomBytes(24).toString("hex") }] : config.tokens;
   const service = new RequestService({
     store,
-    ...(slackParts ? { messenger: slackParts.messenger, directory: slackParts.directory } : {}),
+    ...(messenger ? { messenger } : {}),
+    ...(directory ? { directory } : {}),
     logger,
+    now,
+    ...(overrides.newId ? { newId: overrides.newId } : {}),
+    ...(overrides.postLeaseMs === undefined ? {} : { postLeaseMs: overrides.postLeaseMs }),
     defaultTimeoutSeconds: config.defaultTimeoutSeconds,
+    maxPendingPerToken: config.maxPendingPerToken,
     ...(config.slack.defaultChannel ? { defaultChannel: config.slack.defaultChannel } : config.local ? { defaultChannel: CONSOLE_CHANNEL } : {}),
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     ...(config.defaultChannels ? { defaultChannels: config.defaultChannels } : {}),
@@ -110,13 +194,16 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     metrics: metrics.queues,
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     logger,
+    now,
+    ...overrides.callbacks,
   });
   const slack = slackParts?.app(service);
-  // Local mode: the console is where people answer, signed in as the one local person.
-  const consoleSessions = config.local ? new ConsoleSessions() : undefined;
-  const hookCalls = new HookCalls({ service, logger });
+  // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
+  const consoleSessions = new ConsoleSessions();
+  const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
-  const app = createHttpApp({
+  const http = createHttpApp({
     service,
     hookCalls,
     tokens,
@@ -129,95 +216,99 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     agentBodyLimitBytes: config.maxBodyBytes,
     mcpProgressMs: config.mcpProgressSeconds * 1000,
     mcpOrigins: config.mcpOrigins,
+    createRateLimit: config.createRateLimit,
     metrics,
     ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     ...(slack?.requestListener ? { slackListener: slack.requestListener } : {}),
-    ...(consoleSessions ? { console: { sessions: consoleSessions } } : {}),
+    ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
+    console: {
+      sessions: consoleSessions,
+      links: config.local,
+      ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.slackSignIn && config.publicUrl
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        : {}),
+    },
     readiness: async () => {
       // Without Slack there is no Slack to be down.
       const [storeUp, slackUp] = await Promise.all([store.ping(), slack ? slack.ping() : true]);
       const slackProblem = slack?.socketProblem();
       return { store: storeUp, slack: slackUp && slackProblem === undefined, ...(slackProblem === undefined ? {} : { slackProblem }) };
     },
+    ...overrides.http,
   });
-
-  let started = false;
-  let slackStarted = false;
-  let stopSweeper = () => {};
-  let closing: Promise<void> | undefined;
-  /** Shared store (Redis): pending requests outlive this process, so held long-polls are handed over rather than ended. */
-  const handOver = config.redis !== undefined;
-
-  /**
-   * Shutdown, step 1: the instance takes no new work (/readyz 503, new
-   * creates, long-polls and hook calls refused, every reply closes its
-   * connection) while the calls it holds may still be answered, until none is
-   * left or RELAY_SHUTDOWN_GRACE passes. Clicks and the sweeper go on meanwhile.
-   */
-  const drain = async () => {
-    service.drain();
-    const held = () => service.waiting + hookCalls.held;
-    const end = Date.now() + config.shutdownGraceSeconds * 1000;
-    logger.info({ held: held(), graceSeconds: config.shutdownGraceSeconds }, "shutting down: no new work; held calls may finish within the grace period");
-    // Idle keep-alive connections stay open: a call sent on one gets a 503 that closes it, where closing it
-    // from this side could cross that call on the wire and reset it without a word.
-    while (held() > 0 && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(100, end - Date.now())));
-    }
-    if (held() > 0) logger.info({ held: held(), handOver }, "grace period over: handing over held calls");
+  const lifecycle = new RelayLifecycle({
+    service,
+    hookCalls,
+    http,
+    ...(slack ? { slack } : {}),
+    // Storage a caller gave is the caller's to close.
+    closers: [
+      () => callbacks.stop(),
+      () => audit.idle(),
+      ...(auditExport ? [() => auditExport.close()] : []),
+      ...(overrides.auditLog ? [] : [() => auditLog.close()]),
+      ...(overrides.ruleStore ? [] : [() => ruleStore.close()]),
+      ...(overrides.store ? [] : [() => store.close()]),
+    ],
+    logger,
+    graceSeconds: config.shutdownGraceSeconds,
+    handOver: config.redis !== undefined,
+  });
+  return {
+    config,
+    logger,
+    service,
+    audit,
+    store,
+    hookCalls,
+    http,
+    slack: slack && slackParts ? { app: slack, directory: slackParts.directory } : undefined,
+    callbacks,
+    metrics,
+    tokens,
+    consoleSessions,
+    lifecycle,
+    async listen(port, host) {
+      await listenOn(http, port, host);
+      const address = http.server.address() as AddressInfo;
+      const where = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      return `http://${where === "[::]" || where === "0.0.0.0" ? "127.0.0.1" : where}:${address.port}`;
+    },
+    serve(sweepIntervalMs) {
+      const stopSweeper = service.startSweeper(sweepIntervalMs);
+      callbacks.start();
+      lifecycle.serve(stopSweeper);
+    },
+    close: () => lifecycle.close(),
   };
+}
 
-  /**
-   * Stops what runs, in order; also undoes a start that failed part of the way
-   * (a port in use, a refused token). After the drain, held hook calls are
-   * denied ("the relay restarted") and their requests cancelled: the
-   * connection cannot move, and nobody may approve what the agent was told is
-   * denied. Held long-polls return the request as it is, still pending, and the
-   * client carries on against another instance (Redis); with the memory store
-   * every pending request is cancelled instead, since none survives the process.
-   */
-  const close = () =>
-    (closing ??= (async () => {
-      if (started) await drain();
-      stopSweeper();
-      if (slackStarted) await slack?.stop().catch((error: unknown) => logger.warn({ error }, "slack stop failed"));
-      await hookCalls.close();
-      if (started && !handOver) {
-        await service
-          .cancelAllPending("relay", MEMORY_STORE_LOST_REASON)
-          .catch((error: unknown) => logger.warn({ error }, "cancelling pending requests failed"));
-      }
-      service.close();
-      // Their sockets turn idle once the replies are out; any still busy after 2 s are cut.
-      const idle = setInterval(() => app.server.closeIdleConnections(), 50);
-      const hard = setTimeout(() => app.server.closeAllConnections(), 2000);
-      await app.close().finally(() => {
-        clearInterval(idle);
-        clearTimeout(hard);
-      });
-      await service.idle();
-      await slack?.idle();
-      await callbacks.stop();
-      await audit.idle();
-      await auditLog.close();
-      await ruleStore.close();
-      await store.close();
-      if (started) logger.info("relay stopped");
-    })());
-
+export async function startRelay(options: StartOptions = {}): Promise<RunningRelay> {
+  const config = loadConfig(options.env);
+  const interruptible = interruptibleBy(options.signal);
+  const relay = await buildRelay(config, { ...(options.logger ? { logger: options.logger } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const { logger, slack, tokens } = relay;
+  let url: string;
   try {
-    await interruptible(store.ready());
+    // Slack's round trip runs while the store connects and the server starts listening, so it does
+    // not delay /healthz; a refused token still stops the start before startRelay returns. Its outcome
+    // is logged only once the port is open: nothing claims success after a failed start.
+    const tokenChecked = slack ? checkBotToken(slack.app.client) : undefined;
+    tokenChecked?.catch(() => undefined);
+    await interruptible(relay.store.ready());
     // Local mode answers on the loopback interface only: its console has one local person, whoever reaches it.
-    await listenOn(app, options.port ?? config.port, config.local ? "127.0.0.1" : options.host);
-    if (slack && slackParts) {
+    url = await relay.listen(options.port ?? config.port, config.local ? "127.0.0.1" : options.host);
+    if (slack && tokenChecked) {
       // Socket Mode's first attempt runs beside the bot token check; a refusal of either stops the start.
-      slackStarted = true;
-      const linking = slack.start();
+      relay.lifecycle.slackStarting();
+      const linking = slack.app.start();
       linking.catch(() => undefined);
-      const token = await interruptible(slackParts.tokenChecked);
+      const token = await interruptible(tokenChecked);
       if (token.accepted) {
         logger.info({ team: token.team, bot: token.bot }, "slack bot token accepted");
-        if (token.teamId !== undefined) slackParts.directory.knowHomeTeamId(token.teamId);
+        if (token.teamId !== undefined) slack.directory.knowHomeTeamId(token.teamId);
       } else {
         logger.warn({ error: token.error }, "could not verify the Slack bot token at start; /readyz will report Slack as down until it answers");
       }
@@ -225,25 +316,20 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
     }
     if (options.signal?.aborted) throw new StartInterrupted();
   } catch (error) {
-    await close();
+    await relay.close();
     throw error;
   }
-  stopSweeper = service.startSweeper(options.sweepIntervalMs ?? 1000);
-  callbacks.start();
-  started = true;
+  relay.serve(options.sweepIntervalMs ?? 1000);
 
-  const address = app.server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host === "[::]" || host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${consoleSessions!.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${relay.consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
       {
         url,
-        slackMode: slack?.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
+        slackMode: slack?.app.mode === "socket" ? "socket mode" : "http (POST /slack/events)",
         store: storeName(config),
         tokens: tokens.map((t) => t.name),
         adminTokens: config.adminTokens.map((t) => t.name),
@@ -252,7 +338,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
       "relay started",
     );
   }
-  return { url, config, service, audit, close };
+  return { url, config, service: relay.service, audit: relay.audit, close: () => relay.close() };
 }
 
 /** Who answers in local mode's console: the one person at this machine. */
@@ -275,16 +361,20 @@ function localStartLine(signIn: string, file: string | undefined): string {
 }
 
 /** The Slack side of a relay with Slack: the Web API client, its people directory, the messenger and (once the service exists) the Bolt app. */
-function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue: ChannelQueue) {
+function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue: ChannelQueue, now: () => number, given: RelayOverrides["slack"] = {}) {
   const botToken = config.slack.botToken!;
   const client = createSlackClient({ botToken, apiUrl: config.slack.apiUrl, logger, onCall: metrics.slackCall });
-  // Slack's round trip runs while the store connects and the server starts listening, so it does
-  // not delay /healthz; a refused token still stops the start before startRelay returns. Its outcome
-  // is logged only once the port is open: nothing claims success after a failed start.
-  const directory = new SlackPeopleDirectory({ client, logger });
-  const tokenChecked = checkBotToken(client);
-  tokenChecked.catch(() => undefined);
-  const messenger = createSlackMessenger({ client, logger, queue });
+  const directory = new SlackPeopleDirectory({ client, logger, now, ...(given.homeTeamId === undefined ? {} : { homeTeamId: given.homeTeamId }) });
+  const messenger = createSlackMessenger({
+    client,
+    logger,
+    queue,
+    now,
+    ...(given.sleep ? { sleep: given.sleep } : {}),
+    ...(given.random ? { random: given.random } : {}),
+  });
+  // Links to requests' messages: the App Home tab and the web console share the workspace URL's one lookup.
+  const links = new MessageLinks({ client, logger, now });
   const app = (service: RequestService) =>
     createSlackApp({
       botToken,
@@ -296,8 +386,10 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
       client,
       logLevel: config.logLevel,
       queue,
+      now,
+      links,
     });
-  return { directory, tokenChecked, messenger, app };
+  return { directory, messenger, app, links };
 }
 
 /**
@@ -315,10 +407,12 @@ async function openStorage(
   logger: Logger,
   onUnavailable: OutageListener,
   interruptible: <T>(task: Promise<T>) => Promise<T>,
+  given: Pick<RelayOverrides, "store" | "auditLog" | "ruleStore"> = {},
 ): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
   const maxEvents = config.auditMaxEvents;
   const retentionMs = config.auditRetentionMs;
   const target = config.redis;
+  if (given.store && given.auditLog && given.ruleStore) return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore };
   if (target) {
     const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { probeRedis }] = await Promise.all([
       import("./store/redis-store.js"),
@@ -332,15 +426,21 @@ async function openStorage(
     if (problem) throw new Error(redisStartLine(target, problem));
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
-      store: connectRedisStore(target, options),
-      auditLog: connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
-      ruleStore: connectRedisRuleStore(target, options),
+      store: given.store ?? connectRedisStore(target, options),
+      auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
+      ruleStore: given.ruleStore ?? connectRedisRuleStore(target, options),
     };
   }
-  logger.warn(
-    "None of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
-  );
-  return { store: createMemoryStore(), auditLog: createMemoryAuditLog({ maxEvents, retentionMs }), ruleStore: createMemoryRuleStore() };
+  if (!given.store) {
+    logger.warn(
+      "None of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS is set: using the in-memory store. Pending requests and the audit log are lost when the relay restarts, and only one relay instance may run.",
+    );
+  }
+  return {
+    store: given.store ?? createMemoryStore(),
+    auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, retentionMs }),
+    ruleStore: given.ruleStore ?? createMemoryRuleStore(),
+  };
 }
 
 /** What Slack said of the bot token at start: accepted (with the workspace), or not reachable. */

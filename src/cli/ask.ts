@@ -169,7 +169,9 @@ function outcome(view: RequestView, answer: string | undefined) {
 
 export function describeError(error: unknown): string {
   if (error instanceof RelayClientError) {
-    return error.status === undefined ? `the relay could not be reached: ${error.message}` : `the relay refused the request: ${error.message}`;
+    if (error.status === undefined) return `the relay could not be reached: ${error.message}`;
+    const later = error.retryAfterMs === undefined ? "" : `; try again in ${Math.ceil(error.retryAfterMs / 1000)} s`;
+    return `the relay refused the request: ${error.message}${later}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,11 +1,11 @@
-#!/usr/bin/env -S node --heap-growing-percent=30
+#!/usr/bin/env -S node --heap-growing-percent=30 --max-semi-space-size=16
 /**
  * The `approval-relay` executable (package.json `bin`). The only place the
  * CLI touches the process: it reads process.env once, turns Ctrl-C and
  * SIGTERM into an abort (a second one exits at once) and sets the exit code.
- * The shebang gives node `--heap-growing-percent=30` (it cannot go in
- * NODE_OPTIONS): answering 10,000 held long-polls then lets the heap grow by
- * 30 % of what is live, not fourfold (docs/performance.md "Heap growth").
+ * The shebang gives node the relay's memory flags (`--heap-growing-percent=30
+ * --max-semi-space-size=16`, as bin/approval-relay.mjs, `npm start` and the
+ * Dockerfile do; docs/performance.md "Heap growth").
  */
 import { run } from "./run.js";
 

@@ -49,7 +49,8 @@ export class AskProgress {
     }
     if (!this.posted && request.slack !== undefined) {
       this.posted = true;
-      this.line(`posted in Slack channel ${request.slack.channel} (message ${request.slack.ts})${channelLink(request.slack.channel)}`);
+      const link = messageLink(request.slack.permalink) ?? channelLink(request.slack.channel);
+      this.line(`posted in Slack channel ${request.slack.channel} (message ${request.slack.ts})${link === undefined ? "" : `: ${link}`}`);
     }
     this.tick();
   }
@@ -109,7 +110,14 @@ function clock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
-/** Slack's documented deep link that opens a channel: ": https://slack.com/app_redirect?channel=C…"; nothing for an id of another shape. */
-function channelLink(channel: string): string {
-  return /^[A-Z0-9]{8,20}$/.test(channel) ? `: https://slack.com/app_redirect?channel=${channel}` : "";
+/** The relay's permalink of the message, if it has Slack's shape (nothing else reaches the terminal). */
+function messageLink(permalink: string | undefined): string | undefined {
+  return permalink !== undefined && /^https:\/\/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\/archives\/[A-Z0-9]{8,20}\/p\d{7,20}$/.test(permalink)
+    ? permalink
+    : undefined;
+}
+
+/** Slack's documented deep link that opens a channel (when the relay gave no permalink): "https://slack.com/app_redirect?channel=C…"; nothing for an id of another shape. */
+function channelLink(channel: string): string | undefined {
+  return /^[A-Z0-9]{8,20}$/.test(channel) ? `https://slack.com/app_redirect?channel=${channel}` : undefined;
 }

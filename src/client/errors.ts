@@ -19,6 +19,8 @@ export class RelayClientError extends Error {
     message: string,
     readonly status?: number,
     readonly details?: unknown,
+    /** The relay's Retry-After, in milliseconds, on a refusal that may pass later (relay_too_many_pending, relay_rate_limited). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "RelayClientError";

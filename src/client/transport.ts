@@ -2,8 +2,10 @@
  * One HTTP exchange with the relay, sorted into what the caller can do with
  * it: a reply to use; a failure worth retrying (the relay is down or
  * restarting, a 408/429/5xx, a reply that is not what the API promises); or a
- * refusal no retry can fix (any other 4xx), thrown at once as a
- * RelayClientError.
+ * refusal no retry can fix (any other 4xx, and a 429 that says the agent
+ * token is at its pending cap or over its create rate: retrying at once only
+ * adds to it), thrown at once as a RelayClientError with the relay's
+ * Retry-After.
  */
 import { ErrorReply } from "../protocol/request-view.js";
 import { abortError, RelayClientError } from "./errors.js";
@@ -37,6 +39,8 @@ export interface Exchange {
 export type ReplyParser<T> = (json: unknown, status: number) => T | undefined;
 
 const RETRYABLE = new Set([408, 425, 429]);
+/** The relay's 429s that a retry at once cannot fix: the caller is told (code, details, Retry-After). */
+const LIMITS = new Set(["relay_too_many_pending", "relay_rate_limited"]);
 
 export async function exchange<T>(fetch: FetchLike, request: Exchange, parse: ReplyParser<T>): Promise<Attempt<T>> {
   if (request.signal?.aborted) throw abortError(request.signal);
@@ -68,6 +72,8 @@ export async function exchange<T>(fetch: FetchLike, request: Exchange, parse: Re
     if (value !== undefined) return { ok: true, value };
     return { ok: false, code: "relay_bad_reply", reason: `the relay's ${status} reply is not the JSON the API promises` };
   }
+  const limit = status === 429 ? ErrorReply.safeParse(json?.value).data?.error : undefined;
+  if (limit && LIMITS.has(limit.code)) throw refusal(status, json?.value, parseRetryAfter(retryAfter));
   if (status >= 500 || RETRYABLE.has(status)) {
     const failure = unreachable(`HTTP ${status}${errorSummary(json?.value)}`);
     const retryAfterMs = parseRetryAfter(retryAfter);
@@ -96,11 +102,11 @@ function parseJson(text: string): { value: unknown } | undefined {
   }
 }
 
-function refusal(status: number, json: unknown): RelayClientError {
+function refusal(status: number, json: unknown, retryAfterMs?: number): RelayClientError {
   const reply = ErrorReply.safeParse(json);
   if (reply.success) {
     const { code, message, details } = reply.data.error;
-    return new RelayClientError(code, `${message} (HTTP ${status})`, status, details);
+    return new RelayClientError(code, `${message} (HTTP ${status})`, status, details, retryAfterMs);
   }
   return new RelayClientError(`relay_http_${status}`, `the relay answered HTTP ${status}`, status);
 }

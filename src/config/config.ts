@@ -47,6 +47,11 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
     const tokens = v.RELAY_TOKENS ?? [];
     const clash = adminTokenClash(tokens, adminTokens);
     if (clash) return stop(`RELAY_ADMIN_TOKENS is invalid: ${clash}`);
+    const signInWithSlack = [v.SLACK_CLIENT_ID, v.SLACK_CLIENT_SECRET].filter(Boolean).length;
+    if (signInWithSlack === 1) return stop(missing(v.SLACK_CLIENT_ID ? "SLACK_CLIENT_SECRET" : "SLACK_CLIENT_ID"));
+    if (signInWithSlack === 2 && local)
+      return stop("SLACK_CLIENT_ID is set in local mode: Sign in with Slack needs SLACK_BOT_TOKEN too (or unset SLACK_CLIENT_ID)");
+    if (signInWithSlack === 2 && !v.RELAY_PUBLIC_URL) return stop(missing("RELAY_PUBLIC_URL"));
     let redis;
     try {
       redis = redisTarget({
@@ -87,6 +92,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
         apiUrl: v.SLACK_API_URL.endsWith("/") ? v.SLACK_API_URL : `${v.SLACK_API_URL}/`,
         defaultChannel: v.SLACK_DEFAULT_CHANNEL,
       },
+      /** RELAY_PUBLIC_URL: the relay's origin as browsers reach it (the console's Host allowlist, Sign in with Slack's redirect). */
+      publicUrl: v.RELAY_PUBLIC_URL,
+      /** Sign in with Slack to the console: the app's client id and secret; undefined → off. */
+      slackSignIn: v.SLACK_CLIENT_ID && v.SLACK_CLIENT_SECRET ? { clientId: v.SLACK_CLIENT_ID, clientSecret: v.SLACK_CLIENT_SECRET } : undefined,
       /** RELAY_TOKENS; [] in local mode without it (the relay makes one). */
       tokens,
       /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */
@@ -95,6 +104,8 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       auditMaxEvents: v.RELAY_AUDIT_MAX_EVENTS,
       /** How long audit events are kept, in milliseconds. */
       auditRetentionMs: v.RELAY_AUDIT_RETENTION,
+      /** RELAY_AUDIT_EXPORT: the file that gets a copy of every audit event, when set. */
+      auditExportPath: v.RELAY_AUDIT_EXPORT,
       /** The shared store: one Redis server, a Redis Cluster or Sentinel's master; undefined → the in-memory store. */
       redis,
       /** Prefix of every Redis key, so several relays may share one Redis. */
@@ -102,6 +113,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       port: v.PORT,
       /** Seconds a request waits when it names no timeout. */
       defaultTimeoutSeconds: v.RELAY_DEFAULT_TIMEOUT,
+      /** Most pending requests one agent token may hold (a route's `maxPending` may set it lower). */
+      maxPendingPerToken: v.RELAY_MAX_PENDING_PER_TOKEN,
+      /** Creates (POST /v1/requests, hook calls, MCP asks) one agent token may make per minute on one instance. */
+      createRateLimit: v.RELAY_CREATE_RATE_LIMIT,
       /** Seconds Claude Code waits for an http hook when the URL gives no ?timeout=. */
       hookTimeoutSeconds: v.RELAY_HOOK_TIMEOUT,
       /** Longest a store (Redis) call may take, in milliseconds; undefined → the store's default (2 s). */
@@ -131,6 +146,7 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       defaultAdmission: {
         ...(file.default.kinds ? { kinds: file.default.kinds } : {}),
         ...(file.default.requireLabels ? { requireLabels: file.default.requireLabels } : {}),
+        ...(file.default.maxPending ? { maxPending: file.default.maxPending } : {}),
       },
       /** The bearer token GET /metrics asks for; undefined → /metrics is open. */
       metricsToken: v.METRICS_TOKEN,

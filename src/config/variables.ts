@@ -124,6 +124,33 @@ export const VARIABLES = {
     hint: "use an http(s) URL such as https://slack.com/api/",
     about: "The Web API's base URL (proxies, GovSlack, tests).",
   },
+  SLACK_CLIENT_ID: {
+    schema: z
+      .string()
+      .regex(/^\d+\.\d+$/)
+      .optional(),
+    hint: "copy the Client ID from the app's Basic Information page (digits, a dot, digits), or unset it to turn Sign in with Slack off",
+    about:
+      "Sign in with Slack (OpenID Connect) to the web console: the app's Client ID. With `SLACK_CLIENT_SECRET` and `RELAY_PUBLIC_URL`; the Slack user id is who every console answer is checked as (docs/console.md).",
+  },
+  SLACK_CLIENT_SECRET: {
+    schema: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
+    hint: "copy the Client Secret from the app's Basic Information page (32 hexadecimal characters)",
+    about: "Sign in with Slack: the app's Client Secret (32 hexadecimal characters), sent to `openid.connect.token` only.",
+    secret: true,
+  },
+  RELAY_PUBLIC_URL: {
+    schema: url(["http:", "https:"])
+      .pipe(z.string().refine((value) => new URL(value).href === `${new URL(value).origin}/`))
+      .transform((value) => new URL(value).origin)
+      .optional(),
+    hint: "use the relay's own origin as people's browsers reach it, such as https://relay.example.com (no path, query or user)",
+    about:
+      "The relay's public origin: the console answers to its Host (besides the loopback names) and Sign in with Slack's redirect URL is `<RELAY_PUBLIC_URL>/console/signin/slack/callback`.",
+  },
   SLACK_DEFAULT_CHANNEL: {
     schema: SlackChannelId.optional(),
     hint: "use a channel or user id such as C0123456789",
@@ -139,6 +166,12 @@ export const VARIABLES = {
     schema: retention.prefault("90d"),
     hint: "use a number and a unit: h (hours), d (days) or w (weeks), such as 90d, up to 10 years",
     about: "How long the audit log keeps events: older ones go, and nothing else removes them.",
+  },
+  RELAY_AUDIT_EXPORT: {
+    schema: z.string().trim().min(1).optional(),
+    hint: "give the path of a file the relay's user may create and append to, or unset it",
+    about:
+      "A file that receives a copy of every audit event as one JSON line (`at` in ISO 8601, then the event's fields), appended whatever the audit log's cap or store does: a record for log shipping that no agent token can touch. Created 0600; rotate it with copytruncate.",
   },
   REDIS_URL: {
     schema: ruled(readRedisUrl).optional(),
@@ -218,6 +251,18 @@ export const VARIABLES = {
     schema: intBetween(1, MAX_TIMEOUT_SECONDS).default(600),
     hint: `use a whole number of seconds between 1 and ${MAX_TIMEOUT_SECONDS}`,
     about: "Seconds a request waits when it names no `timeoutSeconds` (the default route's `timeoutSeconds` stands for it).",
+  },
+  RELAY_MAX_PENDING_PER_TOKEN: {
+    schema: intBetween(1, 100_000).default(200),
+    hint: "use a whole number between 1 and 100000",
+    about:
+      "Most pending requests one agent token may hold at once, over every instance; past it a create answers 429 `relay_too_many_pending` (a route's `maxPending` may set it lower).",
+  },
+  RELAY_CREATE_RATE_LIMIT: {
+    schema: intBetween(1, 1_000_000).default(600),
+    hint: "use a whole number of creates per minute between 1 and 1000000",
+    about:
+      "Creates one agent token may make per minute on one instance (POST /v1/requests, Claude Code hook calls, MCP asks); past it they answer 429 `relay_rate_limited`.",
   },
   RELAY_HOOK_TIMEOUT: {
     schema: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),

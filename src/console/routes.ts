@@ -1,6 +1,6 @@
 /**
  * The web console's HTTP side (docs/console.md): the page and its assets,
- * sign-in through a single-use link, and a JSON API with a live stream of
+ * sign-in (./signin-routes.ts), and a JSON API with a live stream of
  * changes (server-sent events) for the page. Thin: every answer goes
  * through the RequestService exactly as a Slack click does (approvers, user
  * groups, quorum and veto, self-approval, rules), as the signed-in person
@@ -13,6 +13,7 @@
  * token (./guard.ts, ./sessions.ts).
  */
 import { existsSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,24 +26,36 @@ import type { Logger } from "../logger.js";
 import { Decision } from "../protocol/decisions.js";
 import { invalidRequest, RelayError } from "../requests/errors.js";
 import { resolveInteractiveAnswers } from "../requests/interactive.js";
-import { toView, type RequestRecord } from "../requests/model.js";
+import type { RequestRecord } from "../requests/model.js";
 import type { RequestListing } from "../requests/listing.js";
 import type { Answerer } from "../requests/policy.js";
 import type { AnswerResult, RequestService } from "../requests/service.js";
-import { jsonBody, type HttpApp } from "../http/transport.js";
+import type { NamedToken } from "../config/rules.js";
+import { auditPage } from "../http/routes/audit.js";
+import { jsonBody, rawQuery, type HttpApp } from "../http/transport.js";
+import type { AuditTrail } from "../requests/audit-trail.js";
 import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "./sessions.js";
-
-export const SESSION_COOKIE = "relay_console";
-export const CSRF_HEADER = "x-csrf-token";
+import { registerSignInRoutes } from "./signin-routes.js";
+import type { SlackOpenId } from "./slack-openid.js";
+import { consoleView, CSRF_HEADER, offersOf, parse, SESSION_COOKIE, type MessageLink } from "./wire.js";
 
 export interface ConsoleDeps {
   service: RequestService;
   listing: RequestListing;
   sessions: ConsoleSessions;
   logger: Logger;
+  audit: Pick<AuditTrail, "read">;
   /** RELAY_PUBLIC_URL: its host is allowed besides the loopback names. */
   publicUrl?: string;
+  /** Sign in with Slack; absent → off. */
+  slackSignIn?: SlackOpenId;
+  /** RELAY_ADMIN_TOKENS: each opens a read-only session. */
+  adminTokens: readonly NamedToken[];
+  /** Whether the relay prints sign-in links (local mode). */
+  links: boolean;
+  /** Links to requests' Slack messages (with Slack); resolves undefined while unknown. */
+  messageLinks?: () => Promise<MessageLink | undefined>;
   /** The built page (scripts/build.mjs → dist/console); default: found from this module up to the package root. */
   assetsDir?: string;
   /** Most requests one list returns (pending and ended each). */
@@ -56,7 +69,6 @@ declare module "fastify" {
   }
 }
 
-const SignIn = z.object({ secret: z.string().min(1).max(200) });
 const AnswerBody = z.object({ decision: z.unknown() }).strict();
 /** Decisions whose shape the console may send; the service checks them against the request's kind. */
 const InteractiveAnswers = z.object({ answers: z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean()])) });
@@ -65,6 +77,7 @@ const InteractiveAnswers = z.object({ answers: z.record(z.string(), z.union([z.s
 export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
   const hosts = () => allowedHosts((app.server.address() as AddressInfo).port, deps.publicUrl);
   const limit = deps.listLimit ?? 1000;
+  const linker = async () => (deps.messageLinks ? await deps.messageLinks() : undefined);
   const assets = deps.assetsDir ?? findAssets();
 
   void app.register(async (scope) => {
@@ -101,76 +114,85 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     scope.get("/console", page);
     scope.get("/console/signin", page);
 
-    /** The session of the call, or 401; state-changing calls also need Origin and the CSRF token. */
-    const session = (changes: boolean) => async (request: FastifyRequest) => {
+    /**
+     * The session of the call, or 401. `changes`: a state-changing call, which also needs Origin and the
+     * CSRF token; `answers`: one that acts on a request, refused to a read-only (admin token) session;
+     * `audit`: the audit log, for read-only sessions and local mode's person only.
+     */
+    const session = (need: "reads" | "changes" | "answers" | "audit") => async (request: FastifyRequest) => {
+      const changes = need === "changes" || need === "answers";
       if (changes && !originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
       const found = deps.sessions.get(request.cookies[SESSION_COOKIE]);
-      if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first: open the sign-in link the relay printed.");
+      if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first.");
       const sent = request.headers[CSRF_HEADER];
       if (changes && !csrfMatches(found, typeof sent === "string" ? sent : undefined)) {
         throw new RelayError("relay_forbidden", "The CSRF token is missing or wrong: reload the console.");
       }
+      if (need === "answers" && found.role === "viewer")
+        throw new RelayError("relay_forbidden", "An admin token opens a read-only console: it answers nothing.");
+      if (need === "audit" && found.role !== "viewer" && !deps.links) throw new RelayError("relay_forbidden", "The audit log is for admin tokens.");
       request.consoleSession = found;
     };
 
-    scope.post("/console/api/signin", async (request, reply) => {
-      if (!originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
-      const body = parse(SignIn, jsonBody(request));
-      const opened = deps.sessions.redeem(body.secret);
-      if (!opened) throw new RelayError("relay_unauthorized", "This sign-in link was used already or has expired: restart the relay for a new one.");
-      deps.logger.info({ person: opened.person.id }, "console: signed in");
-      void reply.setCookie(SESSION_COOKIE, opened.id, {
-        httpOnly: true,
-        sameSite: "strict",
-        path: "/console",
-        maxAge: Math.floor(deps.sessions.sessionTtlMs / 1000),
-        secure: request.protocol === "https",
-      });
-      return { person: opened.person, csrf: opened.csrf };
+    registerSignInRoutes(scope, {
+      sessions: deps.sessions,
+      logger: deps.logger,
+      adminTokens: deps.adminTokens,
+      links: deps.links,
+      hosts,
+      ...(deps.slackSignIn ? { slack: deps.slackSignIn } : {}),
     });
 
-    scope.get("/console/api/session", { onRequest: session(false) }, async (request) => {
-      const { person, csrf, expiresAt } = request.consoleSession!;
-      return { person, csrf, expiresAt: new Date(expiresAt).toISOString(), slack: deps.service.withSlack };
+    scope.post("/console/api/signout", { onRequest: session("changes") }, async (request, reply) => {
+      deps.sessions.end(request.cookies[SESSION_COOKIE]!);
+      void reply.clearCookie(SESSION_COOKIE, { path: "/console" });
+      return { signedOut: true };
     });
 
-    scope.get("/console/api/requests", { onRequest: session(false) }, async () => {
-      const records = await deps.listing.list({ tokenName: "", role: "admin" }, { limit });
+    scope.get("/console/api/session", { onRequest: session("reads") }, async (request) => {
+      const { person, role, csrf, expiresAt } = request.consoleSession!;
+      return { person, role, csrf, expiresAt: new Date(expiresAt).toISOString(), slack: deps.service.withSlack };
+    });
+
+    scope.get("/console/api/audit", { onRequest: session("audit") }, async (request) => auditPage(deps.audit, rawQuery(request)));
+
+    scope.get("/console/api/requests", { onRequest: session("reads") }, async () => {
+      const [records, link] = await Promise.all([deps.listing.list({ tokenName: "", role: "admin" }, { limit }), linker()]);
       return {
-        pending: records.filter((r) => r.status === "pending").map(consoleView),
-        ended: records.filter((r) => r.status !== "pending").map(consoleView),
+        pending: records.filter((r) => r.status === "pending").map((r) => consoleView(r, link)),
+        ended: records.filter((r) => r.status !== "pending").map((r) => consoleView(r, link)),
       };
     });
 
-    scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session(false) }, async (request) => {
+    scope.get<{ Params: { id: string } }>("/console/api/requests/:id", { onRequest: session("reads") }, async (request) => {
       const record = await deps.service.get(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
-      return consoleView(record);
+      return consoleView(record, await linker());
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/answer", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/answer", { onRequest: session("answers") }, async (request, reply) => {
       const person = answerer(request.consoleSession!);
       const { decision: sent } = parse(AnswerBody, jsonBody(request));
       const record = await deps.service.get(request.params.id);
       if (!record) throw new RelayError("relay_not_found", "No such request.");
       const decision = decisionFor(record, sent);
       const result = await deps.service.answer(record.id, decision, person, record);
-      return answered(reply, result);
+      return answered(reply, result, await linker());
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/allow-for-a-while", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/allow-for-a-while", { onRequest: session("answers") }, async (request, reply) => {
       const grant = await deps.service.allowForAWhile(request.params.id, answerer(request.consoleSession!));
-      return answered(reply, grant.answer);
+      return answered(reply, grant.answer, await linker());
     });
 
-    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session(true) }, async (request, reply) => {
+    scope.post<{ Params: { id: string } }>("/console/api/requests/:id/more-time", { onRequest: session("answers") }, async (request, reply) => {
       const result = await deps.service.extend(request.params.id, answerer(request.consoleSession!));
       if (result.outcome === "applied") deps.service.changed(result.record.id);
       if (result.outcome === "no_more_time") return reply.code(409).send({ error: { code: "relay_already_ended", message: result.reason } });
-      return answered(reply, result);
+      return answered(reply, result, await linker());
     });
 
-    scope.get("/console/api/events", { onRequest: session(false) }, (request, reply) => {
+    scope.get("/console/api/events", { onRequest: session("reads") }, (request, reply) => {
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -181,9 +203,9 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       });
       res.write("retry: 1000\n\n");
       const send = (id: string) => {
-        void deps.service.get(id).then(
-          (record) => {
-            if (record && !res.writableEnded) res.write(`event: request\ndata: ${JSON.stringify(consoleView(record))}\n\n`);
+        void Promise.all([deps.service.get(id), linker()]).then(
+          ([record, link]) => {
+            if (record && !res.writableEnded) res.write(`event: request\ndata: ${JSON.stringify(consoleView(record, link))}\n\n`);
           },
           (error: unknown) => deps.logger.warn({ id, error }, "console: reading a changed request failed"),
         );
@@ -206,26 +228,8 @@ async function notBuilt(_request: FastifyRequest): Promise<never> {
   throw new RelayError("relay_not_found", "The console page is not built: run npm run build.");
 }
 
-/** The request as the console shows it: the API's view, its body, channel, token and when it ended. */
-export function consoleView(record: RequestRecord) {
-  return {
-    ...toView(record),
-    body: record.body,
-    channel: record.channel,
-    token: record.tokenName,
-    ...(record.endedAt === undefined ? {} : { endedAt: new Date(record.endedAt).toISOString() }),
-    ...(record.cancelledBy === undefined ? {} : { cancelledBy: record.cancelledBy }),
-  };
-}
-
 function answerer(session: ConsoleSession): Answerer {
   return { ...session.person, via: "console" };
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidRequest(result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })));
-  return result.data;
 }
 
 /** The decision as the service takes it: checked against Decision, and for InteractiveQuestion forms as the Slack modal checks them (required, pattern, defaults). */
@@ -237,14 +241,29 @@ function decisionFor(record: RequestRecord, sent: unknown): Decision {
     return resolved.decision;
   }
   const decision = parse(Decision, sent);
-  if (record.body.kind === "permission" && "behavior" in decision && decision.behavior === "deny" && decision.message.trim() === "") {
+  if (record.body.kind !== "permission" || !("behavior" in decision)) return decision;
+  if (decision.behavior === "deny" && decision.message.trim() === "") {
     throw invalidRequest([{ path: "decision.message", message: "say why, or leave the reason out" }]);
+  }
+  // Only what the Slack message offers: Edit… where it has one, Always allow with exactly the rules it grants.
+  if (decision.behavior === "allow") {
+    const offers = offersOf(record);
+    if (!offers.edit && !isDeepStrictEqual(decision.updatedInput, record.body.input)) {
+      throw invalidRequest([{ path: "decision.updatedInput", message: "this request offers no Edit…: allow the input as asked" }]);
+    }
+    if (decision.updatedPermissions !== undefined && !isDeepStrictEqual(decision.updatedPermissions, offers.alwaysAllow)) {
+      throw invalidRequest([{ path: "decision.updatedPermissions", message: "only the rules Always allow offers on this request (offers.alwaysAllow)" }]);
+    }
   }
   return decision;
 }
 
 /** 200 with the request when the answer applied or counted; 403 refused; 409 already ended; 404 unknown. */
-function answered(reply: FastifyReply, result: AnswerResult | { outcome: "not_found" } | { outcome: "applied" | "already_ended"; record: RequestRecord }) {
+function answered(
+  reply: FastifyReply,
+  result: AnswerResult | { outcome: "not_found" } | { outcome: "applied" | "already_ended"; record: RequestRecord },
+  link: MessageLink | undefined,
+) {
   switch (result.outcome) {
     case "not_found":
       throw new RelayError("relay_not_found", "No such request.");
@@ -253,9 +272,11 @@ function answered(reply: FastifyReply, result: AnswerResult | { outcome: "not_fo
         .code(403)
         .send({ error: { code: "relay_forbidden", message: `You may not answer this request: ${result.refusal.reason}.`, details: result.refusal } });
     case "already_ended":
-      return reply.code(409).send({ error: { code: "relay_already_ended", message: "This request has ended already.", details: consoleView(result.record) } });
+      return reply
+        .code(409)
+        .send({ error: { code: "relay_already_ended", message: "This request has ended already.", details: consoleView(result.record, link) } });
     default:
-      return { outcome: result.outcome, request: consoleView(result.record) };
+      return { outcome: result.outcome, request: consoleView(result.record, link) };
   }
 }
 

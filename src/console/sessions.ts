@@ -16,11 +16,15 @@ export interface ConsoleSession {
   id: string;
   /** Who every answer from this session is checked as. */
   person: Answerer;
+  /** `answerer`: may answer as `person`; `viewer` (an admin token): reads every request and the audit log, answers nothing. */
+  role: ConsoleRole;
   /** Sent back by the page in X-CSRF-Token on every state-changing call. */
   csrf: string;
   /** Unix ms. */
   expiresAt: number;
 }
+
+export type ConsoleRole = "answerer" | "viewer";
 
 export interface ConsoleSessionsOptions {
   /** Unix time in milliseconds. */
@@ -61,7 +65,13 @@ export class ConsoleSessions {
     const link = this.links.get(key);
     this.links.delete(key);
     if (!link || link.expiresAt <= this.now()) return undefined;
-    const session: ConsoleSession = { id: secret(), person: link.person, csrf: secret(), expiresAt: this.now() + this.sessionTtlMs };
+    return this.open(link.person, "answerer");
+  }
+
+  /** Opens a session for a person who proved who they are otherwise (Sign in with Slack, an admin token). */
+  open(person: Answerer, role: ConsoleRole): ConsoleSession {
+    this.prune();
+    const session: ConsoleSession = { id: secret(), person, role, csrf: secret(), expiresAt: this.now() + this.sessionTtlMs };
     this.sessions.set(digest(session.id), session);
     return session;
   }

@@ -8,7 +8,10 @@
  * client also sees as a reference. A store outage (StoreUnavailableError)
  * is 503 relay_store_unavailable with Retry-After, and so is Slack's directory
  * (SlackUnavailableError, 503 relay_slack_unavailable); an instance shutting down
- * answers new work 503 relay_shutting_down with Retry-After. No stack trace, token or internal message
+ * answers new work 503 relay_shutting_down with Retry-After. An agent token
+ * at its pending cap (TooManyPendingError) gets 429 relay_too_many_pending
+ * with Retry-After and the count; one over its create rate, 429
+ * relay_rate_limited (./rate-limit.ts). No stack trace, token or internal message
  * ever reaches the client.
  */
 import type { FastifyBaseLogger } from "fastify";
@@ -19,6 +22,7 @@ import {
   SHUTDOWN_RETRY_AFTER_SECONDS,
   SlackUnavailableError,
   StoreUnavailableError,
+  TooManyPendingError,
   type RelayErrorCode,
 } from "../requests/errors.js";
 
@@ -39,6 +43,8 @@ const STATUS_BY_CODE: Record<RelayErrorCode, number> = {
   relay_store_unavailable: 503,
   relay_shutting_down: 503,
   relay_slack_unavailable: 503,
+  relay_too_many_pending: 429,
+  relay_rate_limited: 429,
 };
 
 /** The HTTP status a refusal with `code` is answered with. */
@@ -67,6 +73,10 @@ export interface ErrorScene {
 export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: ErrorScene): ErrorResponse {
   if (error instanceof StoreUnavailableError) {
     log.warn({ reason: error.reason }, "the store is unavailable: answered 503");
+    return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
+  if (error instanceof TooManyPendingError) {
+    log.info({ pending: error.pending, limit: error.limit }, "the agent token holds as many pending requests as it may: answered 429");
     return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
   }
   if (error instanceof SlackUnavailableError) {

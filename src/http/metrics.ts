@@ -70,6 +70,11 @@ export class RelayMetrics {
       "Attempts at leased queue entries (posting, updates, reminders, notices, callbacks), by queue and outcome (done, retried, dropped, released).",
       ["queue", "outcome"],
     );
+    const limited = counter(
+      "relay_creates_limited_total",
+      "Creates refused by a limit, by agent token and limit (too_many_pending: RELAY_MAX_PENDING_PER_TOKEN or a route's maxPending; rate_limited: RELAY_CREATE_RATE_LIMIT).",
+      ["token", "limit"],
+    );
     const storeErrors = counter("relay_store_errors_total", "Store calls that failed because the store (Redis) was unavailable.");
     const decisions = new Histogram({
       name: "relay_decision_seconds",
@@ -90,6 +95,7 @@ export class RelayMetrics {
         const seconds = decisionSeconds(record);
         if (seconds !== undefined) decisions.observe(seconds);
       },
+      limited: (token, limit) => limited.inc({ token, limit }),
     };
     this.queues = { handled: (queue, outcome) => queueEntries.inc({ queue, outcome }) };
     this.slackCall = (method: string, outcome: SlackCallOutcome) => slackCalls.inc({ method, outcome });

@@ -33,7 +33,8 @@ export function agentOperations(): Operations<"createRequest" | "getRequest" | "
     createRequest: {
       summary: "Ask a person in Slack",
       description:
-        "Creates a request and posts it to Slack. The same idempotency key from the same token with the same body returns the existing request (200) and posts once; with another body, 409.",
+        "Creates a request and posts it to Slack. The same idempotency key from the same token with the same body returns the existing request (200) and posts once; with another body, 409. " +
+        "A permission or step_gate request with no idempotency key or callback URL that asks what a pending request of the same token and agent session asks (same tool, same input) joins it: 200 with that request, nothing posted again.",
       requestParams: {
         query: waitQuery,
         header: requestId.extend({
@@ -55,6 +56,13 @@ export function agentOperations(): Operations<"createRequest" | "getRequest" | "
         "409": error(
           "`relay_idempotency_mismatch`: the idempotency key was already used by this token with a different body; `details.id` is that request. Use a new key for a new request.",
         ),
+        "429": {
+          ...error(
+            "`relay_too_many_pending`: the agent token already holds as many pending requests as it may (RELAY_MAX_PENDING_PER_TOKEN, or its route's lower `maxPending`), counted over every instance; `details: {pending, limit}`. " +
+              "`relay_rate_limited`: the token made more creates in the last minute than RELAY_CREATE_RATE_LIMIT allows on this instance; `details: {limitPerMinute, retryAfterSeconds}`. Nothing was created; try again after `Retry-After` seconds.",
+          ),
+          headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before trying again.", example: "30" }) }),
+        },
         ...refusals,
         ...agentOnly,
         ...bodyRefusals,
@@ -116,7 +124,8 @@ export function agentOperations(): Operations<"createRequest" | "getRequest" | "
         "Takes the hook input as Claude Code sends it and holds the call until a person answers, then replies with hook JSON. " +
         "No answer in time, a dropped request, storage that stays unavailable or a failure inside the relay is a 200 deny, never an error Claude Code would ignore. " +
         "A call held longer than RELAY_HOOK_KEEPALIVE (default 15 s) gets its 200 started then and a space every interval before the JSON, so idle-timeout proxies keep it open. " +
-        "An instance shutting down denies new calls, saying it is restarting, unless the caller says it retries (503 then).",
+        "An instance shutting down denies new calls, saying it is restarting, unless the caller says it retries (503 then). " +
+        "A token at its pending cap or over its create rate gets a 200 deny saying so (relay_too_many_pending's or relay_rate_limited's message).",
       requestParams: {
         query: z.object({
           timeout: z.int().min(MIN_HOOK_TIMEOUT_SECONDS).max(MAX_HOOK_TIMEOUT_SECONDS).optional().meta({

@@ -28,12 +28,13 @@ import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./l
 import type { RelayMetrics } from "./metrics.js";
 import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
+import { useCreateRateLimit } from "./rate-limit.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { registerMcpRoute } from "./routes/mcp.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
-import { registerRequestRoutes } from "./routes/requests.js";
+import { registerRequestRoutes, type RequestRoutesDeps } from "./routes/requests.js";
 import { registerRuleRoutes } from "./routes/rules.js";
 import { registerSlackRoute, type SlackListener } from "./routes/slack.js";
 import { discardUpload, useJsonBodies, type HttpApp } from "./transport.js";
@@ -57,6 +58,8 @@ export interface HttpDeps {
   agentBodyLimitBytes?: number;
   /** Bolt's HTTP receiver, mounted at POST /slack/events (HTTP mode); absent → 404 there. */
   slackListener?: SlackListener;
+  /** Permalinks of the requests' Slack messages, shown in the agent API's views (absent without Slack). */
+  messageLinks?: RequestRoutesDeps["messageLinks"];
   /** Whether the store and Slack answer; drives GET /readyz. */
   readiness: () => Promise<ReadinessCheck>;
   /** Longest `?wait=` an agent may ask for, in seconds. */
@@ -73,8 +76,10 @@ export interface HttpDeps {
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
+  /** RELAY_CREATE_RATE_LIMIT: creates (POST /v1/requests, hook calls) one agent token may make per minute here; absent → no limit. */
+  createRateLimit?: number;
   /** The web console (src/console): served under /console when given. */
-  console?: Omit<ConsoleDeps, "service" | "listing" | "logger">;
+  console?: Omit<ConsoleDeps, "service" | "listing" | "logger" | "audit" | "adminTokens">;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -154,7 +159,20 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   registerOpenApiRoute(app);
   if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
   const agentBodies = deps.agentBodyLimitBytes === undefined ? {} : { bodyLimitBytes: deps.agentBodyLimitBytes };
-  registerRequestRoutes(app, { service: deps.service, listing: deps.listing, auth, maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS, ...agentBodies });
+  const perMinute = deps.createRateLimit;
+  const creates =
+    perMinute === undefined
+      ? {}
+      : { limitCreates: useCreateRateLimit(app, { perMinute, onLimited: (token, reference) => deps.service.rateLimited(token, reference, perMinute) }) };
+  registerRequestRoutes(app, {
+    service: deps.service,
+    listing: deps.listing,
+    auth,
+    maxWaitSeconds: deps.maxWaitSeconds ?? MAX_WAIT_SECONDS,
+    ...agentBodies,
+    ...creates,
+    ...(deps.messageLinks ? { messageLinks: deps.messageLinks } : {}),
+  });
   registerAuditRoutes(app, { audit: deps.audit, authenticate: auth.admin });
   registerRuleRoutes(app, { rules: deps.service.rules, authenticate: auth.any });
   registerClaudeCodeHookRoutes(app, {
@@ -163,6 +181,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     hookTimeoutSeconds: deps.hookTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
     ...(deps.hookKeepaliveMs === undefined ? {} : { keepaliveMs: deps.hookKeepaliveMs }),
     ...agentBodies,
+    ...creates,
   });
   registerMcpRoute(app, {
     service: deps.service,
@@ -171,7 +190,16 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     allowedOrigins: deps.mcpOrigins ?? [],
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
-  if (deps.console) registerConsoleRoutes(app, { ...deps.console, service: deps.service, listing: deps.listing, logger });
+  if (deps.console) {
+    registerConsoleRoutes(app, {
+      ...deps.console,
+      service: deps.service,
+      listing: deps.listing,
+      logger,
+      audit: deps.audit,
+      adminTokens: deps.adminTokens ?? [],
+    });
+  }
   refuseOtherMethods(app, declared);
   return app;
 }

@@ -35,6 +35,12 @@ export const AuditEventType = z.enum([
   "rule_revoked",
   /** A pending request given more time (reason: the new deadline). */
   "extended",
+  /**
+   * Creates of an agent token refused by a limit (reason: which, and the
+   * count): the first of each minute per token and limit; requestId is the
+   * id the refused create would have had, or the HTTP request's id.
+   */
+  "limited",
 ]);
 export type AuditEventType = z.infer<typeof AuditEventType>;
 

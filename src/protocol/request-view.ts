@@ -24,6 +24,13 @@ export const SlackRef = z.object({
 });
 export type SlackRef = z.infer<typeof SlackRef>;
 
+/** A request's message as the agent API shows it: where it is and, when the relay knows its workspace's URL, the link that opens it. */
+export const SlackMessageView = SlackRef.extend({
+  /** `https://<workspace>.slack.com/archives/<channel>/p<ts>`, built from auth.test's workspace URL; absent while that is unknown. */
+  permalink: z.string().optional(),
+});
+export type SlackMessageView = z.infer<typeof SlackMessageView>;
+
 export const Person = z.object({
   /** Slack user id, or "relay" when the relay answered itself (autonomous mode). */
   id: z.string(),
@@ -50,7 +57,7 @@ export const RequestView = z.object({
   answeredBy: Person.optional(),
   /** ISO 8601 time of the answer. */
   answeredAt: z.string().optional(),
-  slack: SlackRef.optional(),
+  slack: SlackMessageView.optional(),
   /** Approvals counted so far, oldest first, on a request that needs several (docs/architecture.md §7). */
   approvals: z.array(z.object({ person: Person, /** ISO 8601 time. */ at: z.string() })).optional(),
   /** Why the request failed or was cancelled. */

@@ -20,6 +20,7 @@ import type { PeopleDirectory } from "./directory.js";
 import type { RequestRecord } from "./model.js";
 import { isApproval, quorumOf, refusalFor, type Answerer, type Refusal } from "./policy.js";
 import type { AnsweredTransition, ApproveResult, RequestStore, TransitionResult } from "./store.js";
+import type { UpdateOutbox } from "./update-outbox.js";
 
 export type AnswerResult =
   | TransitionResult
@@ -36,10 +37,10 @@ export interface AnswerDeps {
   audit: AuditRecorder;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** Ends the request through the service (waiters woken, message updated, audited); `step` replaces the plain transition. */
-  end: (id: string, change: AnsweredTransition, step?: () => Promise<ApproveResult>) => Promise<ApproveResult>;
+  /** This instance's one ending step (waiters woken, message updated, audited); `step` replaces the plain transition. */
+  ending: { end(id: string, change: AnsweredTransition, step?: () => Promise<ApproveResult>): Promise<ApproveResult> };
   /** Shows a counted approval in the request's message. */
-  showProgress: (record: RequestRecord) => void;
+  updates: Pick<UpdateOutbox, "show">;
 }
 
 /** `record` is pending and within its deadline, and `decision` fits its kind. */
@@ -53,7 +54,7 @@ export async function answerPending(deps: AnswerDeps, record: RequestRecord, dec
   }
   const quorum = quorumOf(record);
   if (quorum <= 1 || !isApproval(record, decision)) {
-    return deps.end(record.id, { status: "answered", decision, answeredBy: person, at });
+    return deps.ending.end(record.id, { status: "answered", decision, answeredBy: person, at });
   }
   const final: AnsweredTransition = { status: "answered", decision: plainApproval(record, decision), answeredBy: person, at };
   // Audited in the step, so the approval that makes the quorum comes before the answer end() audits.
@@ -62,8 +63,8 @@ export async function answerPending(deps: AnswerDeps, record: RequestRecord, dec
     if (result.outcome === "counted" || result.outcome === "applied") deps.audit.record(approvalEntry(result.record, person, at));
     return result;
   };
-  const result = await deps.end(record.id, final, approve);
-  if (result.outcome === "counted") deps.showProgress(result.record);
+  const result = await deps.ending.end(record.id, final, approve);
+  if (result.outcome === "counted") deps.updates.show(result.record);
   return result;
 }
 

@@ -39,6 +39,11 @@ export function createdEntry(record: RequestRecord): AuditEntry {
   return entry;
 }
 
+/** Creates of the agent token `token` refused by a limit (./limits.ts); `requestId` as AuditEventType's `limited` says. */
+export function limitedEntry(token: string, requestId: string, reason: string, at: number): AuditEntry {
+  return { at, type: "limited", requestId, token, reason };
+}
+
 export function postedEntry(record: RequestRecord, at: number): AuditEntry {
   const entry = about(record, "posted", at);
   if (record.slack) entry.reason = `message ${record.slack.ts}`;

@@ -7,11 +7,13 @@
  * to the relay's log at once (so it is never lost entirely), then appends it
  * to the AuditLog; it never throws or rejects, so a caller may leave it
  * unawaited. A failed append (Redis away, an entry the log refuses) is
- * logged at warn and the request goes on as if nothing happened.
+ * logged at warn and the request goes on as if nothing happened. When an
+ * export is configured (RELAY_AUDIT_EXPORT), every recorded event is also
+ * handed to it, appended to the log or not.
  */
 import { silentLogger, type Logger } from "../logger.js";
 import type { AuditEventView } from "../protocol/operator.js";
-import type { AuditDrops, AuditEntry, AuditEvent, AuditLog, AuditQuery } from "./audit.js";
+import type { AuditDrops, AuditEntry, AuditEvent, AuditExport, AuditLog, AuditQuery } from "./audit.js";
 
 /** What a caller records: an entry, its time defaulting to the trail's now. */
 export type AuditRecord = Omit<AuditEntry, "at"> & { at?: number };
@@ -26,6 +28,8 @@ export interface AuditPage {
 
 export interface AuditTrailDeps {
   log: AuditLog;
+  /** Where a copy of every event goes (RELAY_AUDIT_EXPORT), when anywhere. */
+  export?: AuditExport;
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
@@ -37,12 +41,14 @@ const ELLIPSIS = "…";
 
 export class AuditTrail {
   private readonly log: AuditLog;
+  private readonly export: AuditExport | undefined;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly appending = new Set<Promise<void>>();
 
   constructor(deps: AuditTrailDeps) {
     this.log = deps.log;
+    this.export = deps.export;
     this.logger = deps.logger ?? silentLogger;
     this.now = deps.now ?? Date.now;
   }
@@ -58,6 +64,7 @@ export class AuditTrail {
       const { type, token, ...fields } = entry;
       // `token` is the token's name; the logger censors every field called token.
       this.logger.info({ event: type, ...fields, ...(token === undefined ? {} : { tokenName: token }) }, `audit: ${type}`);
+      this.export?.write(entry);
     } catch (error) {
       this.logger.warn({ error }, "an audit event could not be recorded");
       return Promise.resolve();

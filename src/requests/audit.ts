@@ -95,3 +95,16 @@ export interface AuditLog {
   drops(): Promise<AuditDrops | undefined>;
   close(): Promise<void>;
 }
+
+/**
+ * A copy of every event, kept where no agent can reach (RELAY_AUDIT_EXPORT:
+ * a file of JSON lines for log shipping). It is written as each event is
+ * recorded, whatever the log does with it: at the log's cap and while the
+ * store is away too.
+ */
+export interface AuditExport {
+  /** Queues one event for writing; never throws (a failed write is the export's to report). */
+  write(entry: AuditEntry): void;
+  /** Writes what is queued and closes. */
+  close(): Promise<void>;
+}

@@ -20,18 +20,12 @@ import { retryDelayMs } from "../protocol/timing.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { StoreUnavailableError } from "./errors.js";
-import type { ScheduleEntry } from "./policy.js";
+import { postedEntry, type AuditRecorder } from "./audit-entries.js";
+import { remindersToQueue, type ScheduleEntry } from "./policy.js";
 import type { Rule } from "./rules.js";
 import { pause, type Handled, type QueueHandler, type QueueWorker, type Work } from "./queue-worker.js";
-import {
-  STORE_RETRY_INTERVAL_MS,
-  type ClaimedEntry,
-  type NoticePart,
-  type ReminderEntry,
-  type RequestStore,
-  type Transition,
-  type TransitionResult,
-} from "./store.js";
+import { STORE_RETRY_INTERVAL_MS, type ClaimedEntry, type NoticePart, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import type { UpdateOutbox } from "./update-outbox.js";
 
 /** The Slack side as the service sees it. */
 export interface RequestMessenger {
@@ -154,14 +148,12 @@ export interface DeliveryDeps {
   now: () => number;
   /** Milliseconds a poster holds a request before another instance may post it; longer than one Slack call. */
   postLeaseMs: number;
-  /** Ends a request as the service does (which also updates its message). */
-  end: (id: string, change: Transition) => Promise<TransitionResult>;
+  /** This instance's one ending step (./ending.ts): a request Slack refuses for good fails there, its waiters woken. */
+  ending: { end(id: string, change: Transition): Promise<TransitionResult> };
   /** Rewrites the message of a request that ended before its message was recorded (its update is queued already). */
-  showEnded: (record: RequestRecord) => void;
-  /** The reminders and escalations to queue for a request whose message was posted at `postedAt` (Unix ms). */
-  remindersFor: (record: RequestRecord, postedAt: number) => ReminderEntry[];
-  /** Told once the message of a request is recorded (its record as it now is). */
-  onPosted: (record: RequestRecord) => void;
+  updates: Pick<UpdateOutbox, "show">;
+  /** Where the post is recorded once the message is (the `posted` event). */
+  audit: AuditRecorder;
 }
 
 /** The `posting` queue's handler: posts a request whose message is not recorded yet, and this instance's first post of each request it creates (`post`). */
@@ -194,9 +186,9 @@ export class Delivery implements QueueHandler<RequestRecord> {
     return at + this.leaseMs;
   }
 
-  /** Posts a pending request in the background, unless this instance is posting it already. */
+  /** Posts a pending request in the background, unless this instance is posting it already or runs without Slack. */
   post(record: RequestRecord): void {
-    if (this.posting.has(record.id)) return;
+    if (this.deps.messenger === NO_SLACK || this.posting.has(record.id)) return;
     this.posting.add(record.id);
     const entry = { key: record.id, id: record.id, attempts: 0 };
     this.track(this.deps.worker.run("posting", entry, record).finally(() => this.posting.delete(record.id)));
@@ -258,7 +250,7 @@ export class Delivery implements QueueHandler<RequestRecord> {
     } catch (error) {
       const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
       logger.warn({ id: record.id, reason }, "slack post failed");
-      await this.deps.end(record.id, { status: "failed", at: now(), error: reason });
+      await this.deps.ending.end(record.id, { status: "failed", at: now(), error: reason });
       return { outcome: "settled" };
     }
     if (!slack) {
@@ -268,8 +260,8 @@ export class Delivery implements QueueHandler<RequestRecord> {
     this.retryReasons.delete(record.id);
     let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
     for (const other of slack.others ?? []) stored = (await store.addOtherMessage(record.id, other)) ?? stored;
-    if (stored) this.deps.onPosted(stored);
-    if (stored && stored.status !== "pending") this.deps.showEnded(stored);
+    if (stored) this.deps.audit.record(postedEntry(stored, stored.postedAt ?? now()));
+    if (stored && stored.status !== "pending") this.deps.updates.show(stored, { later: false });
     return { outcome: "settled" };
   }
 
@@ -278,7 +270,7 @@ export class Delivery implements QueueHandler<RequestRecord> {
     const { store, now, logger } = this.deps;
     let logged = false;
     const postedAt = now();
-    const options = { postedAt, reminders: this.deps.remindersFor(record, postedAt) };
+    const options = { postedAt, reminders: remindersToQueue(record, postedAt) };
     for (;;) {
       try {
         return await store.setSlackMessage(record.id, slack, options);

@@ -22,7 +22,9 @@ export type RelayErrorCode =
   | "relay_not_ready"
   | "relay_store_unavailable"
   | "relay_shutting_down"
-  | "relay_slack_unavailable";
+  | "relay_slack_unavailable"
+  | "relay_too_many_pending"
+  | "relay_rate_limited";
 
 export interface FieldProblem {
   /** Dotted path of the offending field, e.g. "questions.0.options". */
@@ -102,6 +104,36 @@ export function shuttingDown(): RelayError {
     "relay_shutting_down",
     "This relay instance is shutting down and takes no new work; nothing was changed. Try again: another instance will answer.",
   );
+}
+
+/** Longest Retry-After (seconds) a token at its pending cap is told: a pending request may be answered any time. */
+export const MAX_PENDING_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * An agent token already holds as many pending requests as it may
+ * (RELAY_MAX_PENDING_PER_TOKEN, or its route's lower `maxPending`): nothing
+ * was created. Answered 429 with Retry-After (when the token's earliest
+ * pending request runs out, at most a minute) and the count in `details`;
+ * a Claude Code hook denies with the message. Stores throw it, atomically
+ * with the create they refuse.
+ */
+export class TooManyPendingError extends RelayError {
+  readonly retryAfterSeconds: number;
+  constructor(
+    readonly pending: number,
+    readonly limit: number,
+    /** Unix ms the token's earliest pending request runs out. */
+    earliestEnd: number,
+    now: number,
+  ) {
+    super(
+      "relay_too_many_pending",
+      `This agent token already has ${pending} pending requests, the most it may have (${limit}); nothing was created. Wait for some to be answered, or cancel them, and try again.`,
+      { pending, limit },
+    );
+    this.name = "TooManyPendingError";
+    this.retryAfterSeconds = Math.min(MAX_PENDING_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil((earliestEnd - now) / 1000)));
+  }
 }
 
 /** Turns zod issues into the `details` list of a 400. */

@@ -3,6 +3,7 @@
  * of a request's life: the domain owns this narrow interface, so it never
  * imports the metrics library, and a service built without one counts nothing.
  */
+import type { CreateLimit } from "./limits.js";
 import type { RequestRecord } from "./model.js";
 import type { QueueName } from "./store.js";
 
@@ -11,9 +12,11 @@ export interface RequestMetrics {
   created(record: RequestRecord): void;
   /** A request left pending (as the store returned it), on this instance. Never throws or waits. */
   ended(record: RequestRecord): void;
+  /** A create by the agent token `tokenName` was refused by a limit (./limits.ts). Never throws or waits. */
+  limited(tokenName: string, limit: CreateLimit): void;
 }
 
-export const NO_METRICS: RequestMetrics = { created: () => undefined, ended: () => undefined };
+export const NO_METRICS: RequestMetrics = { created: () => undefined, ended: () => undefined, limited: () => undefined };
 
 /** What became of an attempt at a leased queue's entry (./queue-worker.ts). */
 export const QUEUE_OUTCOMES = ["done", "retried", "dropped", "released"] as const;

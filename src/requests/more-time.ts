@@ -21,6 +21,7 @@ import type { PeopleDirectory } from "./directory.js";
 import type { RequestRecord } from "./model.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import type { RequestStore } from "./store.js";
+import type { UpdateOutbox } from "./update-outbox.js";
 
 /** How much later one "+30 min" moves a request's deadline (ms). */
 export const EXTENSION_MS = 30 * 60_000;
@@ -56,7 +57,7 @@ export interface MoreTimeDeps {
   /** Unix time in milliseconds. */
   now: () => number;
   /** Shows the new deadline in the request's message (its update is queued by the store step). */
-  showProgress: (record: RequestRecord) => void;
+  updates: Pick<UpdateOutbox, "show">;
 }
 
 /** `record` is pending and within its deadline. */
@@ -72,7 +73,7 @@ export async function extendPending(deps: MoreTimeDeps, record: RequestRecord, a
   const result = await deps.store.extend(record.id, record.expiresAt + EXTENSION_MS);
   if (result.outcome === "applied") {
     deps.audit.record(extendedEntry(result.record, answerer, at));
-    deps.showProgress(result.record);
+    deps.updates.show(result.record);
   }
   return result;
 }

@@ -16,6 +16,7 @@ import type { Escalation } from "./vocabulary.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "./directory.js";
 import { questionsForPerson } from "./interactive.js";
 import type { RequestPolicy, RequestRecord } from "./model.js";
+import type { ReminderEntry } from "./store.js";
 
 /** The person behind an answer. */
 export interface Answerer extends Person {
@@ -149,4 +150,11 @@ export async function refusalFor(record: RequestRecord, person: Answerer, now: n
 
 function withApprovers(refusal: Refusal, approvers: ApproverList | undefined): Refusal {
   return approvers ? { ...refusal, approvers } : refusal;
+}
+
+/** The schedule entries a request posted at `postedAt` (Unix ms) queues: those due before its deadline. */
+export function remindersToQueue(record: RequestRecord, postedAt: number): ReminderEntry[] {
+  return reminderSchedule(record.policy)
+    .map((entry) => ({ index: entry.index, dueAt: postedAt + entry.afterSeconds * 1000 }))
+    .filter((entry) => entry.dueAt < record.expiresAt);
 }

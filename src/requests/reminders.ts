@@ -15,10 +15,9 @@
 import type { Logger } from "../logger.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
-import type { RequestRecord } from "./model.js";
 import { reminderSchedule } from "./policy.js";
 import type { Handled, QueueHandler } from "./queue-worker.js";
-import { entryOfKey, type ClaimedEntry, type ReminderEntry, type RequestStore } from "./store.js";
+import { entryOfKey, type ClaimedEntry, type RequestStore } from "./store.js";
 
 export interface RemindersDeps {
   store: Pick<RequestStore, "get">;
@@ -27,13 +26,6 @@ export interface RemindersDeps {
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
-}
-
-/** The schedule entries a request posted at `postedAt` (Unix ms) queues: those due before its deadline. */
-export function remindersToQueue(record: RequestRecord, postedAt: number): ReminderEntry[] {
-  return reminderSchedule(record.policy)
-    .map((entry) => ({ index: entry.index, dueAt: postedAt + entry.afterSeconds * 1000 }))
-    .filter((entry) => entry.dueAt < record.expiresAt);
 }
 
 /** The `reminders` queue's handler: sends one reminder or escalation (a transient failure is retried, anything else given up). */

@@ -78,10 +78,16 @@ const routeSettings = {
   kinds: z.array(RequestKind).min(1).optional(),
   /** Label keys every request under this route must carry, else 400: leaving a label out cannot move a request to a more lenient route. */
   requireLabels: z.array(LabelKey).min(1).max(LABEL_LIMITS.count).optional(),
+  /**
+   * Most pending requests one agent token may hold when it asks under this
+   * route (all its pending requests count); lower than
+   * RELAY_MAX_PENDING_PER_TOKEN to mean anything: the lower one applies.
+   */
+  maxPending: z.number().int().min(1).max(100_000).optional(),
 };
 
 /** What a route admits, checked at create and not kept on the record (./routes.ts `admit`). */
-export type RouteAdmission = Pick<DefaultRoute, "kinds" | "requireLabels">;
+export type RouteAdmission = Pick<DefaultRoute, "kinds" | "requireLabels" | "maxPending">;
 
 const Settings = z.strictObject(routeSettings);
 

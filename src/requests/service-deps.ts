@@ -66,8 +66,14 @@ export interface RequestServiceDeps {
   logger?: Logger;
   /** Unix time in milliseconds. */
   now?: () => number;
-  /** A new request's id; default: the store's (RequestStore.newId), which a sharded store needs for idempotency keys. */
+  /** A new request's id; default: the store's (RequestStore.newId), which a sharded store needs to place it on its token's shard. */
   newId?: () => string;
+  /**
+   * Most pending requests one agent token may hold (RELAY_MAX_PENDING_PER_TOKEN);
+   * a route's `maxPending` may set it lower for the requests under it.
+   * Undefined → no cap.
+   */
+  maxPendingPerToken?: number;
   /** Milliseconds a poster holds a new request before another instance may post it (default 30 s). */
   postLeaseMs?: number;
 }

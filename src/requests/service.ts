@@ -4,8 +4,9 @@
  * tells Slack (through a RequestMessenger, driven by ./delivery.ts) when a
  * message must be posted or must change.
  */
+import { CreateLimits } from "./limits.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ApproveResult, CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
+import type { CreateResult, RequestStore, Transition, TransitionResult } from "./store.js";
 import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown } from "./errors.js";
@@ -18,12 +19,13 @@ import type { RequestRecord } from "./model.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { Waiters } from "./waiters.js";
 import { answerPending, type AnswerResult } from "./answering.js";
-import { createdEntry, endedEntry, NO_AUDIT, postedEntry, type AuditRecorder } from "./audit-entries.js";
+import { NO_AUDIT, type AuditRecorder } from "./audit-entries.js";
+import { RequestChanges } from "./changes.js";
 import { Ending } from "./ending.js";
 import { holdUntilEnded } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
-import { Reminders, remindersToQueue } from "./reminders.js";
+import { Reminders } from "./reminders.js";
 import { NO_METRICS, type RequestMetrics } from "./metrics.js";
 import { extendPending, type MoreTimeResult } from "./more-time.js";
 import { expiryOf } from "./timeout.js";
@@ -46,7 +48,7 @@ export class RequestService {
   private readonly store: RequestStore;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly newId: (idempotencyKey?: string) => string;
+  private readonly newId: (tokenName?: string) => string;
   private readonly waiters: Waiters;
   private readonly ending: Ending;
   private readonly delivery: Delivery;
@@ -58,6 +60,7 @@ export class RequestService {
   private workerStopped: Promise<void> = Promise.resolve();
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
+  private readonly limits: CreateLimits;
   private readonly metrics: RequestMetrics;
   /** "Allow for a while" rules: listed and revoked through here (HTTP, App Home); undefined without a rule store. */
   readonly rules: RuleBook | undefined;
@@ -67,17 +70,19 @@ export class RequestService {
   private closed = false;
   private draining = false;
   /** Told the id of every request created here or ended anywhere (the web console's live queue). */
-  private readonly changeListeners = new Set<(id: string) => void>();
+  private readonly changes: RequestChanges;
 
   constructor(private readonly deps: RequestServiceDeps) {
     this.store = deps.store;
     this.logger = deps.logger ?? silentLogger;
     this.now = deps.now ?? Date.now;
-    this.newId = deps.newId ?? ((idempotencyKey) => deps.store.newId(idempotencyKey));
+    this.newId = deps.newId ?? ((tokenName) => deps.store.newId(tokenName));
     this.waiters = new Waiters();
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.metrics = deps.metrics ?? NO_METRICS;
+    this.limits = new CreateLimits({ audit: this.audit, metrics: this.metrics, logger: this.logger, now: this.now });
+    this.changes = new RequestChanges(this.logger);
     // Without Slack no request gets a message, and only a request with one is updated, reminded or told about.
     const messenger = deps.messenger ?? NO_SLACK;
     this.outage = new OutageLog(this.logger, "background sweeps pause");
@@ -104,10 +109,9 @@ export class RequestService {
       logger: this.logger,
       now: this.now,
       postLeaseMs: deps.postLeaseMs ?? DEFAULT_POST_LEASE_MS,
-      end: (id, change) => this.end(id, change),
-      showEnded: (record) => this.updates.show(record, { later: false }),
-      remindersFor: remindersToQueue,
-      onPosted: (record) => this.audit.record(postedEntry(record, record.postedAt ?? this.now())),
+      ending: this.ending,
+      updates: this.updates,
+      audit: this.audit,
     });
     // Without Slack nothing is posted: the posting queue has no handler (recoverUnposted posts nothing).
     if (this.withSlack) this.worker.add(this.delivery);
@@ -123,12 +127,11 @@ export class RequestService {
       rules: this.rules,
       now: this.now,
       newId: this.newId,
-      leaseFrom: (at) => this.delivery.leaseFrom(at),
-      onCreated: (record) => {
-        if (record.status === "pending" && this.withSlack) this.delivery.post(record);
-        this.auditCreated(record);
-        this.changed(record.id);
-      },
+      delivery: this.delivery,
+      audit: this.audit,
+      metrics: this.metrics,
+      changes: this.changes,
+      limits: this.limits,
       logger: this.logger,
     };
     this.unsubscribe = this.store.onEnded((id) => {
@@ -149,6 +152,15 @@ export class RequestService {
   async create(input: CreateInput): Promise<CreateResult> {
     if (this.draining) throw shuttingDown();
     return createRequest(this.creating, input);
+  }
+
+  /**
+   * A create of the agent token `tokenName` was refused by the HTTP layer's
+   * rate limit (RELAY_CREATE_RATE_LIMIT); `reference` is the HTTP request's
+   * id. Counted and audited as ./limits.ts says.
+   */
+  rateLimited(tokenName: string, reference: string, perMinute: number): void {
+    this.limits.refused(tokenName, "rate_limited", reference, `more than ${perMinute} creates a minute`);
   }
 
   /** The request as it is now; a pending request past its deadline is expired on the spot. */
@@ -212,14 +224,7 @@ export class RequestService {
       throw new RelayError("relay_invalid_request", `A ${record.body.kind} request cannot take this decision.`);
     }
     return answerPending(
-      {
-        store: this.store,
-        directory: this.directory,
-        audit: this.audit,
-        now: this.now,
-        end: (requestId, change, step) => this.end(requestId, change, step),
-        showProgress: (counted) => this.updates.show(counted),
-      },
+      { store: this.store, directory: this.directory, audit: this.audit, now: this.now, ending: this.ending, updates: this.updates },
       record,
       decision,
       person,
@@ -236,14 +241,7 @@ export class RequestService {
     const record = await this.readUnlessKnown(id, current);
     if (!record) return { outcome: "not_found" };
     if (record.status !== "pending") return { outcome: "already_ended", record };
-    const deps = {
-      store: this.store,
-      directory: this.directory,
-      audit: this.audit,
-      now: this.now,
-      showProgress: (moved: RequestRecord) => this.updates.show(moved),
-    };
-    return extendPending(deps, record, person);
+    return extendPending({ store: this.store, directory: this.directory, audit: this.audit, now: this.now, updates: this.updates }, record, person);
   }
 
   /**
@@ -356,19 +354,12 @@ export class RequestService {
    * pub/sub across instances); returns a function that stops it.
    */
   onChange(listener: (id: string) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return this.changes.on(listener);
   }
 
   /** Tells the change listeners (the console) that request `id` changed here, e.g. an approval or more time recorded. */
   changed(id: string): void {
-    for (const listener of this.changeListeners) {
-      try {
-        listener(id);
-      } catch (error) {
-        this.logger.error({ id, error }, "change listener failed");
-      }
-    }
+    this.changes.tell(id);
   }
 
   /** false when the relay runs without Slack (no messenger): requests are answered in the console only. */
@@ -437,17 +428,7 @@ export class RequestService {
   }
 
   /** Ends the request through this instance's one ending step (./ending.ts). */
-  private end<R extends TransitionResult | ApproveResult = TransitionResult>(id: string, change: Transition, step?: () => Promise<R>): Promise<R> {
-    return this.ending.end(id, change, step);
-  }
-
-  /** A request answered at once (autonomous mode) ends in the step that creates it: both events are recorded (and counted). */
-  private auditCreated(record: RequestRecord): void {
-    this.audit.record(createdEntry(record));
-    this.metrics.created(record);
-    if (record.status !== "pending") {
-      this.audit.record(endedEntry(record));
-      this.metrics.ended(record);
-    }
+  private end(id: string, change: Transition): Promise<TransitionResult> {
+    return this.ending.end(id, change);
   }
 }

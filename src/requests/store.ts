@@ -43,6 +43,21 @@ export interface CreateOptions {
    * store's now (any instance may claim it at once).
    */
   postLeaseUntil?: number;
+  /**
+   * Most pending requests the record's agent token may hold once a pending
+   * record is stored: past it the create throws TooManyPendingError (../requests/errors.ts) and
+   * stores nothing, counted atomically with the create (across every
+   * instance on a shared store). Absent: no cap. A create that returns an
+   * existing request (idempotency key, `sameAs`) is never refused.
+   */
+  maxPending?: number;
+  /**
+   * What the request asks (./idempotency.ts `askKey`): a create whose key
+   * names a request that is still pending returns that one (`created:
+   * false`, `joined: true`) and stores nothing; one that stores its record
+   * makes the key name it while it is pending.
+   */
+  sameAs?: string;
 }
 
 /**
@@ -60,8 +75,10 @@ export const DEFAULT_RETENTION_MS = 24 * 3600_000;
 
 export interface CreateResult {
   record: RequestRecord;
-  /** false when the idempotency key named an existing request. */
+  /** false when the idempotency key, or `sameAs`, named an existing request. */
   created: boolean;
+  /** true when `sameAs` named a pending request, which `record` is. */
+  joined?: boolean;
 }
 
 /**
@@ -203,14 +220,15 @@ export interface RequestStore {
    * same key returns the first request and `created: false`. A pending
    * request without a Slack message enters the posting set, leased to
    * `postLeaseUntil`. A sharded store (Redis Cluster) places a request made
-   * with an idempotency key on that key's shard, which its id names: it
+   * with an idempotency key, `maxPending` or `sameAs` on its agent token's
+   * shard (where those keys live), which its id names: it
    * stores the record under an id of that shard, the record's own when it
    * is one (`newId`'s are), a fresh UUID otherwise; the result holds the
-   * record as stored.
+   * record as stored. Throws TooManyPendingError past `maxPending`.
    */
   create(record: RequestRecord, options?: CreateOptions): Promise<CreateResult>;
-  /** A fresh UUID for a new request, one that a create with `idempotencyKey` (scoped, as CreateOptions') stores as it is. */
-  newId(idempotencyKey?: string): string;
+  /** A fresh UUID for a new request of the agent token `tokenName`, one that a create stores as it is. */
+  newId(tokenName?: string): string;
   get(id: string): Promise<RequestRecord | undefined>;
   /**
    * Records where the Slack message lives (and takes the request out of the

@@ -67,6 +67,8 @@ export interface SlackAppOptions {
   logLevel?: "debug" | "info" | "warn" | "error";
   /** The relay's Web API pacing, shared with the messenger: App Home publishes wait out a 429 there; a queue of its own when absent. */
   queue?: ChannelQueue;
+  /** Links to messages, shared with the web console; made here when absent. */
+  links?: MessageLinks;
 }
 
 export interface SlackApp {
@@ -132,7 +134,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
   });
   app.error(async (error) => logger.error({ error }, "slack listener error"));
-  const links = new MessageLinks({ client, logger, now });
+  const links = options.links ?? new MessageLinks({ client, logger, now });
   const homeTab = new HomeTab({ service, client, links, queue: options.queue ?? new ChannelQueue({ now }), logger, now });
   const deps = { service, client, logger, messages: new MessageLookup(client), home: homeTab };
   actions.register(app, deps);

@@ -7,7 +7,7 @@
  * stay away (Retry-After).
  *
  * Calls are grouped under a key: `chat.postMessage:<channel>` for posts, the
- * method name for everything else. A post key has a FIFO line of callers, a
+ * method name for everything else. A post key has a line of callers, a
  * token bucket (`postsPerSecond`, `postBurst`) and a pause set by `pause()`
  * from a 429's Retry-After; other keys have only the pause, and their calls
  * go side by side. Only the head of a line waits
@@ -15,6 +15,12 @@
  * channel make one call a second instead of 60 callers hammering Slack, and
  * the head that got a 429 waits it out and retries before anyone behind it.
  * A caller whose deadline comes before its turn leaves the line empty-handed.
+ *
+ * Request posts wait in a fair line (./fair-line.ts): round robin across
+ * the agent tokens that asked them (`owner`), arrival order within one, so
+ * one agent's flood of questions does not hold another's back; a request
+ * that would miss its deadline goes ahead of its own token's requests that
+ * can wait.
  *
  * A post line has two lanes. Request posts (an agent waits on them) go
  * ahead of side work (thread notices, reminders, rule tallies: `side`),
@@ -25,6 +31,7 @@
  * Pacing is per relay instance: instances sharing Redis do not share it,
  * each honours the 429s it gets (see docs/operations.md, Slack rate limits).
  */
+import { FairLine } from "./fair-line.js";
 import { defaultSleep } from "./retry.js";
 
 export interface ChannelQueueOptions {
@@ -47,8 +54,12 @@ interface Line {
   refilledAt: number;
   /** No call under this key before this time (Unix ms), from a Retry-After. */
   pausedUntil: number;
-  /** Callers waiting behind the head, first first (request posts before side work); each is resolved when the line is handed to it. */
-  waiting: Waiter[];
+  /** Request posts waiting behind the head that go first of all (a retry keeps its place); each is resolved when the line is handed to it. */
+  front: Waiter[];
+  /** Request posts waiting behind the head, shared fairly between owners; they go before side work. */
+  fair: FairLine<Waiter>;
+  /** Side work waiting behind the head, first first. */
+  side: Waiter[];
   /** true while a caller holds the line (waits for its moment, or calls). */
   busy: boolean;
   /** Set while a side caller holding the line sleeps until its moment: makes it give the line up to a request post. */
@@ -66,6 +77,8 @@ interface Line {
 interface Waiter {
   resolve: () => void;
   side: boolean;
+  owner: string;
+  deadline: number;
 }
 
 export interface TurnOptions {
@@ -73,6 +86,8 @@ export interface TurnOptions {
   front?: boolean;
   /** Side work (not a request an agent waits on): behind request posts, and it leaves them a token. */
   side?: boolean;
+  /** Who asked (the agent token's name): request posts are shared fairly between owners. */
+  owner?: string;
 }
 
 /** A caller's turn under one key: it holds the line until `release`. */
@@ -113,15 +128,16 @@ export class ChannelQueue {
    * at a time and a 429 is seen before the next call is made. Resolves
    * undefined, without a turn, when it would come after `deadline` (Unix ms).
    * `front` puts the caller at the head of its lane (a retry keeps its
-   * place); `side` puts it in the side lane (see the header).
+   * place); `side` puts it in the side lane; request posts are shared
+   * between `owner`s (see the header).
    */
-  async turn(key: string, deadline: number, { front = false, side = false }: TurnOptions = {}): Promise<Turn | undefined> {
+  async turn(key: string, deadline: number, { front = false, side = false, owner = "" }: TurnOptions = {}): Promise<Turn | undefined> {
     if (!this.paced(key)) return this.unpacedTurn(key, deadline);
     const line = this.line(key);
     if (line.busy) {
       // A side caller sleeping until its moment gives way; the one ahead hands the line over (busy stays true) when it releases it.
       if (!side) line.stepAside?.();
-      await this.queued(line, side, front);
+      await this.queued(line, { side, owner, deadline }, front);
     }
     line.busy = true;
     for (;;) {
@@ -132,7 +148,7 @@ export class ChannelQueue {
         return undefined;
       }
       // Stepped aside: back in line first of the side lane, behind the request post that came.
-      const back = this.queued(line, side, true);
+      const back = this.queued(line, { side, owner, deadline }, true);
       this.handOver(key, line);
       await back;
     }
@@ -175,12 +191,14 @@ export class ChannelQueue {
   }
 
   /** Resolves when the line is handed to this caller: request posts queue ahead of side work, `front` first of its lane. */
-  private queued(line: Line, side: boolean, front: boolean): Promise<void> {
+  private queued(line: Line, caller: Omit<Waiter, "resolve">, front: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      const firstSide = line.waiting.findIndex((waiter) => waiter.side);
-      const lane = firstSide === -1 ? line.waiting.length : firstSide;
-      const at = side ? (front ? lane : line.waiting.length) : front ? 0 : lane;
-      line.waiting.splice(at, 0, { resolve, side });
+      const waiter = { ...caller, resolve };
+      if (waiter.side) {
+        if (front) line.side.unshift(waiter);
+        else line.side.push(waiter);
+      } else if (front) line.front.unshift(waiter);
+      else line.fair.add(waiter);
     });
   }
 
@@ -210,7 +228,7 @@ export class ChannelQueue {
 
   private handOver(key: string, line: Line): void {
     line.stepAside = undefined;
-    const next = line.waiting.shift();
+    const next = line.front.shift() ?? line.fair.take(this.now(), 1000 / this.rate) ?? line.side.shift();
     if (next) return next.resolve();
     line.busy = false;
     this.tidy(key, line);
@@ -232,7 +250,7 @@ export class ChannelQueue {
 
   /** Callers waiting under `key` (the head included), or under every key. */
   depth(key?: string): number {
-    const size = (line: Line) => line.waiting.length + (line.busy ? 1 : 0);
+    const size = (line: Line) => waitingIn(line) + (line.busy ? 1 : 0);
     if (key !== undefined) return this.lines.has(key) ? size(this.lines.get(key)!) : 0;
     let total = 0;
     for (const line of this.lines.values()) total += size(line);
@@ -266,7 +284,18 @@ export class ChannelQueue {
   private line(key: string): Line {
     let line = this.lines.get(key);
     if (!line) {
-      line = { tokens: this.burst, refilledAt: this.now(), pausedUntil: 0, waiting: [], busy: false, stepAside: undefined, strict: false, repliedAt: 0 };
+      line = {
+        tokens: this.burst,
+        refilledAt: this.now(),
+        pausedUntil: 0,
+        front: [],
+        fair: new FairLine(),
+        side: [],
+        busy: false,
+        stepAside: undefined,
+        strict: false,
+        repliedAt: 0,
+      };
       this.lines.set(key, line);
     }
     return line;
@@ -274,8 +303,13 @@ export class ChannelQueue {
 
   /** Forgets an idle line once it holds nothing worth keeping (full bucket, no pause), so keys do not pile up. */
   private tidy(key: string, line: Line): void {
-    if (line.busy || line.waiting.length > 0 || line.pausedUntil > this.now()) return;
+    if (line.busy || waitingIn(line) > 0 || line.pausedUntil > this.now()) return;
     const full = !this.paced(key) || line.tokens + ((this.now() - line.refilledAt) / 1000) * this.rate >= this.burst;
     if (full) this.lines.delete(key);
   }
+}
+
+/** Callers waiting behind the head of `line`. */
+function waitingIn(line: Line): number {
+  return line.front.length + line.fair.size + line.side.length;
 }

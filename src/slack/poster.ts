@@ -82,7 +82,7 @@ export async function postRequest(deps: PosterDeps, record: RequestRecord, { kee
   let failed = false;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      if (!turn && !(turn = await queue.turn(key, deadline, { front: attempt > 1 }))) {
+      if (!turn && !(turn = await queue.turn(key, deadline, { front: attempt > 1, owner: record.tokenName }))) {
         // The channel's line did not reach this request before its deadline.
         if (!failed) onRetry?.(RATE_LIMITED);
         return undefined;

@@ -22,13 +22,21 @@ export const ScriptCode = {
   Counted: 7,
   /** complete-pending-update: the request changed since its message was shown. */
   Changed: 8,
+  /** create: a pending request asks the same (its id follows). */
+  Joined: 9,
+  /** create: the token holds as many pending requests as it may (the count and the earliest's end follow). */
+  TooMany: 10,
 } as const;
 export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];
 
 /** Integers may arrive as strings when the client sets `stringNumbers`. */
 const Reply = z.tuple([z.coerce.number().int()], z.string());
 
-export type CreateReply = { outcome: "created" } | { outcome: "duplicate"; existingId: string };
+export type CreateReply =
+  | { outcome: "created" }
+  /** `joined`: the request asks the same as `existingId` (not its idempotency key). */
+  | { outcome: "duplicate"; existingId: string; joined?: true }
+  | { outcome: "too_many"; pending: number; earliestEnd: number };
 
 export interface ScriptReply {
   code: number;
@@ -93,6 +101,8 @@ export function toCreateReply(key: string, raw: unknown): CreateReply {
   const { code, rest } = parseScriptReply("create", raw);
   if (code === ScriptCode.Applied) return { outcome: "created" };
   if (code === ScriptCode.Duplicate && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0] };
+  if (code === ScriptCode.Joined && rest[0] !== undefined) return { outcome: "duplicate", existingId: rest[0], joined: true };
+  if (code === ScriptCode.TooMany && rest.length === 2) return { outcome: "too_many", pending: Number(rest[0]), earliestEnd: Number(rest[1]) };
   if (code === ScriptCode.IdTaken) throw new Error(`a request with the id in ${key} already exists`);
   throw new ScriptReplyError("create", raw);
 }

@@ -7,9 +7,9 @@
  * leased queues and their attempts hashes, recent index, idempotency and
  * message-index keys, and the hashes of the requests placed on it) all carry
  * one hash tag, and every script touches one shard's keys only. A request's
- * shard follows from its id (`shardOf`); a create with an idempotency key
- * picks an id of the key's shard (`shardOfIdempotency`), so every create with
- * that key meets on one shard. The rule keys share a tag of their own, and
+ * shard follows from its id (`shardOf`); a create picks an id of its agent
+ * token's shard (`shardOfToken`), so every create of one token meets its
+ * idempotency keys, pending count and same-ask keys on one shard. The rule keys share a tag of their own, and
  * the audit stream is one key (and its drops hash another, never in one script with it).
  *
  * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
@@ -45,6 +45,10 @@ export interface ShardKeys {
   readonly queues: Readonly<Record<QueueName, QueueKeys>>;
   /** ZSET of recently created request ids, scored by createdAt (Unix ms), trimmed to the newest; the listing walks it. */
   readonly recent: string;
+  /** ZSET of an agent token's requests that were pending when last counted (id → expiresAt), on the token's shard. */
+  pendingOf(tokenName: string): string;
+  /** STRING: what a request asks (CreateOptions.sameAs) → the id of the pending request that asks it, on its token's shard. */
+  sameAs(key: string): string;
 }
 
 /** The keys of one leased queue on one shard. */
@@ -60,8 +64,8 @@ export interface StoreKeys {
   readonly shards: readonly ShardKeys[];
   /** Index (in `shards`) of the shard a request's id places it on. */
   shardOf(id: string): number;
-  /** Index of the shard whose requests a scoped idempotency key may name: a create with it takes an id of that shard. */
-  shardOfIdempotency(scopedKey: string): number;
+  /** Index of the shard an agent token's requests go on (with its idempotency keys, pending count and same-ask keys): its creates take ids of that shard. */
+  shardOfToken(tokenName: string): number;
   /** HASH of one request's fields (see redis-record.ts), on the request's shard. */
   data(id: string): string;
   /** Pub/sub channel that carries the id of every request that ends. */
@@ -94,6 +98,8 @@ function shardKeys(base: string): ShardKeys {
       QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${queue.replace(/s$/, "")}-attempts` }]),
     ) as Record<QueueName, QueueKeys>,
     recent: `${base}:recent`,
+    pendingOf: (tokenName) => `${base}:pending:${tokenName}`,
+    sameAs: (key) => `${base}:same:${key}`,
   };
 }
 
@@ -113,7 +119,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
       ...common,
       shards: [shardKeys(prefix)],
       shardOf: () => 0,
-      shardOfIdempotency: () => 0,
+      shardOfToken: () => 0,
       data: (id) => `${prefix}:{${id}}:data`,
       rule: (id) => `${prefix}:rule:{${id}}`,
       ruleScope: (scope) => `${prefix}:rule-scope:${scopeHash(scope)}`,
@@ -127,7 +133,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     ...common,
     shards: Array.from({ length: shards }, (_, k) => shardKeys(tag(k))),
     shardOf,
-    shardOfIdempotency: (scopedKey) => spread(scopedKey, shards),
+    shardOfToken: (tokenName) => spread(tokenName, shards),
     data: (id) => `${tag(shardOf(id))}:${id}:data`,
     rule: (id) => `${rules}:rule:${id}`,
     ruleScope: (scope) => `${rules}:rule-scope:${scopeHash(scope)}`,

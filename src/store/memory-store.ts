@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "../requests/model.js";
+import { TooManyPendingError } from "../requests/errors.js";
 import {
   DEFAULT_RETENTION_MS,
   UPDATE_GRACE_MS,
@@ -31,6 +32,11 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const records = new Map<string, RequestRecord>();
   /** Ids of pending requests, so the expiry sweep never walks the ended ones kept for retention. */
   const pendingIds = new Set<string>();
+  /** Each agent token's pending request ids (CreateOptions.maxPending). */
+  const pendingOfToken = new Map<string, Set<string>>();
+  /** CreateOptions.sameAs → the pending request it names, and back. */
+  const sameAsIds = new Map<string, string>();
+  const sameAsOf = new Map<string, string>();
   const idempotency = new Map<string, string>();
   /** The idempotency key each request was created with, to forget it with the request. */
   const idempotencyKeyOf = new Map<string, string>();
@@ -69,6 +75,16 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     forget.splice(index, 0, { id, at });
   }
 
+  /** A request left `pending`: it no longer counts for its token, nor may a create join it. */
+  function notPending({ id, tokenName }: RequestRecord): void {
+    const mine = pendingOfToken.get(tokenName);
+    mine?.delete(id);
+    if (mine?.size === 0) pendingOfToken.delete(tokenName);
+    const sameAs = sameAsOf.get(id);
+    if (sameAs !== undefined && sameAsIds.get(sameAs) === id) sameAsIds.delete(sameAs);
+    sameAsOf.delete(id);
+  }
+
   /** Part of the step that ends a request, as in the Redis scripts. */
   function queueCallback(record: RequestRecord, at: number): void {
     if (record.body.callbackUrl !== undefined) callbacks.add(record.id, at);
@@ -79,6 +95,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     const id = record.id;
     records.set(id, record);
     pendingIds.delete(id);
+    notPending(record);
     posting.complete(id);
     queues.dropReminders(id);
     forgetAt(id, at + retentionMs);
@@ -92,20 +109,34 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   return {
     newId: () => randomUUID(),
 
-    async create(record: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> {
+    async create(record: RequestRecord, { idempotencyKey, postLeaseUntil, maxPending, sameAs }: CreateOptions = {}): Promise<CreateResult> {
       prune();
       if (idempotencyKey !== undefined) {
         const existing = idempotency.get(idempotencyKey);
         const found = existing === undefined ? undefined : records.get(existing);
         if (found) return { record: clone(found), created: false };
       }
+      const joined = sameAs === undefined ? undefined : sameAsIds.get(sameAs);
+      if (joined !== undefined) return { record: clone(records.get(joined)!), created: false, joined: true };
       if (records.has(record.id)) throw new Error(`a request with id ${record.id} already exists`);
+      const mine = pendingOfToken.get(record.tokenName) ?? new Set<string>();
+      if (record.status === "pending" && maxPending !== undefined && mine.size >= maxPending) {
+        const earliestEnd = Math.min(...[...mine].map((id) => records.get(id)!.expiresAt));
+        throw new TooManyPendingError(mine.size, maxPending, earliestEnd, now());
+      }
       if (idempotencyKey !== undefined) {
         idempotency.set(idempotencyKey, record.id);
         idempotencyKeyOf.set(record.id, idempotencyKey);
       }
       records.set(record.id, clone(record));
-      if (record.status === "pending") pendingIds.add(record.id);
+      if (record.status === "pending") {
+        pendingIds.add(record.id);
+        pendingOfToken.set(record.tokenName, mine.add(record.id));
+        if (sameAs !== undefined) {
+          sameAsIds.set(sameAs, record.id);
+          sameAsOf.set(record.id, sameAs);
+        }
+      }
       if (record.status === "pending" && !record.slack) posting.add(record.id, postLeaseUntil ?? now());
       if (record.status !== "pending") {
         forgetAt(record.id, (record.endedAt ?? now()) + retentionMs);

@@ -1,6 +1,6 @@
 /**
  * The Redis store's listing (RequestStore.listRequests), newest first,
- * from the recent zset, to which create-6.lua adds every request (trimmed to
+ * from the recent zset, to which create-8.lua adds every request (trimmed to
  * the newest, so a create costs one ZADD and a rarely non-empty trim); the
  * deadlines zset, which holds every pending request, fills in pending ones
  * the trimmed recent zset no longer reaches. Candidates are screened on two small hash fields (status

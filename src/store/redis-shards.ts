@@ -80,10 +80,10 @@ export function shardMethods(context: ShardsContext): Pick<RequestStore, "newId"
   const { redis, keys, call } = context;
   const everyShard = <T>(task: (shard: ShardKeys) => Promise<T>) => Promise.all(keys.shards.map(task));
   return {
-    // One in `shards.length` UUIDs is of the key's shard: a few draws.
-    newId(idempotencyKey) {
-      if (idempotencyKey === undefined || keys.shards.length === 1) return randomUUID();
-      const wanted = keys.shardOfIdempotency(idempotencyKey);
+    // One in `shards.length` UUIDs is of the token's shard: a few draws.
+    newId(tokenName) {
+      if (tokenName === undefined || keys.shards.length === 1) return randomUUID();
+      const wanted = keys.shardOfToken(tokenName);
       for (;;) {
         const id = randomUUID();
         if (keys.shardOf(id) === wanted) return id;

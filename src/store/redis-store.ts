@@ -29,6 +29,7 @@
 import { Cluster } from "ioredis";
 import { silentLogger, type Logger } from "../logger.js";
 import type { SlackRef } from "../protocol/request-view.js";
+import { TooManyPendingError } from "../requests/errors.js";
 import type { RequestRecord } from "../requests/model.js";
 import type { ApproveResult, CreateOptions, CreateResult, RequestStore, SlackMessageOptions, Transition, TransitionResult } from "../requests/store.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_STORE_TIMEOUT_MS, UPDATE_GRACE_MS } from "../requests/store.js";
@@ -191,27 +192,41 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
   return {
     ...across,
 
-    create: (given: RequestRecord, { idempotencyKey, postLeaseUntil }: CreateOptions = {}): Promise<CreateResult> =>
+    create: (given: RequestRecord, { idempotencyKey, postLeaseUntil, maxPending, sameAs }: CreateOptions = {}): Promise<CreateResult> =>
       call("create", async () => {
-        // With an idempotency key the request goes on the key's shard, so its id must be one of that shard's.
-        const fits = idempotencyKey === undefined || keys.shardOf(given.id) === keys.shardOfIdempotency(idempotencyKey);
-        const record = fits ? given : { ...given, id: across.newId(idempotencyKey) };
+        // A create that uses its token's keys (idempotency, pending count, same ask) goes on the token's shard, so its id must be one of that shard's.
+        const placed = idempotencyKey !== undefined || maxPending !== undefined || sameAs !== undefined;
+        const fits = !placed || keys.shardOf(given.id) === keys.shardOfToken(given.tokenName);
+        const record = fits ? given : { ...given, id: across.newId(given.tokenName) };
         const key = keys.data(record.id);
         const shard = shardOf(record.id);
-        // No idempotency key: the script is given the request's own key in its place (see create-6.lua).
+        // No idempotency key or same-ask key: the script is given the request's own key in its place (see create-8.lua).
         const idemKey = idempotencyKey === undefined ? key : shard.idempotency(idempotencyKey);
+        const sameKey = sameAs === undefined ? key : shard.sameAs(sameAs);
         const fields = encodeRecord(record);
-        const createKeys = [key, shard.deadlines, idemKey, shard.queues.callbacks.due, shard.queues.posting.due, shard.recent];
+        const createKeys = [
+          key,
+          shard.deadlines,
+          idemKey,
+          shard.queues.callbacks.due,
+          shard.queues.posting.due,
+          shard.recent,
+          shard.pendingOf(record.tokenName),
+          sameKey,
+        ];
+        const cap = maxPending === undefined || record.status !== "pending" ? "" : maxPending;
         let staleId = "";
         for (let attempt = 0; attempt <= STALE_RETRIES; attempt += 1) {
           const at = now();
-          const args = [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, record.createdAt, recentLimit, ...fields];
+          const args = [record.id, keys.ended, at, retentionMs, staleId, postLeaseUntil ?? at, record.createdAt, recentLimit, cap, ...fields];
           const raw = await scripts.create(createKeys, args);
           const reply = toCreateReply(key, raw);
           // The stored hash is exactly encodeRecord(record): no need to read it back and parse it again.
           if (reply.outcome === "created") return { record, created: true };
+          if (reply.outcome === "too_many") throw new TooManyPendingError(reply.pending, Number(cap), reply.earliestEnd, at);
           const existing = await read(reply.existingId);
-          if (existing) return { record: existing, created: false };
+          if (existing) return { record: existing, created: false, ...(reply.joined ? { joined: true } : {}) };
+          if (reply.joined) continue;
           staleId = reply.existingId;
         }
         throw new Error(`idempotency key ${idemKey} keeps naming requests that are gone`);

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 
 const FILES = {
-  create: "create-6.lua",
+  create: "create-8.lua",
   answer: "answer-8.lua",
   expire: "expire-8.lua",
   cancel: "cancel-8.lua",

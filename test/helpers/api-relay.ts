@@ -8,28 +8,27 @@
  * log (or the one injected) serve the operator routes; RelayMetrics, when
  * given, count what it does and serve GET /metrics.
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, expect } from "vitest";
 import type { Server } from "node:http";
 import type { AgentToken } from "../../src/config/config.js";
 import type { Route } from "../../src/requests/route-schema.js";
 import type { RelayMetrics } from "../../src/http/metrics.js";
-import { createHttpApp, type HttpDeps } from "../../src/http/server.js";
+import { DEFAULT_BODY_LIMIT_BYTES, type HttpDeps } from "../../src/http/server.js";
 import type { HttpApp } from "../../src/http/transport.js";
 import { createLogger } from "../../src/logger.js";
 import type { AuditLog } from "../../src/requests/audit.js";
-import { AuditTrail } from "../../src/requests/audit-trail.js";
-import { HookCalls } from "../../src/requests/hooks/calls.js";
+import type { AuditTrail } from "../../src/requests/audit-trail.js";
 import type { PeopleDirectory } from "../../src/requests/directory.js";
-import { RequestListing } from "../../src/requests/listing.js";
 import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
-import { RequestService } from "../../src/requests/service.js";
+import { DEFAULT_POLICY, type RequestService } from "../../src/requests/service.js";
+import { buildRelay } from "../../src/main.js";
 import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
 import type { RuleStore } from "../../src/requests/rules.js";
 import { FakeMessenger } from "./fake-messenger.js";
 import type { RequestStore } from "../../src/requests/store.js";
+import { relayConfig } from "./relay-config.js";
 
 export const TOKENS: AgentToken[] = [
   { name: "ci-bot", token: "tok_ci_0123456789abcdef0123" },
@@ -61,7 +60,7 @@ export interface ApiRelayOptions {
   directory?: PeopleDirectory;
   /** Counts what the relay does and serves GET /metrics (METRICS_TOKEN: `http.metricsToken`); none → no /metrics. */
   metrics?: RelayMetrics;
-  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls" | "metrics">>;
+  http?: Partial<Omit<HttpDeps, "service" | "tokens" | "adminTokens" | "hookCalls" | "metrics" | "listing" | "audit" | "logger">>;
 }
 
 export interface ApiRelay {
@@ -109,40 +108,34 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
   await store.ready();
   const messenger = new FakeMessenger();
   const auditLog = options.auditLog ?? createMemoryAuditLog({ maxEvents: 10_000 });
-  const audit = new AuditTrail({ log: auditLog, logger });
   const rules = options.rules ?? createMemoryRuleStore();
-  const service = new RequestService({
-    audit,
+  const config = relayConfig(
+    { SLACK_DEFAULT_CHANNEL: DEFAULT_CHANNEL },
+    {
+      tokens,
+      adminTokens,
+      defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
+      // Creates and hook calls get the one body limit these tests set, unless they set RELAY_MAX_BODY's apart.
+      maxBodyBytes: options.http?.agentBodyLimitBytes ?? options.http?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      callbackHosts: options.callbackHosts && [...options.callbackHosts],
+      routes: options.routes ?? [],
+      ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
+      ...(options.policy ? { defaultPolicy: options.policy, alwaysAllow: options.policy.alwaysAllow ?? DEFAULT_POLICY.alwaysAllow } : {}),
+    },
+  );
+  const relay = await buildRelay(config, {
+    logger,
     store,
-    rules,
-    messenger,
-    logger,
-    defaultChannel: DEFAULT_CHANNEL,
-    defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 600,
-    ...(options.callbackHosts ? { callbackHosts: options.callbackHosts } : {}),
-    ...(options.routes ? { routes: options.routes } : {}),
-    ...(options.defaultChannels ? { defaultChannels: options.defaultChannels } : {}),
-    ...(options.policy ? { policy: options.policy } : {}),
-    ...(options.directory ? { directory: options.directory } : {}),
-    ...(options.metrics ? { metrics: options.metrics.requests, queueMetrics: options.metrics.queues } : {}),
-  });
-  const hookCalls = new HookCalls({ service, logger });
-  options.metrics?.watch({ service, hookCalls, store });
-  const app = createHttpApp({
-    service,
-    hookCalls,
-    tokens,
-    adminTokens,
-    listing: new RequestListing(store),
-    audit,
-    logger,
-    readiness: async () => ({ store: await store.ping(), slack: true }),
+    auditLog,
+    ruleStore: rules,
+    slack: { messenger, ...(options.directory ? { directory: options.directory } : {}) },
     ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...options.http,
+    // Without `metrics` the HTTP app is built without them: no GET /metrics.
+    http: { metrics: options.metrics, ...options.http },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { service, audit, http: app } = relay;
+  const url = await relay.listen(0, "127.0.0.1");
   const { server } = app;
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function call(path: string, init: CallInit = {}) {
     const headers: Record<string, string> = {};
@@ -175,10 +168,7 @@ export async function startApiRelay(options: ApiRelayOptions = {}): Promise<ApiR
     call,
     async close() {
       server.closeAllConnections();
-      await app.close();
-      await service.idle();
-      service.close();
-      await audit.idle();
+      await relay.close();
       await auditLog.close();
       await rules.close();
       await store.close();

@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntry, AuditEvent, AuditLog } from "../../src/requests/audit.js";
-import { sleep } from "./redis.js";
+import { sleep } from "./until.js";
+import { ALICE } from "../fixtures/people.js";
 
 /** Builds a fresh, empty log capped at `maxEvents` (and keeping events `retentionMs`, when given); the suite closes it. */
 export type MakeAuditLog = (options: { maxEvents: number; retentionMs?: number }) => Promise<AuditLog>;
@@ -75,11 +76,11 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       const log = await open(3);
       expect(await log.drops()).toBeUndefined();
       for (const type of ["created", "posted", "reminded", "created", "answered"] as const) await log.append(entry({ type }));
-      await log.append(entry({ type: "cancelled", person: { id: "U0ALICE" } }));
+      await log.append(entry({ type: "cancelled", person: { id: ALICE.id } }));
       await log.append(entry({ type: "cancelled" }));
       const kept = await log.read({ limit: 10 });
       expect(kept.map((e) => e.type)).toStrictEqual(["created", "posted", "reminded", "answered", "cancelled"]);
-      expect(kept[4]!.person).toStrictEqual({ id: "U0ALICE" });
+      expect(kept[4]!.person).toStrictEqual({ id: ALICE.id });
       const drops = await log.drops();
       expect(drops).toMatchObject({ events: 2 });
       expect(drops!.firstAt).toBeLessThanOrEqual(drops!.lastAt);
@@ -88,7 +89,7 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
     it("an agent token cannot flush a person's decision: 60 creates and cancels after it leave it in the log", async () => {
       const log = await open(100);
       await log.append(entry({ type: "created", requestId: "deploy" }));
-      await log.append(entry({ type: "answered", requestId: "deploy", person: { id: "U0ALICE" } }));
+      await log.append(entry({ type: "answered", requestId: "deploy", person: { id: ALICE.id } }));
       for (let i = 0; i < 60; i += 1) {
         await log.append(entry({ type: "created", requestId: `noise-${i}`, token: "other-bot" }));
         await log.append(entry({ type: "cancelled", requestId: `noise-${i}`, token: "other-bot" }));
@@ -200,10 +201,10 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
 
     it("hands out copies: changing a read event changes nothing stored", async () => {
       const log = await open();
-      await log.append(entry({ person: { id: "U0ALICE" } }));
+      await log.append(entry({ person: { id: ALICE.id } }));
       const [event] = await log.read({ limit: 1 });
       event!.person!.id = "U0MALLORY";
-      expect((await log.read({ limit: 1 }))[0]!.person).toStrictEqual({ id: "U0ALICE" });
+      expect((await log.read({ limit: 1 }))[0]!.person).toStrictEqual({ id: ALICE.id });
     });
   });
 }

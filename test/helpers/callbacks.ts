@@ -1,19 +1,21 @@
 /**
- * A relay's callback side for tests: a real RequestService on a given store,
- * a CallbackWorker delivering to real HTTP receivers, and one fake clock that
+ * A relay's callback side for tests: a relay from buildRelay on a given store,
+ * its CallbackWorker (run by the test) delivering to real HTTP receivers, and one fake clock that
  * both read, so retries and give-ups are reached by moving the clock instead
  * of waiting.
  */
 import type { Redis } from "ioredis";
-import { CallbackWorker, type CallbackWorkerOptions } from "../../src/callbacks/worker.js";
+import type { CallbackWorker } from "../../src/callbacks/worker.js";
+import { buildRelay, type RelayOverrides } from "../../src/main.js";
 import { createLogger } from "../../src/logger.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
-import { RequestService } from "../../src/requests/service.js";
+import type { RequestService } from "../../src/requests/service.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createRedisStore } from "../../src/store/redis-store.js";
 import type { RequestStore } from "../../src/requests/store.js";
 import { DEFAULT_CHANNEL, TOKENS } from "./api-relay.js";
 import { FakeMessenger } from "./fake-messenger.js";
+import { relayConfig } from "./relay-config.js";
 
 export { TOKENS };
 /** Unix ms at which every harness clock starts. */
@@ -48,34 +50,29 @@ export interface Instance {
   close(): Promise<void>;
 }
 
-export type WorkerOverrides = Partial<Omit<CallbackWorkerOptions, "store">>;
+export type WorkerOverrides = NonNullable<RelayOverrides["callbacks"]>;
 
-/** One relay instance's service and worker on `store`, both on `clock`. */
-export function instance(store: RequestStore, clock: Clock, overrides: WorkerOverrides = {}): Instance {
+/** One relay instance (buildRelay: its service and callback worker, not started) on `store`, on `clock`. */
+export async function instance(store: RequestStore, clock: Clock, overrides: WorkerOverrides = {}): Promise<Instance> {
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", write: (line) => logs.push(line), now: () => clock.t });
   const messenger = new FakeMessenger();
-  const now = () => clock.t;
-  const service = new RequestService({ store, messenger, logger, now, defaultChannel: DEFAULT_CHANNEL, defaultTimeoutSeconds: 60 });
-  const secrets = new Map(TOKENS.map((t) => [t.name, t.token]));
-  const worker = new CallbackWorker({
-    store,
-    tokenSecret: (name) => secrets.get(name),
-    now,
-    random: () => 0,
+  const config = relayConfig({ SLACK_DEFAULT_CHANNEL: DEFAULT_CHANNEL }, { tokens: TOKENS, defaultTimeoutSeconds: 60 });
+  const relay = await buildRelay(config, {
     logger,
-    ...overrides,
+    now: () => clock.t,
+    store,
+    slack: { messenger },
+    callbacks: { random: () => 0, ...overrides },
   });
   return {
     store,
-    service,
+    service: relay.service,
     messenger,
-    worker,
+    worker: relay.callbacks,
     logs,
     async close() {
-      await worker.stop();
-      await service.idle();
-      service.close();
+      await relay.close();
       await store.close();
     },
   };

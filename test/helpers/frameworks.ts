@@ -9,7 +9,7 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { ALICE } from "../fixtures/people.js";
 import { startApiRelay, type ApiRelay } from "./api-relay.js";
-import { until } from "./relay-stand-in.js";
+import { until } from "./until.js";
 
 export interface FrameworkRelay {
   relay: ApiRelay;

@@ -1,10 +1,13 @@
 /**
- * A Redis Cluster of a test's (or the bench's) own: three masters, no
- * replicas, each a throwaway redis-server (./redis-server.ts: its own free
+ * A Redis Cluster of a test's (or the bench's) own: three masters (and,
+ * with `replicas`, one replica each), each a throwaway redis-server (./redis-server.ts: its own free
  * port and temp dir, stopped with the process that started it) with
  * `--cluster-enabled yes` and a cluster bus port of its own, joined with
  * `redis-cli --cluster create`. Ready once every master says
- * cluster_state:ok and knows the other two. With `persist`, each master
+ * cluster_state:ok and knows every other node. With `replicas`, `failover`
+ * kills a master (SIGKILL) and has its replica take over with CLUSTER
+ * FAILOVER FORCE, as an operator (or the cluster itself, a node timeout
+ * later) would. With `persist`, each master
  * keeps its data and its cluster config in a dir of its own (written
  * through on every command), so that one killed can be started again on its
  * ports (`restart`) and rejoin with its slots and data. With `tls`, the
@@ -26,6 +29,8 @@ const run = promisify(execFile);
 
 export interface RedisCluster {
   masters: RedisServer[];
+  /** With `replicas`: replicas[i] replicates masters[i]; after failover(i) the two swap places (the old master is dead). */
+  replicas: RedisServer[];
   /** REDIS_CLUSTER_NODES for a relay: every master, comma-separated redis:// URLs (rediss:// with `tls`). */
   nodes: string;
   /** The seed nodes as `{ host, port }` (for ioredis's Cluster). */
@@ -34,6 +39,12 @@ export interface RedisCluster {
   connect(): Cluster;
   /** Starts master `index` again (after its kill()) on its ports and dir (needs `persist`); resolves once the cluster is ok again. */
   restart(index: number): Promise<void>;
+  /**
+   * Waits until replicas[index] has every write masters[index] acknowledged, SIGKILLs the master, and
+   * promotes the replica (CLUSTER FAILOVER FORCE); resolves once every live node says the cluster is ok
+   * with the replica serving the slots (needs `replicas`).
+   */
+  failover(index: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +55,8 @@ export interface RedisClusterOptions {
   persist?: boolean;
   /** TLS only (clients and the cluster bus), with this certificate (it must name IP:127.0.0.1: the nodes are given out by address). */
   tls?: Certificates;
+  /** One replica per master (six nodes). */
+  replicas?: boolean;
 }
 
 /** Where one master listens and keeps its files. */
@@ -86,28 +99,36 @@ async function startFreshNode(args: string[], persist: boolean, tls: Certificate
   throw lastError;
 }
 
-export async function startRedisCluster({ args = [], persist = false, tls }: RedisClusterOptions = {}): Promise<RedisCluster> {
+export async function startRedisCluster({ args = [], persist = false, tls, replicas: withReplicas = false }: RedisClusterOptions = {}): Promise<RedisCluster> {
   const clientTls = tls ? { tls: { ca: readFileSync(tls.caFile) } } : {};
-  const masters: RedisServer[] = [];
+  const total = withReplicas ? MASTERS * 2 : MASTERS;
+  const servers: RedisServer[] = [];
   const setups: NodeSetup[] = [];
+  const masters: RedisServer[] = [];
+  const replicas: RedisServer[] = [];
   const stop = async () => {
-    await Promise.all(masters.map((master) => master.stop()));
+    await Promise.all(servers.map((server) => server.stop()));
     for (const { dataDir } of setups) if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const started = await Promise.allSettled(Array.from({ length: MASTERS }, () => startFreshNode(args, persist, tls)));
+    const started = await Promise.allSettled(Array.from({ length: total }, () => startFreshNode(args, persist, tls)));
     for (const result of started) {
       if (result.status === "fulfilled") {
-        masters.push(result.value.server);
+        servers.push(result.value.server);
         setups.push(result.value.setup);
       }
     }
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
-    const addresses = masters.map(({ port }) => `127.0.0.1:${port}`);
+    const addresses = servers.map(({ port }) => `127.0.0.1:${port}`);
     const cliTls = tls ? ["--tls", "--cacert", tls.caFile] : [];
-    await run("redis-cli", [...cliTls, "--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 20_000 });
-    await Promise.all(masters.map(({ port }) => untilReady(port, clientTls)));
+    await run("redis-cli", [...cliTls, "--cluster", "create", ...addresses, "--cluster-replicas", withReplicas ? "1" : "0", "--cluster-yes"], {
+      timeout: 20_000,
+    });
+    await Promise.all(servers.map(({ port }) => untilReady(port, clientTls, total)));
+    // redis-cli makes the first nodes given the masters; which replica follows which master, the nodes say.
+    masters.push(...servers.slice(0, MASTERS));
+    if (withReplicas) replicas.push(...(await pairReplicas(masters, servers.slice(MASTERS), clientTls)));
   } catch (error) {
     await stop();
     throw error;
@@ -115,6 +136,7 @@ export async function startRedisCluster({ args = [], persist = false, tls }: Red
   const seeds = masters.map(({ port }) => ({ host: "127.0.0.1", port }));
   return {
     masters,
+    replicas,
     nodes: masters.map(({ port }) => `${tls ? "rediss" : "redis"}://127.0.0.1:${port}`).join(","),
     seeds,
     connect: () => new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 2, ...clientTls } }),
@@ -122,26 +144,80 @@ export async function startRedisCluster({ args = [], persist = false, tls }: Red
       const setup = setups[index]!;
       if (!setup.dataDir) throw new Error("restart() needs a cluster started with persist");
       masters[index] = await startNode(setup, args, tls);
-      await Promise.all(masters.map(({ port }) => untilReady(port, clientTls)));
+      servers[index] = masters[index];
+      await Promise.all(masters.map(({ port }) => untilReady(port, clientTls, total)));
+    },
+    async failover(index) {
+      const [master, replica] = [masters[index]!, replicas[index]];
+      if (!replica) throw new Error("failover() needs a cluster started with replicas");
+      await untilReplicated(master.port, replica.port, clientTls);
+      await master.kill();
+      await withNode(replica.port, clientTls, (redis) => redis.call("CLUSTER", "FAILOVER", "FORCE"));
+      const live = servers.filter((server) => server !== master);
+      await Promise.all(live.map(({ port }) => untilReady(port, clientTls, total, replica.port)));
+      [masters[index], replicas[index]] = [replica, master];
     },
     stop,
   };
 }
 
-/** Resolves once the master on `port` says the cluster is ok and knows every master. */
-async function untilReady(port: number, options: RedisOptions): Promise<void> {
-  const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1, ...options });
+/**
+ * Resolves once the node on `port` says the cluster is ok and knows all `total` nodes (and, with
+ * `master`, sees the node on that port as a master).
+ */
+async function untilReady(port: number, options: RedisOptions, total: number, master?: number): Promise<void> {
   const deadline = Date.now() + 20_000;
-  try {
+  await withNode(port, options, async (redis) => {
     for (;;) {
       const info = String(await redis.call("CLUSTER", "INFO"));
-      const known = String(await redis.call("CLUSTER", "NODES"))
+      const nodes = String(await redis.call("CLUSTER", "NODES"))
         .trim()
-        .split("\n").length;
-      if (/cluster_state:ok/.test(info) && known === MASTERS) return;
+        .split("\n");
+      const promoted = master === undefined || nodes.some((line) => line.includes(`127.0.0.1:${master}@`) && /\bmaster\b/.test(line));
+      if (/cluster_state:ok/.test(info) && nodes.length === total && promoted) return;
       if (Date.now() > deadline) throw new Error(`the cluster on port ${port} was not ok within 20 s: ${info.trim()}`);
       await sleep(50);
     }
+  });
+}
+
+/** For each master, the replica that follows it (CLUSTER NODES: "<id> <addr> slave <master id> …"), once each has one. */
+async function pairReplicas(masters: RedisServer[], others: RedisServer[], options: RedisOptions): Promise<RedisServer[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const lines = await withNode(masters[0]!.port, options, async (redis) =>
+      String(await redis.call("CLUSTER", "NODES"))
+        .trim()
+        .split("\n"),
+    );
+    const idOf = (port: number) => lines.find((line) => line.includes(`127.0.0.1:${port}@`))?.split(" ")[0];
+    const follows = (replica: RedisServer, master: RedisServer) =>
+      lines.some((line) => line.includes(`127.0.0.1:${replica.port}@`) && line.includes(` slave ${idOf(master.port)} `));
+    const pairs = masters.map((master) => others.find((other) => follows(other, master)));
+    if (pairs.every((replica) => replica !== undefined)) return pairs as RedisServer[];
+    if (Date.now() > deadline) throw new Error(`not every master has a replica within 20 s:\n${lines.join("\n")}`);
+    await sleep(100);
+  }
+}
+
+/** Resolves once the replica on `replicaPort` has processed everything the master on `masterPort` has. */
+async function untilReplicated(masterPort: number, replicaPort: number, options: RedisOptions): Promise<void> {
+  const offset = (text: string, field: string) => Number(new RegExp(`^${field}:(\\d+)`, "m").exec(text)?.[1] ?? -1);
+  const target = await withNode(masterPort, options, async (redis) => offset(await redis.info("replication"), "master_repl_offset"));
+  const deadline = Date.now() + 20_000;
+  await withNode(replicaPort, options, async (redis) => {
+    while (offset(await redis.info("replication"), "slave_repl_offset") < target) {
+      if (Date.now() > deadline) throw new Error(`the replica on port ${replicaPort} did not catch up within 20 s`);
+      await sleep(50);
+    }
+  });
+}
+
+/** Runs `task` with a plain connection to one node, then closes it. */
+async function withNode<T>(port: number, options: RedisOptions, task: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1, ...options });
+  try {
+    return await task(redis);
   } finally {
     redis.disconnect();
   }

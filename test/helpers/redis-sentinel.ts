@@ -12,7 +12,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import type { Certificates } from "./certificates.js";
 import { freePort } from "./ports.js";
 import { startRedisServer, type RedisServer, type RedisServerOptions } from "./redis-server.js";
-import { sleep, until } from "./redis.js";
+import { sleep, until } from "./until.js";
 
 export const MASTER_NAME = "relaymaster";
 

@@ -64,14 +64,3 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
   const keys = await keysUnder(redis, prefix);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns true or `timeoutMs` passes (then throws). */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

@@ -241,12 +241,3 @@ export function view(request: StoredRequest) {
     ...(request.slack === undefined ? {} : { slack: request.slack }),
   };
 }
-
-/** Resolves once `condition` holds; polls every 10 ms. */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -14,9 +14,6 @@ import { blockAction, slackUser } from "./slack.js";
 /** usergroups.users.list answered with these members. */
 export const members = (...ids: string[]) => ({ ok: true, users: ids });
 
-/** The workspace of a Slack Connect guest: another than the relay's (TEAM_ID). */
-export const OTHER_TEAM = "T0OTHER";
-
 /**
  * `user` clicks the button `actionId` on request `id`'s message and Slack's
  * calls settle; with `teamId`, the person is from that workspace.

@@ -1,29 +1,28 @@
 /**
- * The Slack side of the relay wired for integration tests: a real
- * RequestService and store, the real messenger and Bolt HTTP receiver
- * mounted on a loopback server, and Slack's Web API stubbed with nock
- * (FakeSlackApi). Clocks are controllable so expiry and retries take no time.
+ * The relay as buildRelay (src/main.ts) makes it for integration tests of
+ * its Slack side: a real RequestService and store, the real messenger and
+ * Bolt HTTP receiver at POST /slack/events of the relay's HTTP server on
+ * loopback, and Slack's Web API stubbed with nock (FakeSlackApi). Clocks are
+ * controllable so expiry and retries take no time; nothing runs in the
+ * background (tests sweep when they mean to).
  */
-import { once } from "node:events";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
-import { RequestService } from "../../src/requests/service.js";
-import { createSlackApp, createSlackClient } from "../../src/slack/app.js";
-import type { SlackCallRecorder } from "../../src/slack/counted-client.js";
-import { createSlackMessenger } from "../../src/slack/messenger.js";
-import { SlackPeopleDirectory } from "../../src/slack/directory.js";
+import type { RelayMetrics } from "../../src/http/metrics.js";
+import { buildRelay } from "../../src/main.js";
+import type { RequestService } from "../../src/requests/service.js";
 import type { Route } from "../../src/requests/route-schema.js";
 import { createMemoryStore } from "../../src/store/memory-store.js";
 import { createMemoryRuleStore } from "../../src/store/memory-rules.js";
 import type { RuleStore } from "../../src/requests/rules.js";
 import type { AuditRecorder } from "../../src/requests/audit-entries.js";
-import type { AuditEntry } from "../../src/requests/audit.js";
+import type { AuditEntry, AuditLog } from "../../src/requests/audit.js";
+import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import type { RequestStore } from "../../src/requests/store.js";
+import { relayConfig } from "./relay-config.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, TEAM_ID, type PostOptions } from "./slack.js";
 
 export interface SlackRelayOptions {
@@ -34,8 +33,8 @@ export interface SlackRelayOptions {
   audit?: AuditRecorder;
   /** The operator's approver routes (first match wins), as RELAY_CONFIG_FILE gives them. */
   routes?: Route[];
-  /** Hears how every Web API call of the relay's client ended (the metrics' recorder). */
-  onSlackCall?: SlackCallRecorder;
+  /** The relay's metrics (they hear how every Web API call of its client ended); its own by default. */
+  metrics?: RelayMetrics;
 }
 
 export interface SlackRelay {
@@ -60,13 +59,7 @@ export interface SlackRelay {
   close(): Promise<void>;
 }
 
-export async function startSlackRelay({
-  store = createMemoryStore(),
-  rules = createMemoryRuleStore(),
-  audit,
-  routes,
-  onSlackCall,
-}: SlackRelayOptions = {}): Promise<SlackRelay> {
+export async function startSlackRelay({ store, rules, audit, routes, metrics }: SlackRelayOptions = {}): Promise<SlackRelay> {
   let offset = 0;
   const sleeps: number[] = [];
   const now = () => Date.now() + offset;
@@ -78,46 +71,37 @@ export async function startSlackRelay({
   };
   nock.emitter.on("no match", onNoMatch);
 
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger, ...(onSlackCall ? { onCall: onSlackCall } : {}) });
-  const messenger = createSlackMessenger({
-    client,
+  // Storage this helper makes is its own to close; what a test gives, the test closes.
+  const owned = { store: store ?? createMemoryStore(), rules: rules ?? createMemoryRuleStore() };
+  const audited: AuditEntry[] = [];
+  const auditLog = tapped(createMemoryAuditLog({ maxEvents: 10_000 }), (entry) => {
+    audited.push(entry);
+    audit?.record(entry);
+  });
+  const config = relayConfig(
+    { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL, SLACK_DEFAULT_CHANNEL: CHANNEL, RELAY_DEFAULT_TIMEOUT: "600" },
+    { routes: routes ?? [] },
+  );
+  const relay = await buildRelay(config, {
     logger: silentLogger,
     now,
-    random: () => 0.5,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      offset += ms;
-    },
-  });
-  // The workspace the payloads come from (slackUser's team) is the relay's own, as main learns it from auth.test.
-  const directory = new SlackPeopleDirectory({ client, logger: silentLogger, now, homeTeamId: TEAM_ID });
-  const audited: AuditEntry[] = [];
-  const service = new RequestService({
-    store,
-    rules,
-    messenger,
-    directory,
-    audit: {
-      record: (entry) => {
-        audited.push(entry);
-        audit?.record(entry);
+    store: owned.store,
+    ruleStore: owned.rules,
+    auditLog,
+    ...(metrics ? { metrics } : {}),
+    // The workspace the payloads come from (slackUser's team) is the relay's own, as the start learns it from auth.test.
+    slack: {
+      homeTeamId: TEAM_ID,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        offset += ms;
       },
     },
-    defaultTimeoutSeconds: 600,
-    defaultChannel: CHANNEL,
-    logger: silentLogger,
-    now,
-    ...(routes ? { routes } : {}),
   });
-  const slack = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, apiUrl: SLACK_API_URL, logger: silentLogger, service, client, now });
-
-  const server = createServer((req, res) => {
-    if (req.method === "POST" && req.url?.split("?")[0] === "/slack/events") return slack.requestListener!(req, res);
-    res.writeHead(404).end();
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+  const { service } = relay;
+  const slack = relay.slack!.app;
+  const url = `${await relay.listen(0, "127.0.0.1")}/slack/events`;
 
   const settle = async () => {
     await slack.idle();
@@ -144,10 +128,11 @@ export async function startSlackRelay({
     async close() {
       await settle();
       nock.emitter.removeListener("no match", onNoMatch);
-      service.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await slack.stop();
+      relay.http.server.closeAllConnections();
+      await relay.close();
+      await auditLog.close();
+      if (!store) await owned.store.close();
+      if (!rules) await owned.rules.close();
     },
   };
 }
@@ -178,4 +163,15 @@ export function useSlackRelay(use: (relay: SlackRelay) => void, options: SlackRe
     expect(relay?.unexpected).toEqual([]);
     nock.cleanAll();
   });
+}
+
+/** `log`, with every entry it is asked to append handed to `tap` first. */
+function tapped(log: AuditLog, tap: (entry: AuditEntry) => void): AuditLog {
+  return {
+    ...log,
+    append: (entry) => {
+      tap(entry);
+      return log.append(entry);
+    },
+  };
 }

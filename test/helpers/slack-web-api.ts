@@ -10,6 +10,8 @@ import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT_TOKEN, type ApiCall } from "./slack.js";
+import { openIdStandIn, type OpenIdStandIn } from "./slack-openid.js";
+import { RELAY_BOT } from "../fixtures/people.js";
 
 export interface SlackWebApiStandIn {
   /** Base URL for SLACK_API_URL, ending in "/api/". */
@@ -53,6 +55,8 @@ export interface SlackWebApiStandIn {
   usergroups: Map<string, string[]>;
   /** Email → user id, as users.lookupByEmail answers (an unknown email: users_not_found). */
   emails: Map<string, string>;
+  /** Sign in with Slack: the authorize page, openid.connect.token and openid.connect.userInfo (./slack-openid.ts). */
+  openId: Pick<OpenIdStandIn, "signInAs" | "spoilNext">;
   close(): Promise<void>;
 }
 
@@ -64,9 +68,6 @@ export interface PostedMessage {
   text: unknown;
   metadata?: unknown;
 }
-
-/** The relay's bot, as auth.test names it and as its messages carry it. */
-export const BOT_ID = "B0RELAY";
 
 export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const calls: ApiCall[] = [];
@@ -86,10 +87,10 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
   const answer = (method: string, args: Record<string, unknown>): Record<string, unknown> => {
     switch (method) {
       case "auth.test":
-        return { ok: true, team: "Acme", team_id: "T0TEAM", user: "relay", user_id: "U0RELAY", bot_id: BOT_ID };
+        return { ok: true, url: "https://acme.slack.com/", team: "Acme", team_id: "T0TEAM", user: "relay", user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId };
       case "chat.postMessage": {
         const ts = newTs();
-        const message: PostedMessage = { channel: String(args.channel), ts, bot_id: BOT_ID, text: args.text };
+        const message: PostedMessage = { channel: String(args.channel), ts, bot_id: RELAY_BOT.botId, text: args.text };
         if (args.metadata !== undefined) message.metadata = args.metadata;
         messages.push(message);
         return { ok: true, channel: args.channel, ts, message: { ts, text: args.text } };
@@ -123,8 +124,10 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     }
   };
 
+  const openId = openIdStandIn();
   const server = createServer((req, res) => {
     void readForm(req).then((args) => {
+      if (openId.handle(req, res, args, `http://${req.headers.host}`)) return;
       const method = (req.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
       if (req.headers.authorization !== `Bearer ${BOT_TOKEN}`) problems.push(`${method}: wrong token`);
       if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) problems.push(`${method}: not form-encoded`);
@@ -190,6 +193,7 @@ export async function startSlackWebApi(): Promise<SlackWebApiStandIn> {
     messages,
     usergroups,
     emails,
+    openId,
     requestPosts,
     requestPost: (index, timeoutMs) => waitFor("chat.postMessage", (args) => requestPosts()[index]?.args === args, timeoutMs),
     waitFor,

@@ -9,7 +9,7 @@ import nock from "nock";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import type { Person } from "../../src/protocol/request-view.js";
-import { ALICE } from "../fixtures/people.js";
+import { ALICE, RELAY_BOT } from "../fixtures/people.js";
 
 export const SIGNING_SECRET = "5f1e7d3c9b2a4e6f8d0c1b3a5e7f9d2c";
 export const BOT_TOKEN = "xoxb-test-bot-token";
@@ -75,7 +75,7 @@ export function blockAction({ actionId, value, user = ALICE, channel = CHANNEL, 
     ...common,
     container: { type: "message", message_ts: ts, channel_id: channel, is_ephemeral: false },
     channel: { id: channel, name: "approvals" },
-    message: { type: "message", ts, bot_id: "B0RELAY", text: "request" },
+    message: { type: "message", ts, bot_id: RELAY_BOT.botId, text: "request" },
     response_url: "https://hooks.slack.test/actions/T0TEAM/1/abc",
   };
 }
@@ -233,7 +233,7 @@ export class FakeSlackApi {
    * `messages` as the channel's history.
    */
   onHistory(messages: unknown[] = [], times = 1): this {
-    return this.on("auth.test", { ok: true, user_id: "U0RELAY", bot_id: "B0RELAY" }).on(
+    return this.on("auth.test", { ok: true, user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId }).on(
       "conversations.history",
       { ok: true, messages, has_more: false },
       times,

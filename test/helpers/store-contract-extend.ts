@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { entryKey, UPDATE_GRACE_MS } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
+import { ALICE } from "../fixtures/people.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
@@ -58,8 +59,8 @@ export function runExtendContract(open: OpenStore): void {
     it("twice moves it twice, keeping the approvals counted so far", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const approval = { person: { id: "U1", name: "alice" }, at: clock.t };
-      await store.approve(request.id, approval, 2, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      const approval = { person: ALICE, at: clock.t };
+      await store.approve(request.id, approval, 2, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       await store.extend(request.id, request.expiresAt + HALF_HOUR);
       const second = await store.extend(request.id, request.expiresAt + 2 * HALF_HOUR);
       expect(second).toStrictEqual({ outcome: "applied", record: { ...request, approvals: [approval], expiresAt: request.expiresAt + 2 * HALF_HOUR } });
@@ -68,7 +69,7 @@ export function runExtendContract(open: OpenStore): void {
     it("an ended request is already_ended and keeps its deadline; it stays out of the expiry sweep", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(2) });
-      const answered = await store.transition(request.id, { status: "answered", decision: { reply: "n" }, answeredBy: { id: "U1" }, at: clock.t });
+      const answered = await store.transition(request.id, { status: "answered", decision: { reply: "n" }, answeredBy: { id: ALICE.id }, at: clock.t });
       if (answered.outcome !== "applied") throw new Error(`answer was ${answered.outcome}`);
       await store.complete("updates", request.id);
       expect(await store.extend(request.id, request.expiresAt + HALF_HOUR)).toStrictEqual({ outcome: "already_ended", record: answered.record });

@@ -10,11 +10,12 @@ import { describe, expect, it } from "vitest";
 import type { RequestPolicy, RequestRecord } from "../../src/requests/model.js";
 import { entryKey, type ClaimedEntry, type RequestStore, type Transition } from "../../src/requests/store.js";
 import type { OpenStore } from "./store-contract.js";
+import { ALICE, BOB, DAVE } from "../fixtures/people.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
 const slack = { channel: "C0123456789", ts: "1800000000.000300" };
-const forDave: RequestPolicy = { alwaysAllow: "tool", requestedBy: { id: "U0DAVE0001" } };
+const forDave: RequestPolicy = { alwaysAllow: "tool", requestedBy: { id: DAVE.id } };
 const HALT_DENY = { behavior: "deny", message: "No one answered in Slack within 1 minute, so the agent was stopped.", interrupt: true } as const;
 
 /** Claimed parts, as `<id>/<part>/<attempts>`, sorted: the stores hand out equal due times by member. */
@@ -26,7 +27,7 @@ async function claimedParts(store: RequestStore, at: number): Promise<string[]> 
 export function runOutcomeContract(open: OpenStore): void {
   describe("outcome notices", () => {
     const ends: Array<[string, (at: number) => Transition]> = [
-      ["an answer", (at) => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at })],
+      ["an answer", (at) => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at })],
       ["an expiry", (at) => ({ status: "expired", at })],
       ["a cancel", (at) => ({ status: "cancelled", at, by: "agent" })],
       ["a failure", (at) => ({ status: "failed", at, error: "msg_too_long" })],
@@ -59,10 +60,12 @@ export function runOutcomeContract(open: OpenStore): void {
     it("the approval that completes a quorum queues the notices; an approval short of it queues none", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack, policy: forDave });
-      const final: Transition & { status: "answered" } = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, at: clock.t + 3 };
-      expect((await store.approve(request.id, { person: { id: "U1" }, at: clock.t }, 2, { ...final, answeredBy: { id: "U1" } })).outcome).toBe("counted");
+      const final: Transition & { status: "answered" } = { status: "answered", decision: { reply: "y" }, answeredBy: { id: BOB.id }, at: clock.t + 3 };
+      expect((await store.approve(request.id, { person: { id: ALICE.id }, at: clock.t }, 2, { ...final, answeredBy: { id: ALICE.id } })).outcome).toBe(
+        "counted",
+      );
       expect(await claimedParts(store, clock.t + FAR)).toStrictEqual([]);
-      expect((await store.approve(request.id, { person: { id: "U2" }, at: clock.t + 3 }, 2, final)).outcome).toBe("applied");
+      expect((await store.approve(request.id, { person: { id: BOB.id }, at: clock.t + 3 }, 2, final)).outcome).toBe("applied");
       expect(await claimedParts(store, clock.t + 3)).toStrictEqual([`${request.id}/dm/0`, `${request.id}/thread/0`]);
     });
 
@@ -176,7 +179,7 @@ export function runOutcomeContract(open: OpenStore): void {
       });
       expect(await store.get(early.id)).toStrictEqual(early);
       const answered = await created({ expiresAt: clock.t });
-      await store.transition(answered.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      await store.transition(answered.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       const late = await store.transition(answered.id, { status: "expired", at: clock.t, decision: { reply: "q" } });
       expect(late).toMatchObject({ outcome: "already_ended", record: { status: "answered", decision: { reply: "y" } } });
     });

@@ -8,9 +8,10 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Approval } from "../../src/requests/model.js";
 import { entryKey, UPDATE_GRACE_MS, type AnsweredTransition, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import type { OpenStore } from "./store-contract.js";
 import { claimedKeys } from "./queue-entries.js";
+import { ALICE, BOB, CAROL, DAVE, MALLORY } from "../fixtures/people.js";
+import { until } from "./until.js";
 
 const LEASE_MS = 30_000;
 const FAR = 10 * 60_000;
@@ -18,14 +19,14 @@ const slack = (n: number) => ({ channel: "C0123456789", ts: `1800000000.00020${n
 
 export function runPolicyContract(open: OpenStore): void {
   const approval = (id: string, at: number): Approval => ({ person: { id, name: `name of ${id}` }, at });
-  const final = (at: number, id = "U2"): AnsweredTransition => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id }, at });
+  const final = (at: number, id = BOB.id): AnsweredTransition => ({ status: "answered", decision: { reply: "y" }, answeredBy: { id }, at });
 
   describe("approvals", () => {
     it("an approval short of the quorum is counted: the request stays pending with it, and its message update is queued", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(1) });
-      const first = approval("U1", clock.t + 5);
-      const result = await store.approve(request.id, first, 2, final(clock.t + 5, "U1"));
+      const first = approval(ALICE.id, clock.t + 5);
+      const result = await store.approve(request.id, first, 2, final(clock.t + 5, ALICE.id));
       expect(result).toStrictEqual({ outcome: "counted", record: { ...request, approvals: [first] } });
       expect(await store.get(request.id)).toStrictEqual({ ...request, approvals: [first] });
       expect(await store.claim("updates", clock.t + 5 + UPDATE_GRACE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
@@ -36,16 +37,16 @@ export function runPolicyContract(open: OpenStore): void {
     it("a counted approval of a request without a Slack message queues no update", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      expect((await store.approve(request.id, approval("U1", clock.t), 2, final(clock.t))).outcome).toBe("counted");
+      expect((await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
       expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("the same person approving again is a duplicate and changes nothing", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const first = approval("U1", clock.t);
-      await store.approve(request.id, first, 2, final(clock.t, "U1"));
-      const again = await store.approve(request.id, approval("U1", clock.t + 9), 2, final(clock.t + 9, "U1"));
+      const first = approval(ALICE.id, clock.t);
+      await store.approve(request.id, first, 2, final(clock.t, ALICE.id));
+      const again = await store.approve(request.id, approval(ALICE.id, clock.t + 9), 2, final(clock.t + 9, ALICE.id));
       expect(again).toStrictEqual({ outcome: "duplicate", record: { ...request, approvals: [first] } });
       expect(await store.get(request.id)).toStrictEqual({ ...request, approvals: [first] });
     });
@@ -58,10 +59,10 @@ export function runPolicyContract(open: OpenStore): void {
       });
       const seen: string[] = [];
       store.onEnded((id) => seen.push(id));
-      const approvals = [approval("U3", clock.t), approval("U1", clock.t), approval("U2", clock.t)];
+      const approvals = [approval(CAROL.id, clock.t), approval(ALICE.id, clock.t), approval(BOB.id, clock.t)];
       for (const counted of approvals.slice(0, 2)) await store.approve(request.id, counted, 3, final(clock.t));
-      const result = await store.approve(request.id, approvals[2]!, 3, final(clock.t + 1, "U2"));
-      const answered = { ...request, approvals, status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, endedAt: clock.t + 1 };
+      const result = await store.approve(request.id, approvals[2]!, 3, final(clock.t + 1, BOB.id));
+      const answered = { ...request, approvals, status: "answered", decision: { reply: "y" }, answeredBy: { id: BOB.id }, endedAt: clock.t + 1 };
       expect(result).toStrictEqual({ outcome: "applied", record: answered });
       expect(await store.get(request.id)).toStrictEqual(answered);
       await until(() => seen.includes(request.id), 2000, "the ended notification");
@@ -73,22 +74,22 @@ export function runPolicyContract(open: OpenStore): void {
     it("a quorum of 1 answers at the first approval and takes the request out of the posting set", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const result = await store.approve(request.id, approval("U1", clock.t), 1, final(clock.t, "U1"));
-      expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", approvals: [approval("U1", clock.t)] } });
+      const result = await store.approve(request.id, approval(ALICE.id, clock.t), 1, final(clock.t, ALICE.id));
+      expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", approvals: [approval(ALICE.id, clock.t)] } });
       expect(await claimedKeys(store, "posting", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
 
     it("a deny through transition while approvals are counted ends the request, keeps them, and later approvals are already_ended", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const first = approval("U1", clock.t);
-      await store.approve(request.id, first, 2, final(clock.t, "U1"));
-      const veto: Transition = { status: "answered", decision: { reply: "n" }, answeredBy: { id: "U3" }, at: clock.t + 2 };
+      const first = approval(ALICE.id, clock.t);
+      await store.approve(request.id, first, 2, final(clock.t, ALICE.id));
+      const veto: Transition = { status: "answered", decision: { reply: "n" }, answeredBy: { id: CAROL.id }, at: clock.t + 2 };
       const denied = await store.transition(request.id, veto);
-      const ended = { ...request, approvals: [first], status: "answered", decision: { reply: "n" }, answeredBy: { id: "U3" }, endedAt: clock.t + 2 };
+      const ended = { ...request, approvals: [first], status: "answered", decision: { reply: "n" }, answeredBy: { id: CAROL.id }, endedAt: clock.t + 2 };
       expect(denied).toStrictEqual({ outcome: "applied", record: ended });
-      expect(await store.approve(request.id, approval("U2", clock.t + 3), 2, final(clock.t + 3))).toStrictEqual({ outcome: "already_ended", record: ended });
-      expect(await store.approve(request.id, first, 2, final(clock.t + 3, "U1"))).toStrictEqual({ outcome: "already_ended", record: ended });
+      expect(await store.approve(request.id, approval(BOB.id, clock.t + 3), 2, final(clock.t + 3))).toStrictEqual({ outcome: "already_ended", record: ended });
+      expect(await store.approve(request.id, first, 2, final(clock.t + 3, ALICE.id))).toStrictEqual({ outcome: "already_ended", record: ended });
       expect(await store.get(request.id)).toStrictEqual(ended);
     });
 
@@ -97,21 +98,24 @@ export function runPolicyContract(open: OpenStore): void {
       const request = await created();
       const cancelled = await store.transition(request.id, { status: "cancelled", at: clock.t, by: "agent" });
       if (cancelled.outcome !== "applied") throw new Error(`cancel was ${cancelled.outcome}`);
-      expect(await store.approve(request.id, approval("U1", clock.t), 1, final(clock.t))).toStrictEqual({ outcome: "already_ended", record: cancelled.record });
+      expect(await store.approve(request.id, approval(ALICE.id, clock.t), 1, final(clock.t))).toStrictEqual({
+        outcome: "already_ended",
+        record: cancelled.record,
+      });
       expect(await store.get(request.id)).toStrictEqual(cancelled.record);
     });
 
     it("an approval of an unknown id is not_found and creates nothing", async () => {
       const { store, clock } = await open();
       const id = randomUUID();
-      expect(await store.approve(id, approval("U1", clock.t), 2, final(clock.t))).toStrictEqual({ outcome: "not_found" });
+      expect(await store.approve(id, approval(ALICE.id, clock.t), 2, final(clock.t))).toStrictEqual({ outcome: "not_found" });
       expect(await store.get(id)).toBeUndefined();
     });
 
     it("when five people approve at once with a quorum of 3, two are counted, one answers and two find it ended", async () => {
       const { store, created, clock } = await open();
       const request = await created();
-      const people = ["U1", "U2", "U3", "U4", "U5"];
+      const people = [ALICE.id, BOB.id, CAROL.id, DAVE.id, MALLORY.id];
       const results = await Promise.all(people.map((id) => store.approve(request.id, approval(id, clock.t), 3, final(clock.t, id))));
       expect(results.map((result) => result.outcome).sort()).toStrictEqual(["already_ended", "already_ended", "applied", "counted", "counted"]);
       const stored = await store.get(request.id);
@@ -124,7 +128,7 @@ export function runPolicyContract(open: OpenStore): void {
     it("an update shown while the request is as it was is forgotten", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(3) });
-      await store.approve(request.id, approval("U1", clock.t), 2, final(clock.t));
+      await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t));
       expect(await store.completePendingUpdate(request.id, 1, clock.t + LEASE_MS)).toBe(true);
       expect(await store.claim("updates", clock.t + FAR, LEASE_MS, 10)).toStrictEqual([]);
     });
@@ -132,8 +136,8 @@ export function runPolicyContract(open: OpenStore): void {
     it("when the request ended after it was shown pending, the update is queued again, due at the given time, even after it was completed", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(4) });
-      await store.approve(request.id, approval("U1", clock.t), 2, final(clock.t));
-      await store.approve(request.id, approval("U2", clock.t), 2, final(clock.t));
+      await store.approve(request.id, approval(ALICE.id, clock.t), 2, final(clock.t));
+      await store.approve(request.id, approval(BOB.id, clock.t), 2, final(clock.t));
       expect(await store.complete("updates", request.id)).toBe(true);
       expect(await store.completePendingUpdate(request.id, 1, clock.t + 7)).toBe(false);
       expect(await store.claim("updates", clock.t + 6, LEASE_MS, 10)).toStrictEqual([]);
@@ -143,8 +147,8 @@ export function runPolicyContract(open: OpenStore): void {
     it("when another approval was counted after it was shown, the update stays queued", async () => {
       const { store, created, clock } = await open();
       const request = await created({ slack: slack(5) });
-      await store.approve(request.id, approval("U1", clock.t), 3, final(clock.t));
-      await store.approve(request.id, approval("U2", clock.t), 3, final(clock.t));
+      await store.approve(request.id, approval(ALICE.id, clock.t), 3, final(clock.t));
+      await store.approve(request.id, approval(BOB.id, clock.t), 3, final(clock.t));
       expect(await store.completePendingUpdate(request.id, 1, clock.t + 7)).toBe(false);
       expect(await store.claim("updates", clock.t + 7, LEASE_MS, 10)).toStrictEqual([{ key: request.id, id: request.id, attempts: 0 }]);
       expect(await store.completePendingUpdate(request.id, 2, clock.t + 7)).toBe(true);
@@ -240,13 +244,13 @@ export function runPolicyContract(open: OpenStore): void {
       const kept = await created();
       const [a, b, c, d, e] = [await created(), await created({ expiresAt: clock.t }), await created(), await created(), await created()];
       for (const request of [kept, a, b, c, d, e]) await store.setSlackMessage(request.id, slack(1), twoReminders(clock.t));
-      await store.transition(a.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      await store.transition(a.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       await store.transition(b.id, { status: "expired", at: clock.t });
       await store.transition(c.id, { status: "cancelled", at: clock.t });
       await store.transition(d.id, { status: "failed", at: clock.t, error: "channel_not_found" });
-      expect((await store.approve(e.id, approval("U1", clock.t), 2, final(clock.t))).outcome).toBe("counted");
-      expect((await store.approve(kept.id, approval("U1", clock.t), 2, final(clock.t))).outcome).toBe("counted");
-      expect((await store.approve(e.id, approval("U2", clock.t), 2, final(clock.t))).outcome).toBe("applied");
+      expect((await store.approve(e.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
+      expect((await store.approve(kept.id, approval(ALICE.id, clock.t), 2, final(clock.t))).outcome).toBe("counted");
+      expect((await store.approve(e.id, approval(BOB.id, clock.t), 2, final(clock.t))).outcome).toBe("applied");
       const claimed = await store.claim("reminders", clock.t + FAR, LEASE_MS, 100);
       expect(claimed).toStrictEqual([
         { key: entryKey(kept.id, 1), id: kept.id, attempts: 0 },
@@ -280,7 +284,7 @@ export function runPolicyContract(open: OpenStore): void {
         await created({ createdAt: at(3), tokenName: "deploy" }),
         await created({ createdAt: at(4), tokenName: "deploy" }),
       ];
-      await store.transition(made[2]!.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: clock.t });
+      await store.transition(made[2]!.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       await store.transition(made[3]!.id, { status: "cancelled", at: clock.t });
       return Promise.all(made.map(async ({ id }) => (await store.get(id))!));
     }

@@ -5,7 +5,8 @@
  * the callback queue, the posting set, the counts and retention; approvals,
  * reminders and listing are in store-contract-policy.ts, more time in
  * store-contract-extend.ts, outcome notices and expiry decisions in
- * store-contract-outcomes.ts, all run from here.
+ * store-contract-outcomes.ts, a token's pending cap and joining in
+ * store-contract-limits.ts, all run from here.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,11 +14,13 @@ import type { Decision } from "../../src/protocol/decisions.js";
 import { RequestRecord } from "../../src/requests/model.js";
 import { type Person } from "../../src/protocol/request-view.js";
 import { UPDATE_GRACE_MS, type RequestStore, type Transition } from "../../src/requests/store.js";
-import { until } from "./redis.js";
 import { runExtendContract } from "./store-contract-extend.js";
+import { runLimitsContract } from "./store-contract-limits.js";
 import { runOutcomeContract } from "./store-contract-outcomes.js";
 import { runPolicyContract } from "./store-contract-policy.js";
 import { claimedKeys } from "./queue-entries.js";
+import { ALICE, BOB } from "../fixtures/people.js";
+import { until } from "./until.js";
 
 export interface ContractStoreOptions {
   /** The store's clock (Unix ms); the suite moves it. */
@@ -85,7 +88,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       return { store, clock, advance, record, created };
     }
 
-    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = { id: "U1", name: "alice" }): Transition => ({
+    const answer = (at: number, decision: Decision = { reply: "y" }, person: Person = ALICE): Transition => ({
       status: "answered",
       decision,
       answeredBy: person,
@@ -175,7 +178,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     describe("idempotency", () => {
       it("when the same key is used twice, the second create returns the first request and stores nothing", async () => {
         const { store, record } = await open();
-        const first = record({ id: store.newId("ci:deploy-1") });
+        const first = record({ id: store.newId("ci") });
         const second = record({ body: { kind: "step_gate", toolName: "Other", input: {} } });
         expect(await store.create(first, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: true });
         expect(await store.create(second, { idempotencyKey: "ci:deploy-1" })).toStrictEqual({ record: first, created: false });
@@ -184,7 +187,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("returns the first request as it is now, even after it ended", async () => {
         const { store, record, clock } = await open();
-        const first = record({ id: store.newId("ci:deploy-2") });
+        const first = record({ id: store.newId("ci") });
         await store.create(first, { idempotencyKey: "ci:deploy-2" });
         await store.transition(first.id, answer(clock.t, { reply: "n" }));
         const again = await store.create(record(), { idempotencyKey: "ci:deploy-2" });
@@ -212,9 +215,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }
       });
 
-      it("newId gives a fresh UUID each time, with or without a key, which a create with that key keeps", async () => {
+      it("newId gives a fresh UUID each time, with or without a token, which a create by that token keeps", async () => {
         const { store, record } = await open();
-        const ids = [store.newId(), store.newId(), store.newId("ci:n"), store.newId("ci:n")];
+        const ids = [store.newId(), store.newId(), store.newId("ci"), store.newId("ci")];
         expect(new Set(ids).size).toBe(4);
         for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
         expect((await store.create(record({ id: ids[2] }), { idempotencyKey: "ci:n" })).record.id).toBe(ids[2]);
@@ -233,8 +236,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store, created, clock } = await open();
         const request = await created();
         const decision: Decision = { behavior: "allow", updatedInput: { list: [], object: {}, text: UNICODE, ...EXACT_NUMBERS }, updatedPermissions: [] };
-        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: "U1", name: UNICODE }));
-        const expected = { ...request, status: "answered", decision, answeredBy: { id: "U1", name: UNICODE }, endedAt: clock.t + 5 };
+        const result = await store.transition(request.id, answer(clock.t + 5, decision, { id: ALICE.id, name: UNICODE }));
+        const expected = { ...request, status: "answered", decision, answeredBy: { id: ALICE.id, name: UNICODE }, endedAt: clock.t + 5 };
         expect(result).toStrictEqual({ outcome: "applied", record: expected });
         expect(await store.get(request.id)).toStrictEqual(expected);
       });
@@ -314,7 +317,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const first = await store.transition(request.id, answer(clock.t, { reply: "q" }));
         if (first.outcome !== "applied") throw new Error(`answer was ${first.outcome}`);
         const later: Transition[] = [
-          answer(clock.t + 20, { reply: "y" }, { id: "U2" }),
+          answer(clock.t + 20, { reply: "y" }, { id: BOB.id }),
           { status: "expired", at: clock.t + 20 },
           { status: "cancelled", at: clock.t + 20, by: "agent" },
           { status: "failed", at: clock.t + 20, error: "late" },
@@ -664,7 +667,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("a repeated idempotency key adds nothing: the first request is handed out once", async () => {
         const { store, record, clock } = await open();
-        const first = record({ id: store.newId("ci:post-once") });
+        const first = record({ id: store.newId("ci") });
         await store.create(first, { idempotencyKey: "ci:post-once" });
         await store.create(record(), { idempotencyKey: "ci:post-once" });
         expect(await claimedKeys(store, "posting", clock.t, LEASE_MS, 10)).toStrictEqual([first.id]);
@@ -764,7 +767,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it("forgets an ended request, its idempotency key and its message after the retention", async () => {
         const { store, record, created, clock, advance } = await open(RETENTION_MS);
-        const request = record({ id: store.newId("ci:retained") });
+        const request = record({ id: store.newId("ci") });
         await store.create(request, { idempotencyKey: "ci:retained" });
         const slack = { channel: "C0123456789", ts: "5.5" };
         await store.setSlackMessage(request.id, slack);
@@ -792,5 +795,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     runPolicyContract(open);
     runExtendContract(open);
     runOutcomeContract(open);
+    runLimitsContract(open);
   });
 }

@@ -1,13 +1,17 @@
 /**
- * The web console's page (docs/console.md): signs in with the link's
- * fragment, then shows the live queue (server-sent events) and the history,
- * and answers through the console API with the session's CSRF token.
- * preact + htm render everything: agent-supplied strings only ever reach
- * the DOM as text nodes (never innerHTML or markdown).
+ * The web console's page (docs/console.md): signs in (./signin.js), then
+ * shows the live queue (server-sent events) and the history, and answers
+ * through the console API with the session's CSRF token, offering what the
+ * request's Slack message offers (dialogs in ./dialogs.js). A read-only
+ * session (an admin token) sees every request and the audit log, and no
+ * buttons. preact + htm render everything: agent-supplied strings only
+ * ever reach the DOM as text nodes (never innerHTML or markdown).
  */
 import { h, render } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import htm from "htm";
+import { Dialog } from "./dialogs.js";
+import { SignIn, signInFromFragment } from "./signin.js";
 // What runs is what is shown (issue 16): invisible and direction-changing characters as ⟨U+202E⟩, as in Slack.
 import { anyHidden, visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
 
@@ -17,6 +21,7 @@ const v = (text) => (typeof text === "string" ? visibleText(text) : text);
 const API = "/console/api";
 let csrf = "";
 
+/** Calls the console API; throws an Error with the relay's message (and `status`) on a refusal. */
 async function call(path, init = {}) {
   const reply = await fetch(`${API}${path}`, {
     method: init.method ?? "GET",
@@ -25,16 +30,8 @@ async function call(path, init = {}) {
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   const json = await reply.json().catch(() => ({}));
-  if (!reply.ok) throw new Error(json.error?.message ?? `HTTP ${reply.status}`);
+  if (!reply.ok) throw Object.assign(new Error(json.error?.message ?? `HTTP ${reply.status}`), { status: reply.status });
   return json;
-}
-
-/** The fragment's secret, sent once by POST; the fragment leaves the address bar at once. */
-async function signInFromFragment() {
-  const secret = location.hash.slice(1);
-  history.replaceState(null, "", "/console");
-  if (!secret) return;
-  await call("/signin", { method: "POST", body: { secret } });
 }
 
 const KIND_NAMES = { permission: "Permission request", step_gate: "Proposed action", ask_user_question: "Question", interactive_questions: "Questions" };
@@ -134,54 +131,44 @@ function Questions({ request, answer }) {
     })}<button class="primary" onClick=${submit}>Submit</button>`;
 }
 
-function Actions({ request, act }) {
+/** The buttons of the request's Slack message (`request.offers`, decided by the relay), with Slack's names. */
+function Actions({ request, act, open }) {
   const body = request.body;
+  const offers = request.offers ?? {};
   const answer = (decision) => act(request, "answer", { decision });
+  const rule = offers.rule ? html`<button onClick=${() => act(request, "allow-for-a-while")}>${offers.rule}</button>` : "";
+  const moreTime = html`<button onClick=${() => act(request, "more-time")}>+30 min</button>`;
   if (body.kind === "step_gate")
     return html`<div class="actions">
       <button class="primary" onClick=${() => answer({ reply: "y" })}>Yes</button>
+      ${rule}
       <button onClick=${() => answer({ reply: "n" })}>No</button>
       <button class="danger" onClick=${() => answer({ reply: "q" })}>Stop</button>
-      <button onClick=${() => act(request, "more-time")}>+30 min</button>
+      ${moreTime}
     </div>`;
   if (body.kind === "permission")
     return html`<div class="actions">
-      <button class="primary" onClick=${() => answer({ behavior: "allow", updatedInput: body.input })}>Allow</button>
+      <button class="primary" onClick=${() => answer({ behavior: "allow", updatedInput: body.input })}>${offers.allow ?? "Allow"}</button>
+      ${rule}
       ${
-        body.suggestions?.length && !body.suppressAlwaysAllowRule
-          ? html`<button onClick=${() => answer({ behavior: "allow", updatedInput: body.input, updatedPermissions: body.suggestions })}>Always allow</button>`
+        offers.alwaysAllow
+          ? html`<button onClick=${() => answer({ behavior: "allow", updatedInput: body.input, updatedPermissions: offers.alwaysAllow })}>Always allow</button>`
           : ""
       }
-      <button onClick=${() => act(request, "allow-for-a-while")}>Allow for 15 min</button>
-      <button
-        onClick=${() => {
-          const text = prompt("Edited input (JSON object)", JSON.stringify(body.input, null, 2));
-          if (text === null) return;
-          let updatedInput;
-          try {
-            updatedInput = JSON.parse(text);
-          } catch {
-            alert("That is not JSON.");
-            return;
-          }
-          if (typeof updatedInput !== "object" || updatedInput === null || Array.isArray(updatedInput)) return alert("The input must be a JSON object.");
-          answer({ behavior: "allow", updatedInput });
-        }}
-      >
-        Edit…
-      </button>
-      <button class="danger" onClick=${() => denyWithReason(request, act)}>Deny</button>
-      <button onClick=${() => act(request, "more-time")}>+30 min</button>
+      ${offers.edit ? html`<button onClick=${() => open("edit", request)}>Edit…</button>` : ""}
+      <button class="danger" onClick=${() => act(request, "answer", { decision: { behavior: "deny", message: deniedBy() } })}>Deny</button>
+      <button onClick=${() => open("deny", request)}>Deny with reason…</button>
+      <button class="danger" onClick=${() => open("stop", request)}>Deny & stop</button>
+      ${moreTime}
     </div>`;
-  return html`<div class="actions"><${Questions} request=${request} answer=${answer} /></div>`;
+  return html`<div class="actions"><${Questions} request=${request} answer=${answer} />${moreTime}</div>`;
 }
 
-function denyWithReason(request, act) {
-  const reason = prompt("Reason (optional)") ?? undefined;
-  act(request, "answer", { decision: { behavior: "deny", message: reason?.trim() || "Denied by the local console." } });
-}
+let person;
+/** What the agent reads when Deny is clicked without a reason, as Slack's "Denied by <name> in Slack.". */
+const deniedBy = () => `Denied by ${person?.name ?? person?.id ?? "the console"} in the console.`;
 
-function Request({ request, selected, now, act }) {
+function Request({ request, selected, now, act, open, readOnly }) {
   const body = request.body;
   const pending = request.status === "pending";
   return html`<article class=${`request ${selected ? "selected" : ""} ${pending ? "" : "ended"}`} data-id=${request.id}>
@@ -190,6 +177,7 @@ function Request({ request, selected, now, act }) {
     <div class="meta">
       ${v(body.agent?.name) ?? request.token} · ${request.channel} ${Object.entries(body.labels ?? {}).map(([key, value]) => html` · ${key}=${value}`)}
       ${pending ? html` · <span class="countdown">${left(request.expiresAt, now)}</span> left` : html` · ${outcome(request)}`}
+      ${request.slackUrl ? html` · <a class="slack-link" href=${request.slackUrl} target="_blank" rel="noopener noreferrer">Open in Slack</a>` : ""}
     </div>
     ${body.context ? html`<p>${v(body.context)}</p>` : ""}
     ${
@@ -198,7 +186,7 @@ function Request({ request, selected, now, act }) {
             <${ToolView} body=${body} />`
         : ""
     }
-    ${pending ? html`<${Actions} request=${request} act=${act} />` : ""}
+    ${pending && !readOnly ? html`<${Actions} request=${request} act=${act} open=${open} />` : ""}
   </article>`;
 }
 
@@ -208,39 +196,101 @@ function outcome(request) {
   return `${request.status}${who}${took === undefined ? "" : ` after ${took} s`}`;
 }
 
-function App() {
+/** Server-sent changes, applied together at most every 50 ms: a burst (a thousand creates) renders once, not once each. */
+function useLiveRequests(session) {
   const [requests, setRequests] = useState(new Map());
+  useEffect(() => {
+    if (!session) return undefined;
+    let pending = [];
+    let timer;
+    const flush = () => {
+      timer = undefined;
+      const changed = pending;
+      pending = [];
+      setRequests((old) => {
+        const next = new Map(old);
+        for (const request of changed) next.set(request.id, request);
+        return next;
+      });
+    };
+    const source = new EventSource(`${API}/events`);
+    source.addEventListener("request", (event) => {
+      const request = JSON.parse(event.data);
+      pending.push(request);
+      timer ??= setTimeout(flush, 50);
+      if (request.status === "pending" && !session.readOnly && globalThis.Notification?.permission === "granted" && document.hidden)
+        new Notification("Approval needed", { body: request.body.title ?? KIND_NAMES[request.body.kind] });
+    });
+    const { pending: open, ended } = session.listed;
+    setRequests(new Map([...open, ...ended].map((r) => [r.id, r])));
+    return () => {
+      source.close();
+      clearTimeout(timer);
+    };
+  }, [session]);
+  return [requests, setRequests];
+}
+
+function AuditLog() {
+  const [events, setEvents] = useState(undefined);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    call("/audit?limit=200").then(
+      (page) => setEvents(page.events),
+      (e) => setError(e.message),
+    );
+  }, []);
+  if (error) return html`<p class="error">${error}</p>`;
+  return html`<table class="audit">
+    <thead>
+      <tr>
+        <th>when</th>
+        <th>event</th>
+        <th>request</th>
+        <th>who</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${(events ?? []).map(
+        (e) =>
+          html`<tr>
+            <td>${e.at}</td>
+            <td>${e.type}</td>
+            <td>${e.requestId ?? ""}</td>
+            <td>${e.person ? `${e.person.name ?? e.person.id}${e.person.via ? ` (${e.person.via})` : ""}` : ""}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function App() {
+  const [session, setSession] = useState(undefined);
+  const [signedOut, setSignedOut] = useState(undefined);
+  const [requests, setRequests] = useLiveRequests(session);
   const [error, setError] = useState("");
   const [now, setNow] = useState(Date.now());
   const [filters, setFilters] = useState({ kind: "", status: "pending", text: "" });
   const [selectedId, setSelectedId] = useState(undefined);
-  const [ready, setReady] = useState(false);
+  const [dialog, setDialog] = useState(null);
+  const [view, setView] = useState("queue");
 
+  const load = async () => {
+    try {
+      // Both at once: the queue shows one round trip after the page loads.
+      const [found, listed] = await Promise.all([call("/session"), call("/requests")]);
+      csrf = found.csrf;
+      person = found.person;
+      setSession({ ...found, listed, readOnly: found.role === "viewer" });
+      setSignedOut(undefined);
+    } catch (e) {
+      setSignedOut(e.status === 401 ? "" : e.message);
+    }
+  };
   useEffect(() => {
-    let source;
-    (async () => {
-      try {
-        await signInFromFragment();
-        csrf = (await call("/session")).csrf;
-        const { pending, ended } = await call("/requests");
-        setRequests(new Map([...pending, ...ended].map((r) => [r.id, r])));
-        source = new EventSource(`${API}/events`);
-        source.addEventListener("request", (event) => {
-          const request = JSON.parse(event.data);
-          setRequests((old) => new Map(old).set(request.id, request));
-          if (request.status === "pending" && Notification?.permission === "granted" && document.hidden)
-            new Notification("Approval needed", { body: request.body.title ?? KIND_NAMES[request.body.kind] });
-        });
-        setReady(true);
-      } catch (e) {
-        setError(e.message);
-      }
-    })();
+    signInFromFragment(call).then(load, (e) => setSignedOut(e.message));
     const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => {
-      clearInterval(timer);
-      source?.close();
-    };
+    return () => clearInterval(timer);
   }, []);
 
   const shown = useMemo(
@@ -252,7 +302,7 @@ function App() {
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)),
     [requests, filters],
   );
-  const pendingCount = [...requests.values()].filter((r) => r.status === "pending").length;
+  const pendingCount = useMemo(() => [...requests.values()].filter((r) => r.status === "pending").length, [requests]);
   useEffect(() => {
     document.title = pendingCount ? `(${pendingCount}) Approval relay` : "Approval relay";
   }, [pendingCount]);
@@ -267,10 +317,12 @@ function App() {
       setError(e.message);
     }
   };
+  const open = (kind, request) => setDialog({ kind, request });
 
   useEffect(() => {
     const onKey = (event) => {
-      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+      if (dialog || session?.readOnly) return;
+      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLTextAreaElement) return;
       const index = shown.indexOf(selected);
       if (event.key === "j") setSelectedId(shown[Math.min(shown.length - 1, index + 1)]?.id);
       else if (event.key === "k") setSelectedId(shown[Math.max(0, index - 1)]?.id);
@@ -278,35 +330,59 @@ function App() {
       const kind = selected.body.kind;
       if (kind === "step_gate" && ["y", "n", "q"].includes(event.key)) act(selected, "answer", { decision: { reply: event.key } });
       if (kind === "permission" && event.key === "a") act(selected, "answer", { decision: { behavior: "allow", updatedInput: selected.body.input } });
-      if (kind === "permission" && event.key === "d") denyWithReason(selected, act);
+      if (kind === "permission" && event.key === "d") open("deny", selected);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [shown, selected]);
+  }, [shown, selected, dialog, session]);
 
-  if (error && !ready) return html`<p class="error">${error}</p>`;
+  if (signedOut !== undefined) return html`<${SignIn} call=${call} problem=${signedOut} signedIn=${load} />`;
+  if (!session) return html`<p>Loading…</p>`;
+  const signOut = async () => {
+    await call("/signout", { method: "POST", body: {} }).catch(() => undefined);
+    setSession(undefined);
+    setSignedOut("");
+  };
   return html`<header>
       <h1>Approval relay · ${pendingCount} pending</h1>
+      <span class="who">${session.person.name ?? session.person.id}${session.readOnly ? " · read-only" : ""}</span>
       ${
-        typeof Notification !== "undefined" && Notification.permission === "default"
+        session.readOnly || (!session.slack && session.role === "answerer")
+          ? html`<button onClick=${() => setView(view === "audit" ? "queue" : "audit")}>${view === "audit" ? "Requests" : "Audit log"}</button>`
+          : ""
+      }
+      ${
+        typeof Notification !== "undefined" && Notification.permission === "default" && !session.readOnly
           ? html`<button onClick=${() => Notification.requestPermission()}>Notify me</button>`
           : ""
       }
+      <button onClick=${signOut}>Sign out</button>
     </header>
-    <div class="filters">
-      <select aria-label="status" onChange=${(e) => setFilters({ ...filters, status: e.target.value })}>
-        <option value="pending">Pending</option>
-        <option value="ended">History</option>
-        <option value="">All</option>
-      </select>
-      <select aria-label="kind" onChange=${(e) => setFilters({ ...filters, kind: e.target.value })}>
-        <option value="">Every kind</option>
-        ${Object.entries(KIND_NAMES).map(([k, name]) => html`<option value=${k}>${name}</option>`)}
-      </select>
-      <input aria-label="agent, label or channel" placeholder="agent, label, channel" onInput=${(e) => setFilters({ ...filters, text: e.target.value })} />
-    </div>
-    ${error ? html`<p class="error">${error}</p>` : ""}
-    ${shown.map((r) => html`<${Request} key=${r.id} request=${r} selected=${r === selected} now=${now} act=${act} />`)}`;
+    ${
+      view === "audit"
+        ? html`<${AuditLog} />`
+        : html`<div class="filters">
+              <select aria-label="status" onChange=${(e) => setFilters({ ...filters, status: e.target.value })}>
+                <option value="pending">Pending</option>
+                <option value="ended">History</option>
+                <option value="">All</option>
+              </select>
+              <select aria-label="kind" onChange=${(e) => setFilters({ ...filters, kind: e.target.value })}>
+                <option value="">Every kind</option>
+                ${Object.entries(KIND_NAMES).map(([k, name]) => html`<option value=${k}>${name}</option>`)}
+              </select>
+              <input
+                aria-label="agent, label or channel"
+                placeholder="agent, label, channel"
+                onInput=${(e) => setFilters({ ...filters, text: e.target.value })}
+              />
+            </div>
+            ${error ? html`<p class="error">${error}</p>` : ""}
+            ${shown.map(
+              (r) => html`<${Request} key=${r.id} request=${r} selected=${r === selected} now=${now} act=${act} open=${open} readOnly=${session.readOnly} />`,
+            )}`
+    }
+    ${dialog ? html`<${Dialog} dialog=${dialog} close=${() => setDialog(null)} act=${act} denied=${deniedBy()} />` : ""}`;
 }
 
 render(html`<${App} />`, document.getElementById("app"));

@@ -21,14 +21,17 @@ export interface AuditRoutesDeps {
 }
 
 export function registerAuditRoutes(app: HttpApp, { audit, authenticate }: AuditRoutesDeps): void {
-  serveRoute(app, "readAudit", { onRequest: authenticate }, async (request): Promise<AuditReply> => {
-    const page = await audit.read(parseAuditQuery(rawQuery(request)));
-    return {
-      events: page.events.map(toAuditView),
-      ...(page.next === undefined ? {} : { next: page.next }),
-      ...(page.dropped === undefined ? {} : { dropped: droppedView(page.dropped) }),
-    };
-  });
+  serveRoute(app, "readAudit", { onRequest: authenticate }, async (request): Promise<AuditReply> => auditPage(audit, rawQuery(request)));
+}
+
+/** The page of events `query` (the raw query string) asks for, as GET /v1/audit (and the console's audit view) reply with it. */
+export async function auditPage(audit: Pick<AuditTrail, "read">, query: string): Promise<AuditReply> {
+  const page = await audit.read(parseAuditQuery(query));
+  return {
+    events: page.events.map(toAuditView),
+    ...(page.next === undefined ? {} : { next: page.next }),
+    ...(page.dropped === undefined ? {} : { dropped: droppedView(page.dropped) }),
+  };
 }
 
 const PARAMETERS = ["since", "after", "requestId", "limit"];

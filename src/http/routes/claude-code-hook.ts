@@ -21,7 +21,8 @@ import { denyOutput, RETRIES_UNAVAILABLE_HEADER, type HookEvent, type HookOutput
 import type { HookCalls } from "../../requests/hooks/calls.js";
 import { parseHookInput } from "../../requests/hooks/input.js";
 import { parseHookQuery } from "../../requests/hooks/query.js";
-import { internalErrorMessage } from "../../requests/errors.js";
+import { internalErrorMessage, RelayError } from "../../requests/errors.js";
+import type { CreateLimiter } from "../rate-limit.js";
 import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
 import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
@@ -42,16 +43,30 @@ export interface ClaudeCodeHookDeps {
   now?: () => number;
   /** Largest hook body, in bytes (RELAY_MAX_BODY: a Write or Edit of a large file); the server's limit when absent. */
   bodyLimitBytes?: number;
+  /** The create rate limit per token (../rate-limit.ts): a call over it is denied with its message; absent → none. */
+  limitCreates?: CreateLimiter;
 }
 
 export function registerClaudeCodeHookRoutes(
   app: HttpApp,
-  { hookCalls, authenticate, hookTimeoutSeconds, keepaliveMs = DEFAULT_HOOK_KEEPALIVE_MS, now = Date.now, bodyLimitBytes }: ClaudeCodeHookDeps,
+  { hookCalls, authenticate, hookTimeoutSeconds, keepaliveMs = DEFAULT_HOOK_KEEPALIVE_MS, now = Date.now, bodyLimitBytes, limitCreates }: ClaudeCodeHookDeps,
 ): void {
+  // Over the rate limit: Claude Code is told no with hook JSON, as for every other refusal of a well-formed call.
+  const limited = limitCreates
+    ? async (request: FastifyRequest, reply: FastifyReply) => {
+        try {
+          await limitCreates(request, reply);
+        } catch (error) {
+          if (!(error instanceof RelayError) || error.code !== "relay_rate_limited") throw error;
+          const input = parseHookInput(jsonBody(request));
+          await reply.code(200).send(denyOutput(input.hook_event_name, `${error.message} The tool call was denied.`));
+        }
+      }
+    : undefined;
   serveRoute(
     app,
     "claudeCodeHook",
-    { onRequest: authenticate, ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
+    { onRequest: authenticate, ...(limited ? { preHandler: limited } : {}), ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
     async (request, reply) => {
       // When the call arrived, before its body was read: the reply deadline counts from there.
       const startedAt = now() - reply.elapsedTime;

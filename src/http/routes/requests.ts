@@ -23,11 +23,17 @@
  * as an unknown id, so its existence does not leak. Admin tokens (operators)
  * read every request and list them all (`GET /v1/requests`, where an agent
  * token lists its own); they never create or cancel one (403).
+ *
+ * A request posted to Slack is shown with its message's permalink when the
+ * relay knows its workspace's URL (src/slack/permalinks.ts: one auth.test per
+ * instance, no call per request), so an agent or `approval-relay ask` can
+ * point its person straight at the message.
  */
+import type { CreateLimiter } from "../rate-limit.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { invalidRequest, RelayError, shuttingDown, StoreUnavailableError } from "../../requests/errors.js";
 import { LIST_LIMITS, type RequestList } from "../../protocol/operator.js";
-import { RequestStatus, type RequestView } from "../../protocol/request-view.js";
+import { RequestStatus, type RequestView, type SlackRef } from "../../protocol/request-view.js";
 import { mayView, type ListOptions, type RequestListing, type Viewer } from "../../requests/listing.js";
 import { toView, type RequestRecord } from "../../requests/model.js";
 import type { RequestService } from "../../requests/service.js";
@@ -51,26 +57,50 @@ export interface RequestRoutesDeps {
   maxWaitSeconds: number;
   /** Largest body of a create, in bytes (RELAY_MAX_BODY); the server's limit when absent. */
   bodyLimitBytes?: number;
+  /** The create rate limit per token (../rate-limit.ts); absent → none. */
+  limitCreates?: CreateLimiter;
+  /** A request's Slack message → its permalink, or undefined while the workspace's URL is unknown; absent without Slack. */
+  messageLinks?: () => Promise<((ref: SlackRef) => string | undefined) | undefined>;
+}
+
+/** A view with its Slack message's permalink added, when one can be built. */
+type Linking = (view: RequestView) => Promise<RequestView>;
+
+function linkingWith(messageLinks: RequestRoutesDeps["messageLinks"]): Linking {
+  if (!messageLinks) return async (view) => view;
+  return async (view) => {
+    if (!view.slack) return view;
+    const permalink = (await messageLinks())?.(view.slack);
+    return permalink === undefined ? view : { ...view, slack: { ...view.slack, permalink } };
+  };
 }
 
 type IdRoute = { Params: { id: string } };
 
-export function registerRequestRoutes(app: HttpApp, { service, listing, auth, maxWaitSeconds, bodyLimitBytes }: RequestRoutesDeps): void {
+export function registerRequestRoutes(
+  app: HttpApp,
+  { service, listing, auth, maxWaitSeconds, bodyLimitBytes, limitCreates, messageLinks }: RequestRoutesDeps,
+): void {
+  const linked = linkingWith(messageLinks);
   serveRoute(
     app,
     "createRequest",
-    { onRequest: auth.agent, ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }) },
+    {
+      onRequest: auth.agent,
+      ...(limitCreates ? { preHandler: limitCreates } : {}),
+      ...(bodyLimitBytes === undefined ? {} : { bodyLimit: bodyLimitBytes }),
+    },
     async (request, reply) => {
       const waitMs = parseWait(rawQuery(request), maxWaitSeconds);
       const body = parseCreateBody(jsonBody(request));
       const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
       const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
       reply.code(created ? 201 : 200);
-      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply);
+      if (waitMs !== undefined && record.status === "pending") return linked(await longPoll(service, record.id, waitMs, reply));
       if (waitMs === undefined && created && record.status === "pending") {
         return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
       }
-      return toView(record);
+      return linked(toView(record));
     },
   );
 
@@ -84,9 +114,9 @@ export function registerRequestRoutes(app: HttpApp, { service, listing, auth, ma
     const record = await owned(service, request);
     if (waitMs !== undefined && record.status === "pending") {
       if (service.isDraining) throw shuttingDown();
-      return longPoll(service, record.id, waitMs, reply);
+      return linked(await longPoll(service, record.id, waitMs, reply));
     }
-    return toView(record);
+    return linked(toView(record));
   });
 
   serveRoute<IdRoute>(app, "cancelRequest", { onRequest: auth.agent }, async (request) => {

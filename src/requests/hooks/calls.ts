@@ -36,13 +36,24 @@
  *   for its call is cancelled, so nobody approves what the agent was denied.
  * - When Slack cannot say whose email the hook URL's `requestedBy` is, nothing
  *   is created and the call is denied saying so (503 relay_slack_unavailable
- *   to a caller that retries).
+ *   to a caller that retries). So is a call whose agent token holds as many
+ *   pending requests as it may (relay_too_many_pending's message), and a
+ *   repeat of a pending tool call from the same session joins that request.
  */
 import type { ClaudeCodeHookInput } from "../../protocol/claude-code-hook.js";
 import { CreateRequestBody, type Labels, type RequestedBy } from "../../protocol/request-body.js";
 import { silentLogger, type Logger } from "../../logger.js";
 import { settleBefore } from "../../protocol/timing.js";
-import { fieldProblems, internalErrorMessage, invalidRequest, RelayError, shuttingDown, SlackUnavailableError, StoreUnavailableError } from "../errors.js";
+import {
+  fieldProblems,
+  internalErrorMessage,
+  invalidRequest,
+  RelayError,
+  shuttingDown,
+  SlackUnavailableError,
+  StoreUnavailableError,
+  TooManyPendingError,
+} from "../errors.js";
 import type { RequestRecord } from "../model.js";
 import type { RequestService } from "../service.js";
 import { STORE_RETRY_INTERVAL_MS } from "../store.js";
@@ -191,6 +202,7 @@ export class HookCalls {
         this.logger.warn({ requestId: call.reference, reason: error.reason }, "the store is unavailable at a Claude Code hook call's deadline: denied");
         return denyOutput(event, STORE_UNAVAILABLE_REASON);
       }
+      if (error instanceof TooManyPendingError) return denyOutput(event, `${error.message} The tool call was denied.`);
       if (error instanceof RelayError) throw error;
       this.logger.error({ requestId: call.reference, error }, "a Claude Code hook call failed inside the relay");
       return denyOutput(event, `${internalErrorMessage(call.reference)} The tool call was denied.`);

@@ -7,7 +7,7 @@
  * every answer button is gone.
  */
 export type { SlackMessage } from "./limits.js";
-export { checkMessageLimits, checkViewLimits, LIMITS } from "./limits.js";
+export { LIMITS } from "./limits.js";
 export { escapeMrkdwn } from "./escape.js";
 export { requestMessage, endedMessage, askedLine } from "./message.js";
 export { alwaysAllowModal, editModal, denyReasonModal, otherModal } from "./modals.js";

@@ -1,12 +1,10 @@
 /**
- * Slack's Block Kit limits, and checkers that list every limit a message or
- * modal breaks. The builders are written to stay inside these; the checkers
- * let tests prove it for huge and hostile input. They read the JSON as
- * unknown data, so they also work on deliberately broken messages.
+ * What a Slack message is to the builders, Slack's Block Kit limits (in
+ * limit-values.ts) and the text measure the builders budget with. The
+ * checkers that list every limit a message or modal breaks are test code:
+ * test/helpers/block-kit-limits.ts.
  */
-import type { KnownBlock, View } from "@slack/types";
-import { LIMITS } from "./limit-values.js";
-import { checkBlock, textObjectsLength, type Problems } from "./limits-blocks.js";
+import type { KnownBlock } from "@slack/types";
 
 export { CODE_PER_SECTION, LIMITS } from "./limit-values.js";
 
@@ -16,52 +14,14 @@ export interface SlackMessage {
   blocks: KnownBlock[];
 }
 
-/** Every Slack limit the message breaks; empty when it may be posted. */
-export function checkMessageLimits(message: SlackMessage): string[] {
-  const problems: Problems = [];
-  if (message.text.length === 0) problems.push("text: empty");
-  if (message.text.length > LIMITS.fallbackText) {
-    problems.push(`text: ${message.text.length} characters (max ${LIMITS.fallbackText})`);
-  }
-  if (message.blocks.length > LIMITS.messageBlocks) {
-    problems.push(`blocks: ${message.blocks.length} blocks (max ${LIMITS.messageBlocks})`);
-  }
-  checkBlocks(message.blocks, problems);
-  const total = message.text.length + textObjectsLength(message.blocks);
-  if (total > LIMITS.messageText) problems.push(`message: ${total} characters of text (max ${LIMITS.messageText})`);
-  return problems;
-}
+type Json = Record<string, unknown>;
 
-/** Every Slack limit the modal or Home tab view breaks; empty when it may be opened or published. */
-export function checkViewLimits(view: View): string[] {
-  const problems: Problems = [];
-  if (view.type !== "modal" && view.type !== "home") problems.push(`type: ${view.type} is not a modal or a Home tab`);
-  if (view.blocks.length > LIMITS.viewBlocks) problems.push(`blocks: ${view.blocks.length} blocks (max ${LIMITS.viewBlocks})`);
-  if ((view.private_metadata ?? "").length > LIMITS.privateMetadata) {
-    problems.push(`private_metadata: ${view.private_metadata?.length} characters (max ${LIMITS.privateMetadata})`);
-  }
-  if ((view.callback_id ?? "").length > LIMITS.callbackId) problems.push(`callback_id: longer than ${LIMITS.callbackId}`);
-  if (view.type === "modal") {
-    checkViewText("title", view.title?.text, true, problems);
-    checkViewText("submit", view.submit?.text, false, problems);
-    checkViewText("close", view.close?.text, false, problems);
-    const hasInput = view.blocks.some((block) => block.type === "input");
-    if (hasInput && !view.submit) problems.push("submit: required when the modal has input blocks");
-  }
-  checkBlocks(view.blocks, problems);
-  return problems;
-}
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
-function checkViewText(path: string, text: string | undefined, required: boolean, problems: Problems): void {
-  if (text === undefined) {
-    if (required) problems.push(`${path}: missing`);
-    return;
-  }
-  if (text.length === 0) problems.push(`${path}: empty`);
-  if (text.length > LIMITS.viewTitle) problems.push(`${path}: ${text.length} characters (max ${LIMITS.viewTitle})`);
-}
-
-function checkBlocks(blocks: readonly unknown[], problems: Problems): void {
-  const ids = new Set<string>();
-  blocks.forEach((block, index) => checkBlock(block, `blocks[${index}]`, ids, problems));
+/** Sum of the `text` of every plain_text / mrkdwn object, however deep. */
+export function textObjectsLength(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + textObjectsLength(item), 0);
+  if (!isObject(value)) return 0;
+  if ((value.type === "plain_text" || value.type === "mrkdwn") && typeof value.text === "string") return value.text.length;
+  return Object.values(value).reduce((sum: number, item) => sum + textObjectsLength(item), 0);
 }

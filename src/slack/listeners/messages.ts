@@ -15,7 +15,7 @@ import type { Decision, StepReply } from "../../protocol/decisions.js";
 import type { RequestRecord } from "../../requests/model.js";
 import { answererIn } from "../../requests/policy.js";
 import { NOT_RECORDED_REPLY, STORE_BUDGET, withinBudget, type Bounded, type ListenerDeps } from "./context.js";
-import { reportOutcome, tellPerson } from "./notices.js";
+import { endedNotice, reportOutcome, tellPerson } from "./notices.js";
 
 /** A plain message from a person, in a thread. Anything else does not parse. */
 const ThreadReply = z.looseObject({
@@ -74,7 +74,8 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   const read = await withinBudget(deps.service.findBySlackMessage({ channel: message.channel, ts: message.thread_ts }), STORE_BUDGET.readMs);
   if (!read.ok) return notRecorded(deps, message, read);
   const record = read.value;
-  if (!record || record.status !== "pending") return;
+  if (!record) return;
+  if (record.status !== "pending") return tellIfOvertaken(deps, message, record);
   const decision = parseThreadReply(record, message.text);
   if (!decision) return deps.logger.debug({ id: record.id }, "slack thread reply ignored");
   const left = STORE_BUDGET.totalMs - (performance.now() - started);
@@ -84,6 +85,19 @@ export async function handleReply(deps: ListenerDeps, raw: unknown): Promise<voi
   deps.logger.debug({ id: record.id, outcome: answered.value.outcome }, "slack thread reply recorded");
   // Refused, counted or already counted: only that person is told, next to their reply.
   await reportOutcome(deps, answered.value, { channel: message.channel, user: message.user, threadTs: message.thread_ts });
+}
+
+/**
+ * An answer written while the request was still pending that reached the
+ * relay only after it ended (another answer, its deadline, a cancel won the
+ * race): the person is told in the thread how it ended, as a click that
+ * comes too late is. A reply written after the end stays unanswered: by then
+ * the message already said so, and a thread is a conversation.
+ */
+async function tellIfOvertaken(deps: ListenerDeps, message: z.infer<typeof ThreadReply>, record: RequestRecord): Promise<void> {
+  const writtenAt = Number(message.ts) * 1000;
+  if (record.endedAt === undefined || !(writtenAt <= record.endedAt) || !parseThreadReply(record, message.text)) return;
+  await tellPerson(deps, { channel: message.channel, user: message.user, threadTs: message.thread_ts }, endedNotice(record));
 }
 
 /** Tells the person, in the thread, that their reply did not count; the request stays as it was. */

@@ -3,7 +3,7 @@
   earlier than it was), in the deadlines zset too, so every instance's
   expiry sweep follows it; its keys (the hash, and the idempotency and
   message index keys it names) live until the new deadline plus the
-  retention, as create-6.lua set them for the first; and when it has a
+  retention, as create-8.lua set them for the first; and when it has a
   Slack message, the update that shows the new deadline is queued, as a
   counted approval's is (approve-7.lua). Queued reminders stay as they are.
 

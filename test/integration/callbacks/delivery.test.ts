@@ -12,6 +12,7 @@ import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import { callbackBody, instance, memoryStores, redisStores, T0, TOKENS, type Clock, type Instance, type StoreFactory } from "../../helpers/callbacks.js";
 import { startReceiver, type Hit, type Receiver } from "../../helpers/receiver.js";
 import { connectTestRedis, deleteKeysUnder, uniquePrefix } from "../../helpers/redis.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 
 let redis: Redis;
 let prefix: string;
@@ -43,7 +44,7 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
   async function setup() {
     prefix = uniquePrefix();
     const clock: Clock = { t: T0 };
-    const relay = instance(await openStore(clock), clock);
+    const relay = await instance(await openStore(clock), clock);
     const receiver = await startReceiver();
     opened.push(relay, receiver);
     return { clock, relay, receiver };
@@ -80,7 +81,7 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
     relay.messenger.refuseWith = "channel_not_found";
     const failed = await create("/failed");
     await relay.service.idle();
-    await relay.service.answer(answered, { reply: "y" }, { id: "U0ALICE01", name: "alice" });
+    await relay.service.answer(answered, { reply: "y" }, ALICE);
     await relay.service.cancel(cancelled, "agent", "the agent gave up");
     clock.t += 60_000;
     expect(await relay.service.expireDue()).toBe(1);
@@ -146,8 +147,8 @@ describe.each(stores)("callbacks on the %s store", (_name, openStore) => {
   it("an ending that loses the race (already answered) queues no second callback", async () => {
     const { relay, receiver } = await setup();
     const { record } = await relay.service.create({ tokenName: TOKENS[0]!.name, body: callbackBody(receiver.url) });
-    await relay.service.answer(record.id, { reply: "n" }, { id: "U0ALICE01" });
-    await relay.service.answer(record.id, { reply: "y" }, { id: "U0BOB0001" });
+    await relay.service.answer(record.id, { reply: "n" }, { id: ALICE.id });
+    await relay.service.answer(record.id, { reply: "y" }, { id: BOB.id });
     await relay.service.cancel(record.id);
     await relay.worker.drain();
     expect(receiver.hits).toHaveLength(1);

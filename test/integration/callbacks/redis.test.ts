@@ -10,6 +10,7 @@ import { connectRedisStore } from "../../../src/store/redis-store.js";
 import { callbackBody, instance, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../../helpers/callbacks.js";
 import { startReceiver, type Receiver, type Reply } from "../../helpers/receiver.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let admin: Redis;
 let prefix: string;
@@ -32,7 +33,7 @@ afterAll(async () => {
 async function relayInstance(clock: Clock, overrides: WorkerOverrides = {}): Promise<Instance> {
   const store = connectRedisStore(REDIS_TEST_URL, { prefix, now: () => clock.t });
   await store.ready();
-  const relay = instance(store, clock, overrides);
+  const relay = await instance(store, clock, overrides);
   opened.push(relay);
   return relay;
 }
@@ -45,7 +46,7 @@ async function receiver(reply?: () => Reply): Promise<Receiver> {
 
 async function endedRequest(relay: Instance, url: string): Promise<string> {
   const { record } = await relay.service.create({ tokenName: TOKENS[0]!.name, body: callbackBody(url) });
-  await relay.service.answer(record.id, { reply: "y" }, { id: "U0ALICE01" });
+  await relay.service.answer(record.id, { reply: "y" }, { id: ALICE.id });
   return record.id;
 }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { retryDelayMs } from "../../../src/protocol/timing.js";
 import { callbackBody, instance, memoryStores, T0, TOKENS, type Clock, type Instance, type WorkerOverrides } from "../../helpers/callbacks.js";
 import { closedPortUrl, startReceiver, type Hit, type Receiver, type Reply } from "../../helpers/receiver.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const opened: Array<Instance | Receiver> = [];
 afterEach(async () => {
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function setup(reply?: (hit: Hit, index: number) => Reply, overrides: WorkerOverrides = {}, retentionMs?: number) {
   const clock: Clock = { t: T0 };
-  const relay = instance(await memoryStores(clock, retentionMs), clock, overrides);
+  const relay = await instance(await memoryStores(clock, retentionMs), clock, overrides);
   const receiver = await startReceiver(reply);
   opened.push(relay, receiver);
   /** Creates a request whose callback goes to `url` and cancels it; returns its id. */

@@ -1,6 +1,8 @@
 import { describe } from "vitest";
-import { type RelayStandIn, TOKEN, until } from "../../helpers/relay-stand-in.js";
+import { type RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
 import { cliTest as it, runCli, startCli } from "../../helpers/cli.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 /** Runs `approval-relay ask …` and answers the request it creates with `decision`. */
 async function askAnswered(relay: RelayStandIn, env: Record<string, string>, args: string[], decision: unknown) {
@@ -40,8 +42,8 @@ describe.concurrent("approval-relay ask", () => {
   });
 
   it("when given --requested-by, the request says who it is for: a Slack user id, or else an email", async ({ relay, env, expect }) => {
-    const byId = await askAnswered(relay, env, ["Deploy?", "--requested-by", "U0ALICE01"], { answers: { answer: true } });
-    expect(byId.request.body.requestedBy).toEqual({ slackUserId: "U0ALICE01" });
+    const byId = await askAnswered(relay, env, ["Deploy?", "--requested-by", ALICE.id], { answers: { answer: true } });
+    expect(byId.request.body.requestedBy).toEqual({ slackUserId: ALICE.id });
     const byEmail = await askAnswered(relay, env, ["Deploy?", "--requested-by", "alice@example.com"], { answers: { answer: true } });
     expect(byEmail.request.body.requestedBy).toEqual({ email: "alice@example.com" });
   });
@@ -52,7 +54,7 @@ describe.concurrent("approval-relay ask", () => {
       "--context",
       "Run: https://ci.example.com/1",
       "--approver",
-      "U0ALICE01",
+      ALICE.id,
       "--approver",
       "S0OPS0001",
       "--idempotency-key",
@@ -62,7 +64,7 @@ describe.concurrent("approval-relay ask", () => {
     expect(result.code).toBe(0);
     expect(result.request.body).toMatchObject({
       context: "Run: https://ci.example.com/1",
-      approvers: { users: ["U0ALICE01"], usergroups: ["S0OPS0001"] },
+      approvers: { users: [ALICE.id], usergroups: ["S0OPS0001"] },
       idempotencyKey: "gha:1:deploy:1",
     });
   });

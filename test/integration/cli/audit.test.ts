@@ -7,6 +7,7 @@
 import { describe } from "vitest";
 import { cliTest as it, runCli } from "../../helpers/cli.js";
 import { error, type RelayStandIn, type StandInAuditEvent } from "../../helpers/relay-stand-in.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const T0 = Date.parse("2026-12-01T09:00:00Z");
 
@@ -25,7 +26,7 @@ const lines = (text: string) => text.split("\n").filter(Boolean);
 describe.concurrent("approval-relay audit", () => {
   it("prints every event as one JSON line, oldest first, reading with the token from RELAY_TOKEN", async ({ relay, env, expect }) => {
     const events = fill(relay, 3);
-    events[1] = event(1, { type: "answered", person: { id: "U0ALICE", name: "alice" }, status: "answered", reason: "allowed" });
+    events[1] = event(1, { type: "answered", person: ALICE, status: "answered", reason: "allowed" });
     const result = await runCli(["audit"], { env });
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(lines(result.stdout).map((line) => JSON.parse(line) as unknown)).toStrictEqual(events);

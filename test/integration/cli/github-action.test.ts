@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect as baseExpect, it as plainIt } from "vitest";
 import { parse } from "yaml";
 import { compiledCliEntry, cliTest as it } from "../../helpers/cli.js";
-import { TOKEN, until, type RelayStandIn } from "../../helpers/relay-stand-in.js";
+import { TOKEN, type RelayStandIn } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const SCRIPT = join(root, "scripts", "github-action.mjs");
@@ -83,7 +85,7 @@ function readOutputs(text: string): Record<string, string> {
   return outputs;
 }
 
-const ALICE_ANSWER = { answeredBy: { id: "U0ALICE01", name: "alice" }, slack: { channel: "C0123456789", ts: "1700000000.000100" } };
+const ALICE_ANSWER = { answeredBy: ALICE, slack: { channel: "C0123456789", ts: "1700000000.000100" } };
 
 // One at a time: each test spawns two Node processes (the step and the CLI), too many at once for a 2-CPU runner.
 describe("the GitHub Action's step", { timeout: 60_000 }, () => {
@@ -115,7 +117,7 @@ describe("the GitHub Action's step", { timeout: 60_000 }, () => {
       title: "Release",
       timeoutSeconds: 1800,
       labels: { env: "prod", team: "shop" },
-      approvers: { users: ["U0ALICE01"], usergroups: ["S0OPS0001"] },
+      approvers: { users: [ALICE.id], usergroups: ["S0OPS0001"] },
       requestedBy: { slackUserId: "U0OCTO001" },
       idempotencyKey: "github-action:acme/shop:9876543210:deploy:2",
     });

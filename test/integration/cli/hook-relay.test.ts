@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Decision } from "../../../src/protocol/decisions.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
-import { until } from "../../helpers/relay-stand-in.js";
 import { ALICE } from "../../fixtures/people.js";
 import { runCli, startCli } from "../../helpers/cli.js";
+import { until } from "../../helpers/until.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/claude-code/${name}`, import.meta.url), "utf8");
 const preToolUse = fixture("pre-tool-use.json");

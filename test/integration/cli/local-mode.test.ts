@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli, startCli, type CliRun } from "../../helpers/cli.js";
 import { freePort } from "../../helpers/ports.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 let stateHome: string;
 let relay: CliRun | undefined;

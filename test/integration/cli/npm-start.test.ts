@@ -17,9 +17,10 @@ import { BuildProject, recordingBuild } from "../../helpers/build-project.js";
 import { Action } from "../../../src/slack/ids.js";
 import { buttonValue } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 

@@ -3,13 +3,20 @@
  * read GET /v1/audit and agent tokens are refused; without Redis the log is
  * the instance's own; with REDIS_URL it is the Redis Stream under the
  * store's prefix, shared by every instance on that Redis, and capped at
- * RELAY_AUDIT_MAX_EVENTS; a shutdown lets the appends in flight finish.
+ * RELAY_AUDIT_MAX_EVENTS; a shutdown lets the appends in flight finish;
+ * RELAY_AUDIT_EXPORT keeps a copy of every event in a file, the ones the cap
+ * kept out included.
  */
 import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
 const cleanups: Array<() => Promise<void>> = [];
@@ -75,9 +82,45 @@ describe("the relay's audit log", () => {
     expect(read.body.dropped).toMatchObject({ events: 20 });
 
     // A decision is written even at the cap.
-    void second.audit.record({ type: "answered", requestId: "req-last", status: "answered", person: { id: "U0ALICE01" } });
+    void second.audit.record({ type: "answered", requestId: "req-last", status: "answered", person: { id: ALICE.id } });
     await second.close();
     const last = await redis.xrevrange(`${prefix}:audit`, "+", "-", "COUNT", 1);
     expect(JSON.parse(last[0]![1][1]!)).toMatchObject({ type: "answered", requestId: "req-last" });
+  });
+
+  it("RELAY_AUDIT_EXPORT: a copy of every event, the ones the log's cap kept out included, in a file only the relay's user can read", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "relay-audit-export-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, "audit.jsonl");
+    const relay = await start({ RELAY_AUDIT_MAX_EVENTS: "100", RELAY_AUDIT_EXPORT: file });
+    for (let i = 0; i < 120; i += 1) void relay.audit.record({ type: "posted", requestId: `req-${i}`, at: Date.UTC(2026, 11, 2, 9, 0, i) });
+    void relay.audit.record({ type: "answered", requestId: "req-0", status: "answered", person: { id: "U0ALICE01" } });
+    expect((await readAudit(relay, ADMIN.token, "?limit=1")).body.dropped).toMatchObject({ events: 20 });
+    await relay.close();
+
+    const lines = (await readFile(file, "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines).toHaveLength(121);
+    expect(JSON.parse(lines[0]!)).toStrictEqual({ at: "2026-12-02T09:00:00.000Z", type: "posted", requestId: "req-0" });
+    expect(JSON.parse(lines[119]!)).toMatchObject({ type: "posted", requestId: "req-119" });
+    expect(JSON.parse(lines[120]!)).toMatchObject({ type: "answered", requestId: "req-0", person: { id: "U0ALICE01" } });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    // A restart appends to the same file; nothing is overwritten.
+    const again = await start({ RELAY_AUDIT_EXPORT: file });
+    await again.audit.record({ type: "posted", requestId: "req-after-restart" });
+    await again.close();
+    const after = (await readFile(file, "utf8")).trimEnd().split("\n");
+    expect(after).toHaveLength(122);
+    expect(JSON.parse(after[121]!)).toMatchObject({ requestId: "req-after-restart" });
+  });
+
+  it("RELAY_AUDIT_EXPORT naming a file the relay cannot create stops the start with one line that names the variable", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "relay-audit-export-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const missing = join(dir, "no-such-dir", "audit.jsonl");
+    await expect(start({ RELAY_AUDIT_EXPORT: missing })).rejects.toThrow(
+      `RELAY_AUDIT_EXPORT: cannot append to ${missing} (ENOENT); give a file the relay's user may create and write, in a directory that exists`,
+    );
   });
 });

@@ -15,11 +15,12 @@ import { startRelay } from "../../../src/main.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, TEAM_ID } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 const AUTH = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };
 const preToolUse = readFileSync(new URL("../../fixtures/claude-code/pre-tool-use.json", import.meta.url), "utf8");

@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Action } from "../../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { sample } from "../../helpers/metrics.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const METRICS_TOKEN = "metrics-scraper-0123456789abcdef";
 const AUTH = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };

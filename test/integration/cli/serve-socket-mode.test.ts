@@ -11,10 +11,10 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../helpers/ports.js";
-import { until } from "../../helpers/redis.js";
 import { startCli, type CliRun } from "../../helpers/cli.js";
 import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { BOT_TOKEN, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
+import { until } from "../../helpers/until.js";
 
 const TOKEN = "tok_socket_0123456789abcdef";
 const APP_TOKEN = "xapp-1-A0RELAY-test";

@@ -13,6 +13,7 @@ import { freePort } from "../../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runCli, startCli } from "../../helpers/cli.js";
 import { configFiles } from "../../helpers/config-files.js";
+import { until } from "../../helpers/until.js";
 
 const TOKEN = "tok_serve_0123456789abcdef";
 const configFile = configFiles("yaml");
@@ -43,16 +44,12 @@ function relayEnv(): Record<string, string> {
 }
 
 async function waitUntilHealthy(url: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (Date.now() < end) {
-    const ok = await fetch(`${url}/healthz`).then(
+  const healthy = () =>
+    fetch(`${url}/healthz`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url}/healthz did not answer in time`);
+  await until(healthy, 15_000, `${url}/healthz to answer`);
 }
 
 describe("approval-relay serve", () => {

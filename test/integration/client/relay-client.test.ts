@@ -17,8 +17,8 @@ import {
 import type { Decision } from "../../../src/protocol/decisions.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
-import { until } from "../../helpers/relay-stand-in.js";
-import { ALICE } from "../../fixtures/people.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 let client: RelayClient;
@@ -86,11 +86,11 @@ describe("RelayClient against the real relay", () => {
   });
 
   it("when an adapter is given requestedBy, the relay keeps who each request is for on its policy", async () => {
-    const result = createCanUseTool(client, { requestedBy: { slackUserId: "U0BOB0001" } })("Bash", bash, sdkContext());
+    const result = createCanUseTool(client, { requestedBy: { slackUserId: BOB.id } })("Bash", bash, sdkContext());
     const record = await answerNext({ behavior: "allow", updatedInput: bash });
     await result;
-    expect(record.body.requestedBy).toEqual({ slackUserId: "U0BOB0001" });
-    expect(record.policy?.requestedBy).toEqual({ id: "U0BOB0001" });
+    expect(record.body.requestedBy).toEqual({ slackUserId: BOB.id });
+    expect(record.policy?.requestedBy).toEqual({ id: BOB.id });
   });
 
   it("when the same idempotency key is sent twice, both calls get the same request and it is posted once", async () => {

@@ -5,7 +5,6 @@
  * state-changing call, answers checked by the same policy as a Slack click
  * and audited with `via: "console"`, and the live stream of changes.
  */
-import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { configFiles } from "../../helpers/config-files.js";
-import { until } from "../../helpers/redis.js";
+import { getWithHost } from "../../helpers/console.js";
+import { until } from "../../helpers/until.js";
 
 const AGENT = "tok_console_agent_0123456789";
 const ADMIN = "tok_console_admin_0123456789";
@@ -75,18 +75,6 @@ async function create(url: string, body: Record<string, unknown>) {
   });
   expect(reply.status).toBe(201);
   return ((await reply.json()) as { id: string }).id;
-}
-
-/** GET with a Host of our choosing (fetch does not let a caller set it). */
-function getWithHost(url: string, path: string, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { headers: { host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 const STEP = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
@@ -204,6 +192,41 @@ describe("answering in the console", () => {
     expect(JSON.stringify(await miss.json())).toContain("decision.answers.version");
     expect((await post({ answers: {} })).status).toBe(400);
     expect((await post({ answers: { version: "v2" } })).status).toBe(200);
+  });
+});
+
+describe("what a permission request offers, as its Slack message does", () => {
+  const BASH = { kind: "permission", toolName: "Bash", input: { command: "npm test" }, agent: { name: "claude", sessionId: "s-1" } };
+  const suggestion = (toolName: string) => ({ type: "addRules", rules: [{ toolName, ruleContent: "npm test" }], behavior: "allow", destination: "session" });
+
+  it("lists the offers, and Always allow passes back exactly the rules it grants, never another suggestion", async () => {
+    const { url, secret } = await startLocal();
+    const { call } = await session(url, secret);
+    const id = await create(url, { ...BASH, suggestions: [suggestion("Bash"), suggestion("Write")] });
+    const listed = (await (await call(`/console/api/requests/${id}`)).json()) as { offers: Record<string, unknown> };
+    expect(listed.offers).toEqual({ allow: "Allow", rule: "Allow for 15 min", alwaysAllow: [suggestion("Bash")], edit: true });
+    const post = (decision: unknown) => call(`/console/api/requests/${id}/answer`, { method: "POST", body: { decision } });
+    const more = await post({ behavior: "allow", updatedInput: BASH.input, updatedPermissions: [suggestion("Bash"), suggestion("Write")] });
+    expect(more.status).toBe(400);
+    expect(await more.json()).toMatchObject({ error: { details: [{ path: "decision.updatedPermissions" }] } });
+    const granted = await post({ behavior: "allow", updatedInput: BASH.input, updatedPermissions: [suggestion("Bash")] });
+    expect(granted.status).toBe(200);
+    expect(await granted.json()).toMatchObject({ request: { status: "answered", decision: { updatedPermissions: [suggestion("Bash")] } } });
+  });
+
+  it("under a quorum: Approve, no Edit…, no rule and no Always allow; an edited input is a 400 before any policy check", async () => {
+    const file = configFile(`default:\n  quorum: 2\n  approvers: { users: [U0BOB0001, U0ALICE01] }\n`);
+    const { url, secret } = await startLocal({ RELAY_CONFIG_FILE: file });
+    const { call } = await session(url, secret);
+    const id = await create(url, { ...BASH, suggestions: [suggestion("Bash")] });
+    const listed = (await (await call(`/console/api/requests/${id}`)).json()) as { offers: Record<string, unknown> };
+    expect(listed.offers).toEqual({ allow: "Approve", edit: false });
+    const edited = await call(`/console/api/requests/${id}/answer`, {
+      method: "POST",
+      body: { decision: { behavior: "allow", updatedInput: { command: "rm -rf /" } } },
+    });
+    expect(edited.status).toBe(400);
+    expect(await edited.json()).toMatchObject({ error: { details: [{ path: "decision.updatedInput" }] } });
   });
 });
 

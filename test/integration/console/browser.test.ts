@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../helpers/ports.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const CHROMIUM = "/usr/bin/chromium";

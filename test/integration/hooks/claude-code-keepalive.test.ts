@@ -17,7 +17,7 @@ import { runAgent } from "../../helpers/agent-sdk.js";
 import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnthropic } from "../../helpers/fake-anthropic.js";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { startIdleProxy, type IdleProxy } from "../../helpers/idle-proxy.js";
-import { sleep } from "../../helpers/redis.js";
+import { sleep } from "../../helpers/until.js";
 
 const DEPLOY = { command: "touch deployed.txt && echo deployed", description: "Deploy" };
 const HOOK_TIMEOUT_SECONDS = 30;

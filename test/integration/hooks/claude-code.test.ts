@@ -21,6 +21,7 @@ import { echoToolResult, startFakeAnthropic, toolResults, toolUse, type FakeAnth
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture, type HookFixture } from "../../fixtures/claude-code.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 let model: FakeAnthropic;
@@ -91,11 +92,7 @@ async function runClaudeCode(hooks: Settings["hooks"], abortController = new Abo
 
 /** The request the relay holds for Claude Code, once it is posted. */
 async function heldRequest(): Promise<RequestRecord> {
-  const deadline = Date.now() + 12_000;
-  while (relay.service.waiting === 0 || relay.messenger.posts.length === 0) {
-    if (Date.now() > deadline) throw new Error("Claude Code's hook call never reached the relay");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await until(() => relay.service.waiting > 0 && relay.messenger.posts.length > 0, 12_000, "Claude Code's hook call to reach the relay");
   return relay.messenger.posts[0]!;
 }
 

@@ -10,11 +10,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DISCONNECT_REASON } from "../../../src/requests/hooks/calls.js";
 import { startIdleProxy, type IdleProxy } from "../../helpers/idle-proxy.js";
-import { sleep } from "../../helpers/redis.js";
 import { startApiRelay, TOKENS, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 
 import { ALICE } from "../../fixtures/people.js";
+import { sleep, until } from "../../helpers/until.js";
 const allow = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
 
 let relay: ApiRelay | undefined;
@@ -41,11 +41,11 @@ function hookCall(base: string, init: { signal?: AbortSignal; body?: unknown; qu
 }
 
 async function held(relay: ApiRelay, count: number) {
-  const deadline = Date.now() + 3000;
-  while (relay.service.waiting !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} held calls, have ${relay.service.waiting}`);
-    await sleep(5);
-  }
+  await until(
+    () => relay.service.waiting === count,
+    3000,
+    () => `${count} held calls (have ${relay.service.waiting})`,
+  );
 }
 
 describe("a held Claude Code hook call behind a proxy that cuts connections idle for 1.5 s", () => {

@@ -12,6 +12,7 @@ import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { actionIds } from "../../helpers/blocks.js";
 import { hookFixture, type HookFixture } from "../../fixtures/claude-code.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 beforeEach(async () => {
@@ -23,11 +24,7 @@ afterEach(async () => {
 
 /** Resolves once the relay holds a call and has posted its request. */
 async function heldAndPosted() {
-  const deadline = Date.now() + 3000;
-  while (relay.service.waiting !== 1 || relay.messenger.posts.length !== 1) {
-    if (Date.now() > deadline) throw new Error("the hook call was not held and posted");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(() => relay.service.waiting === 1 && relay.messenger.posts.length === 1, 3000, "the hook call to be held and posted");
   return relay.messenger.posts[0]!;
 }
 

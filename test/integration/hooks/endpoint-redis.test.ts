@@ -10,6 +10,7 @@ import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 let prefix: string;
@@ -25,14 +26,6 @@ afterEach(async () => {
 });
 
 const hook = (body: unknown, signal?: AbortSignal) => relay.call("/v1/hooks/claude-code", { json: body, ...(signal ? { signal } : {}) });
-
-async function until(check: () => boolean) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 it("with Redis, a retried PreToolUse joins the first request, both get the answer, and a late retry gets it at once", async () => {
   const first = hook(hookFixture("pre-tool-use"));

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 beforeEach(async () => {
@@ -25,11 +26,11 @@ const hook = (body: unknown) => relay.call("/v1/hooks/claude-code", { json: body
 
 /** Resolves once the relay holds `count` calls. */
 async function held(count: number) {
-  const deadline = Date.now() + 3000;
-  while (relay.service.waiting !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} held calls, have ${relay.service.waiting}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(
+    () => relay.service.waiting === count,
+    3000,
+    () => `${count} held calls (have ${relay.service.waiting})`,
+  );
 }
 
 /** A Bash PermissionRequest of `session` running `command`. */

@@ -10,6 +10,7 @@ import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture, type HookFixture } from "../../fixtures/claude-code.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 beforeEach(async () => {
@@ -25,11 +26,11 @@ function hook(body: unknown, query = "", signal?: AbortSignal) {
 
 /** Resolves once the relay holds `count` calls. */
 async function held(count: number) {
-  const deadline = Date.now() + 3000;
-  while (relay.service.waiting !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} held calls, have ${relay.service.waiting}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(
+    () => relay.service.waiting === count,
+    3000,
+    () => `${count} held calls (have ${relay.service.waiting})`,
+  );
 }
 
 /** Sends the fixture, waits until the call is held, answers as alice, returns what Claude Code received. */
@@ -279,11 +280,3 @@ describe("when the relay itself fails", () => {
     expect(relay.logs.some((line) => line.includes("store is down"))).toBe(true);
   });
 });
-
-async function until(check: () => boolean) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

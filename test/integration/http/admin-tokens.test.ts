@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hookFixture } from "../../fixtures/claude-code.js";
 import { bodies, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let relay: ApiRelay;
 beforeEach(async () => {
@@ -71,7 +72,7 @@ describe("an admin token reads every request", () => {
     const id = await agentRequest();
     const held = relay.call(`/v1/requests/${id}?wait=5`, admin);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await relay.service.answer(id, { reply: "y" }, { id: "U0ALICE", name: "alice" });
+    await relay.service.answer(id, { reply: "y" }, ALICE);
     expect((await held).body).toMatchObject({ id, status: "answered", decision: { reply: "y" } });
   });
 

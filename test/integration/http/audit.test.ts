@@ -11,6 +11,7 @@ import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
 import { AuditReply } from "../../../src/protocol/operator.js";
 import { bodies, DEFAULT_CHANNEL, expectInvalidParameter, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
+import { ALICE, MALLORY } from "../../fixtures/people.js";
 
 const start = useApiRelay();
 
@@ -19,8 +20,8 @@ const events: AuditRecord[] = [
   { type: "created", requestId: "req-a", at: T0, token: "ci-bot", kind: "permission", channel: "C0123456789" },
   { type: "posted", requestId: "req-a", at: T0 + 1000, channel: "C0123456789" },
   { type: "created", requestId: "req-b", at: T0 + 2000, token: "laptop", kind: "step_gate" },
-  { type: "refused", requestId: "req-a", at: T0 + 3000, person: { id: "U0MALLORY", name: "mallory" }, reason: "not an approver" },
-  { type: "answered", requestId: "req-a", at: T0 + 4000, person: { id: "U0ALICE", name: "alice" }, status: "answered", reason: "allowed" },
+  { type: "refused", requestId: "req-a", at: T0 + 3000, person: MALLORY, reason: "not an approver" },
+  { type: "answered", requestId: "req-a", at: T0 + 4000, person: ALICE, status: "answered", reason: "allowed" },
 ];
 
 async function withEvents(): Promise<ApiRelay> {
@@ -77,7 +78,7 @@ describe("reading the audit with an admin token", () => {
       at: "2026-12-01T09:00:03.000Z",
       type: "refused",
       requestId: "req-a",
-      person: { id: "U0MALLORY", name: "mallory" },
+      person: MALLORY,
       reason: "not an approver",
     });
   });
@@ -180,7 +181,7 @@ describe("an audit trail agents cannot flush", () => {
     const relay = await start({ auditLog: createMemoryAuditLog({ maxEvents: 100 }) });
     const created = await relay.call("/v1/requests", { as: "ci-bot", json: bodies.stepGate() });
     const id = String(created.body.id);
-    await relay.service.answer(id, { reply: "y" }, { id: "U0ALICE01", name: "alice" });
+    await relay.service.answer(id, { reply: "y" }, ALICE);
     for (let i = 0; i < 60; i += 1) {
       const noise = await relay.call("/v1/requests", { as: "laptop", json: bodies.stepGate() });
       expect((await relay.call(`/v1/requests/${String(noise.body.id)}`, { as: "laptop", method: "DELETE" })).status).toBe(200);

@@ -17,8 +17,9 @@ import { ALICE } from "../../fixtures/people.js";
 import { permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 import { bodies, TOKENS, useApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { familyTypes, sample } from "../../helpers/metrics.js";
-import { uniquePrefix, until, useTestRedis } from "../../helpers/redis.js";
+import { uniquePrefix, useTestRedis } from "../../helpers/redis.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
+import { until } from "../../helpers/until.js";
 
 const start = useApiRelay();
 const METRICS_TOKEN = "metrics-scraper-0123456789abcdef";

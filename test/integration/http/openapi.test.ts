@@ -60,7 +60,7 @@ describe("the OpenAPI document", () => {
       properties: { error: { properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     });
     const created = document.paths?.["/v1/requests"]?.post?.responses;
-    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "500", "503"]);
+    expect(Object.keys(created ?? {}).sort()).toEqual(["200", "201", "400", "401", "403", "405", "409", "413", "415", "429", "500", "503"]);
     expect(JSON.stringify(document.components?.schemas?.CreateRequestBody)).toContain('"title":"InteractiveQuestionsBody"');
   });
 
@@ -71,7 +71,10 @@ describe("the OpenAPI document", () => {
     const documented = Object.entries(ROUTES).filter(([, route]) => !("undocumented" in route));
     expect(operations).toEqual(documented.map(([name, { method, path }]) => [name, `${method} ${openApiPath(path)}`]));
 
-    relay = await startApiRelay({ metrics: new RelayMetrics(), http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions() } } });
+    relay = await startApiRelay({
+      metrics: new RelayMetrics(),
+      http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions(), links: true } },
+    });
     const unserved = Object.values(ROUTES).filter(({ method, path }) => !relay!.app.hasRoute({ method, url: path }));
     expect(unserved).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 let relay: ApiRelay;
 beforeEach(async () => {
@@ -19,11 +20,11 @@ async function create(body: unknown, query = "") {
 
 /** Resolves once the relay holds `count` long-polls. */
 async function waitersHeld(count: number) {
-  const deadline = Date.now() + 2000;
-  while (relay.service.waiting !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} waiters, have ${relay.service.waiting}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(
+    () => relay.service.waiting === count,
+    2000,
+    () => `${count} waiters (have ${relay.service.waiting})`,
+  );
 }
 
 describe("creating requests", () => {

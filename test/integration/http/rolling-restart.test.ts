@@ -15,11 +15,11 @@ import { Action, decodeButton } from "../../../src/slack/ids.js";
 import { buttonValue } from "../../helpers/full-relay.js";
 import { freePort } from "../../helpers/ports.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
-import { sleep } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
 import { startCli, type CliRun } from "../../helpers/cli.js";
+import { sleep } from "../../helpers/until.js";
 
 const TOKEN = "tok_restart_0123456789abcdef";
 const HOOK = "/v1/hooks/claude-code?timeout=60";

@@ -14,16 +14,15 @@ import { Route } from "../../../src/requests/route-schema.js";
 import { RETRIES_UNAVAILABLE_HEADER } from "../../../src/protocol/claude-code-hook.js";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
 import { SLACK_UNAVAILABLE_DENY } from "../../../src/requests/hooks/calls.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, MALLORY } from "../../fixtures/people.js";
 import { bodies, DEFAULT_CHANNEL, startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
-import { until } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 const PROD = "C0PRODDEPLOY";
 const PROD_BACKUP = "C0PRODBACKUP";
 const SANDBOX = "C0SANDBOX01";
 const LENIENT_DM = "D0LENIENT01";
-const CAROL = "U0CAROL01";
 const ONCALL = "S0ONCALL01";
 const LEADS = "S0LEADS001";
 const ALICE_EMAIL = "alice@example.com";
@@ -37,7 +36,7 @@ const DEPLOY = {
   reminders: [60, 600],
   escalate: [
     { after: 120, usergroups: [LEADS] },
-    { after: 900, users: [CAROL] },
+    { after: 900, users: [CAROL.id] },
   ],
 };
 
@@ -46,7 +45,7 @@ let slackDown = false;
 const directory: PeopleDirectory = {
   usergroupMembers: async (group) => {
     if (slackDown) throw new DirectoryUnavailableError("timed out");
-    return new Set(group === ONCALL ? [CAROL] : []);
+    return new Set(group === ONCALL ? [CAROL.id] : []);
   },
   userIdByEmail: async (email) => {
     if (slackDown) throw new DirectoryUnavailableError("timed out");
@@ -133,7 +132,7 @@ describe("labels on a Claude Code hook call", () => {
     await until(() => relay.stored.length > 0);
     const record = relay.stored[0]!;
     expect(record).toMatchObject({ channel: PROD, body: { labels: { env: "prod" } }, policy: { route: "routes.0" } });
-    await relay.service.answer(record.id, { behavior: "deny", message: "not today" }, { id: "U0ALICE01", name: "alice" });
+    await relay.service.answer(record.id, { behavior: "deny", message: "not today" }, ALICE);
     expect((await held).status).toBe(200);
   });
 
@@ -183,7 +182,7 @@ const deploy = (over: Record<string, unknown> = {}) => bodies.bashPermission({ l
 
 describe("a route's policy is kept on the stored record", () => {
   it("with its approvers, quorum, selfApproval, schedule and the requester; what the 300 s deadline leaves no time for is dropped", async () => {
-    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL } }) });
+    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL.id } }) });
     expect(response.status).toBe(201);
     expect(relay.stored[0]!.policy).toEqual({
       alwaysAllow: "tool",
@@ -191,7 +190,7 @@ describe("a route's policy is kept on the stored record", () => {
       approvers: { users: [ALICE.id, BOB.id], usergroups: [ONCALL] },
       quorum: 2,
       selfApproval: "deny",
-      requestedBy: { id: CAROL },
+      requestedBy: { id: CAROL.id },
       reminders: [60],
       escalate: [{ after: 120, usergroups: [LEADS] }],
     });
@@ -210,15 +209,15 @@ describe("a route's policy is kept on the stored record", () => {
   });
 
   it("keeps the narrower approvers and the higher quorum a request asks for; a group member counts as one of the route's", async () => {
-    const response = await relay.call("/v1/requests", { json: deploy({ approvers: { users: [ALICE.id, BOB.id, CAROL] }, quorum: 3 }) });
+    const response = await relay.call("/v1/requests", { json: deploy({ approvers: { users: [ALICE.id, BOB.id, CAROL.id] }, quorum: 3 }) });
     expect(response.status).toBe(201);
-    expect(relay.stored[0]!.policy).toMatchObject({ approvers: { users: [ALICE.id, BOB.id, CAROL] }, quorum: 3 });
+    expect(relay.stored[0]!.policy).toMatchObject({ approvers: { users: [ALICE.id, BOB.id, CAROL.id] }, quorum: 3 });
   });
 });
 
 describe("a request may only narrow its route's policy", () => {
   it.each([
-    ["a user who is not an approver", deploy({ approvers: { users: [ALICE.id, "U0MALLORY1"] } }), "approvers.users.1"],
+    ["a user who is not an approver", deploy({ approvers: { users: [ALICE.id, MALLORY.id] } }), "approvers.users.1"],
     ["a user group the route does not list", deploy({ approvers: { usergroups: [LEADS] } }), "approvers.usergroups.0"],
     ["an approver list that names nobody", deploy({ approvers: {} }), "approvers"],
     ["fewer approvers than the route's quorum", deploy({ approvers: { users: [ALICE.id] } }), "approvers"],
@@ -253,13 +252,13 @@ describe("when Slack cannot be asked", () => {
 
   it("so does narrowing to a person the route lists only through a group", async () => {
     slackDown = true;
-    const response = await refused(deploy({ approvers: { users: [BOB.id, CAROL] } }), 503, "relay_slack_unavailable");
+    const response = await refused(deploy({ approvers: { users: [BOB.id, CAROL.id] } }), 503, "relay_slack_unavailable");
     expect(response.headers.get("retry-after")).toBe("5");
   });
 
   it("a request that needs no lookup is created as usual", async () => {
     slackDown = true;
-    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL }, approvers: { users: [ALICE.id, BOB.id] } }) });
+    const response = await relay.call("/v1/requests", { json: deploy({ requestedBy: { slackUserId: CAROL.id }, approvers: { users: [ALICE.id, BOB.id] } }) });
     expect(response.status).toBe(201);
   });
 });

@@ -3,16 +3,14 @@ import { connect } from "node:net";
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROUTES } from "../../../src/http/api.js";
-import { createHttpApp, SERVER_TIMEOUTS } from "../../../src/http/server.js";
+import { SERVER_TIMEOUTS } from "../../../src/http/server.js";
 import { NOT_READY_REASONS } from "../../../src/http/routes/health.js";
-import { AuditTrail } from "../../../src/requests/audit-trail.js";
-import { HookCalls } from "../../../src/requests/hooks/calls.js";
-import { RequestListing } from "../../../src/requests/listing.js";
-import { RequestService } from "../../../src/requests/service.js";
-import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
+import { silentLogger } from "../../../src/logger.js";
+import { buildRelay } from "../../../src/main.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import { bodies, startApiRelay, TOKENS, type ApiRelayOptions, type ApiRelay } from "../../helpers/api-relay.js";
+import { bodies, startApiRelay, type ApiRelayOptions, type ApiRelay } from "../../helpers/api-relay.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
+import { relayConfig } from "../../helpers/relay-config.js";
 import { sign } from "../../helpers/slack.js";
 
 let relay: ApiRelay | undefined;
@@ -40,21 +38,11 @@ function raw(url: string, text: string): Promise<string> {
 
 describe("Fastify's JSON-schema compilers (ajv), which the relay does not load", () => {
   it("when a route declares a schema, the app refuses to get ready and points at the zod schemas", async () => {
-    const store = createMemoryStore();
-    const service = new RequestService({ store, messenger: new FakeMessenger(), defaultTimeoutSeconds: 60 });
-    const audit = new AuditTrail({ log: createMemoryAuditLog({ maxEvents: 10 }) });
-    const app = createHttpApp({
-      service,
-      hookCalls: new HookCalls({ service }),
-      tokens: TOKENS,
-      listing: new RequestListing(store),
-      audit,
-      readiness: async () => ({ store: true, slack: true }),
-    });
+    const relay = await buildRelay(relayConfig(), { logger: silentLogger, store: createMemoryStore(), slack: { messenger: new FakeMessenger() } });
     // A listed route the app did not register (no Slack listener): only listed routes may be added (src/http/api.ts).
-    app.post(ROUTES.slackEvents.path, { schema: { body: { type: "object" } } }, async () => ({}));
-    await expect(app.ready()).rejects.toThrow("Fastify route schemas are not used here: parse with the zod schemas of src/protocol");
-    service.close();
+    relay.http.post(ROUTES.slackEvents.path, { schema: { body: { type: "object" } } }, async () => ({}));
+    await expect(relay.http.ready()).rejects.toThrow("Fastify route schemas are not used here: parse with the zod schemas of src/protocol");
+    await relay.close().catch(() => undefined);
   });
 });
 

@@ -17,10 +17,10 @@ import { NOT_EXTENDED } from "../../../src/slack/listeners/more-time.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
-import { until } from "../../helpers/redis.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { blockAction, CHANNEL, MESSAGE_TS, state, viewSubmission } from "../../helpers/slack.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 const permission = { kind: "permission", toolName: "Bash", input: { command: "make deploy" } };
 

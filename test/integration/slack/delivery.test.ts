@@ -12,6 +12,7 @@ import { createSlackApp, createSlackClient } from "../../../src/slack/app.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SIGNING_SECRET, SLACK_API_URL } from "../../helpers/slack.js";
 import { createSlackMessenger } from "../../../src/slack/messenger.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
 
@@ -113,7 +114,7 @@ describe("posting a request", () => {
   it("a failing message update is retried later by the sweep and never changes the recorded answer", async () => {
     relay.api.onPost().on("chat.update", { ok: false, error: "internal_error" }).on("chat.update");
     const record = await relay.create(stepGate);
-    await relay.service.answer(record.id, { reply: "y" }, { id: "U0ALICE" });
+    await relay.service.answer(record.id, { reply: "y" }, { id: ALICE.id });
     await relay.settle();
     expect(relay.api.callsTo("chat.update")).toHaveLength(1);
     expect(await relay.service.sweepUpdates()).toBe(0);

@@ -9,7 +9,7 @@ import { createLogger } from "../../../src/logger.js";
 import { DirectoryUnavailableError } from "../../../src/requests/directory.js";
 import { createSlackClient } from "../../../src/slack/app.js";
 import { EMAIL_MAX_AGE_MS, MEMBERS_MAX_AGE_MS, MEMBERS_REFRESH_AFTER_MS, SlackPeopleDirectory } from "../../../src/slack/directory.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, RELAY_BOT } from "../../fixtures/people.js";
 import { API_HOST, BOT_TOKEN, FakeSlackApi, SLACK_API_URL } from "../../helpers/slack.js";
 
 const GROUP = "S0ONCALL1";
@@ -230,7 +230,7 @@ describe("the relay's team id", () => {
   });
 
   it("is asked of auth.test once, then kept", async () => {
-    api.on("auth.test", { ok: true, team_id: "T0HOME001", user_id: "U0RELAY" });
+    api.on("auth.test", { ok: true, team_id: "T0HOME001", user_id: RELAY_BOT.userId });
     const people = directory();
     expect(await people.homeTeamId()).toBe("T0HOME001");
     expect(await people.homeTeamId()).toBe("T0HOME001");

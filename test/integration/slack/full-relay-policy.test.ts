@@ -10,14 +10,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Action } from "../../../src/slack/ids.js";
-import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, DAVE } from "../../fixtures/people.js";
 import { ONCALL } from "../../fixtures/policies.js";
 import { configFiles } from "../../helpers/config-files.js";
 import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { CHANNEL } from "../../helpers/slack.js";
 
-const DAVE = { id: "U0DAVE0001", name: "dave" };
 const BOB_EMAIL = "bob@example.com";
 const CONFIG = `
 routes:

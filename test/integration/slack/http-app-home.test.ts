@@ -11,7 +11,7 @@ import type { HomeView } from "@slack/types";
 import { describe, expect, it } from "vitest";
 import { REVOKE_NOTICES, revokedNotice } from "../../../src/slack/blocks/index.js";
 import { Action, encodeButton, encodeRuleButton } from "../../../src/slack/ids.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, RELAY_BOT } from "../../fixtures/people.js";
 import { approverRoutes } from "../../fixtures/routes.js";
 import { sectionText } from "../../helpers/blocks.js";
 import { clickAs, members } from "../../helpers/slack-approvers.js";
@@ -19,7 +19,7 @@ import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { appHomeOpened, blockAction, CHANNEL, homeAction, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
 
 const SESSION = { name: "claude-code", sessionId: "5f1c2a9e-0b7d-4c1e-9a55-3f0e8f7d2c11" };
-const WORKSPACE = { ok: true, url: "https://acme.slack.com/", team_id: "T0TEAM", user_id: "U0RELAY", bot_id: "B0RELAY" };
+const WORKSPACE = { ok: true, url: "https://acme.slack.com/", team_id: "T0TEAM", user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId };
 const link = (ts: string) => `<https://acme.slack.com/archives/${CHANNEL}/p${ts.replace(".", "")}|Open the request>`;
 
 let relay: SlackRelay;

@@ -11,9 +11,9 @@ import { Action, encodeButton } from "../../../src/slack/ids.js";
 import type { Person } from "../../../src/protocol/request-view.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { clickAs, ephemerals, members, OTHER_TEAM, watchAgent, type WatchedAgent } from "../../helpers/slack-approvers.js";
+import { clickAs, ephemerals, members, watchAgent, type WatchedAgent } from "../../helpers/slack-approvers.js";
 import { blockAction, CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
-import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, OTHER_TEAM } from "../../fixtures/people.js";
 import { ONCALL } from "../../fixtures/policies.js";
 import { approverRoutes, NOT_YOUR_OWN, ONLY_ALICE_AND_ONCALL as ONLY } from "../../fixtures/routes.js";
 

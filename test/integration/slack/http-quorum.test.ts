@@ -13,7 +13,7 @@ import { hasNoButtons, useSlackRelay, type SlackRelay } from "../../helpers/slac
 import { clickAs, ephemerals, watchAgent } from "../../helpers/slack-approvers.js";
 import { CHANNEL, MESSAGE_TS, messageEvent, state, viewSubmission } from "../../helpers/slack.js";
 import { buttons } from "../../helpers/blocks.js";
-import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, MALLORY } from "../../fixtures/people.js";
 import { quorumRoutes } from "../../fixtures/routes.js";
 
 const input = { command: "helm upgrade api ./chart" };
@@ -81,9 +81,9 @@ describe("permission requests that need two approvals", () => {
   it("a non-approver is told who may answer and that two approvals are needed", async () => {
     relay.api.onPost().on("chat.postEphemeral");
     const record = await relay.create(permission);
-    await click(Action.allow, record.id, { id: "U0MALLORY1", name: "mallory" });
+    await click(Action.allow, record.id, MALLORY);
     const who = `<@${ALICE.id}>, <@${BOB.id}>, <@${CAROL.id}>`;
-    expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: "U0MALLORY1", text: `🔒 Only ${who} can answer this request. It needs 2 approvals.` }]);
+    expect(ephemerals(relay)).toEqual([{ channel: CHANNEL, user: MALLORY.id, text: `🔒 Only ${who} can answer this request. It needs 2 approvals.` }]);
     expect((await relay.service.get(record.id))?.approvals).toBeUndefined();
     relay.api.done();
   });

@@ -79,14 +79,30 @@ describe("step gate thread replies", () => {
     relay.api.done();
   });
 
-  it("a reply to a request that has already ended is ignored silently", async () => {
+  /** A message ts (Slack's time of writing) `ms` after the request ended. */
+  const writtenAfterEnd = async (id: string, ms: number) => (((await relay.service.get(id))!.endedAt! + ms) / 1000).toFixed(6);
+
+  it("a reply written after its request ended is ignored silently", async () => {
     relay.api.onPost().on("chat.update");
     const record = await relay.create(stepGate);
     await reply({ text: "n" });
-    await reply({ text: "y", ts: "1700000060.000001" });
+    await reply({ text: "y", ts: await writtenAfterEnd(record.id, 1000) });
     expect((await relay.service.get(record.id))?.decision).toStrictEqual({ reply: "n" });
     expect(relay.api.callsTo("chat.postEphemeral")).toEqual([]);
     expect(relay.api.callsTo("chat.update")).toHaveLength(1);
+  });
+
+  it("a reply written before its request ended, arriving after, is told how it ended and changes nothing", async () => {
+    relay.api.onPost().on("chat.update").on("chat.postEphemeral");
+    const record = await relay.create(stepGate);
+    await reply({ text: "n" });
+    await reply({ text: "y", ts: await writtenAfterEnd(record.id, -50) });
+    expect((await relay.service.get(record.id))?.decision).toStrictEqual({ reply: "n" });
+    expect(relay.api.callsTo("chat.postEphemeral")[0]?.args).toMatchObject({
+      user: ALICE.id,
+      thread_ts: MESSAGE_TS,
+      text: expect.stringContaining("already answered"),
+    });
   });
 });
 

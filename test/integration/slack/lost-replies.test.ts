@@ -12,9 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import { Action } from "../../../src/slack/ids.js";
 import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { until } from "../../helpers/redis.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { CHANNEL } from "../../helpers/slack.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let relay: FullRelay;
 beforeEach(async () => {
@@ -63,7 +64,7 @@ describe("a post whose reply from Slack is lost", () => {
     const [copy, main] = [await relay.message(0), await relay.message(1)];
     expect(await relay.service.get(id)).toMatchObject({ slack: { channel: CHANNEL, ts: main.ts }, otherMessages: [{ channel: CHANNEL, ts: copy.ts }] });
 
-    await relay.service.answer(id, { reply: "n" }, { id: "U0ALICE" });
+    await relay.service.answer(id, { reply: "n" }, { id: ALICE.id });
     expect(hasNoButtons(await relay.updated(main))).toBe(true);
     expect(hasNoButtons(await relay.updated(copy))).toBe(true);
   });

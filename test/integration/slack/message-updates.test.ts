@@ -13,14 +13,15 @@ import { RequestService } from "../../../src/requests/service.js";
 import { createSlackClient } from "../../../src/slack/app.js";
 import { createSlackMessenger } from "../../../src/slack/messenger.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { BOT_TOKEN } from "../../helpers/slack.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const CHANNEL = "C0UPDATES01";
 const body = CreateRequestBody.parse({ kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } });
-const ALICE = { id: "U0ALICE01", name: "alice" };
 
 let prefix: string;
 let slack: SlackWebApiStandIn;

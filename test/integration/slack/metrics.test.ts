@@ -87,7 +87,7 @@ describe("the relay's calls, as a request goes through Slack", () => {
 
   it("a post rate-limited then accepted, a modal opened, the message updated and a notice Slack refused are each counted once", async () => {
     const metrics = new RelayMetrics();
-    relay = await startSlackRelay({ onSlackCall: metrics.slackCall });
+    relay = await startSlackRelay({ metrics });
     relay.api
       .on("chat.postMessage", { status: 429, headers: { "retry-after": "1" } })
       .onPost()

@@ -16,10 +16,12 @@ import { createSlackClient } from "../../../src/slack/app.js";
 import { createSlackMessenger } from "../../../src/slack/messenger.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { DEFAULT_CHANNEL } from "../../helpers/api-relay.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
 import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../../helpers/slack.js";
+import { sleep, until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const T0 = 1_800_000_000_000;
 const LEASE_MS = 30_000;
@@ -114,7 +116,7 @@ describe("a request whose creating instance died before posting it", () => {
     expect(toB.posts.length + toC.posts.length).toBe(1);
 
     const clicked = await c.service.findBySlackMessage(refs[0]!);
-    expect(await c.service.answer(clicked!.id, { reply: "y" }, { id: "U0ALICE01", name: "alice" })).toMatchObject({ outcome: "applied" });
+    expect(await c.service.answer(clicked!.id, { reply: "y" }, ALICE)).toMatchObject({ outcome: "applied" });
     expect(await waiting).toMatchObject({ id, status: "answered", decision: { reply: "y" } });
   });
 

@@ -16,10 +16,10 @@ import { NOT_RECORDED_REPLY, STORE_BUDGET } from "../../../src/slack/listeners/c
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
-import { until } from "../../helpers/redis.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
 import { CHANNEL, MESSAGE_TS, messageEvent } from "../../helpers/slack.js";
 import { ALICE } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" } };
 

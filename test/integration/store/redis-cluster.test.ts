@@ -13,8 +13,10 @@ import type { RequestStore } from "../../../src/requests/store.js";
 import { connectRedisRuleStore } from "../../../src/store/redis-rules.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { sleep, until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let cluster: RedisCluster;
 let redis: Cluster;
@@ -93,12 +95,15 @@ describe("the Redis store on a cluster", () => {
   it("spreads the requests over every master, and finds each by id, by idempotency key and in the listing", async () => {
     const prefix = freshPrefix();
     const store = await instance(prefix);
-    const created = await Promise.all(Array.from({ length: 48 }, (_, i) => store.create(pending(), { idempotencyKey: `ci:spread-${i}` })));
+    // One token's creates with an idempotency key go on that token's shard: 48 tokens spread them.
+    const created = await Promise.all(
+      Array.from({ length: 48 }, (_, i) => store.create({ ...pending(), tokenName: `ci-${i}` }, { idempotencyKey: `ci:spread-${i}` })),
+    );
     const perMaster = await keysPerMaster(prefix);
     for (const keys of perMaster) expect(keys.length).toBeGreaterThan(0);
     for (const [i, { record }] of created.entries()) {
       expect(await store.get(record.id)).toStrictEqual(record);
-      expect((await store.create(pending(), { idempotencyKey: `ci:spread-${i}` })).record.id).toBe(record.id);
+      expect((await store.create({ ...pending(), tokenName: `ci-${i}` }, { idempotencyKey: `ci:spread-${i}` })).record.id).toBe(record.id);
     }
     expect((await store.listRequests({ status: "pending", limit: 100 })).map(({ id }) => id).sort()).toStrictEqual(
       created.map(({ record }) => record.id).sort(),
@@ -118,7 +123,7 @@ describe("the Redis store on a cluster", () => {
       const result = await b.transition(request.id, {
         status: "answered",
         decision: { behavior: "allow", updatedInput: {} },
-        answeredBy: { id: "U1" },
+        answeredBy: { id: ALICE.id },
         at: T0,
       });
       expect(result.outcome).toBe("applied");
@@ -136,7 +141,7 @@ describe("the Redis store on a cluster", () => {
       token: "ci",
       sessionId: "s1",
       toolName: "Bash",
-      createdBy: { id: "U1" },
+      createdBy: { id: ALICE.id },
       createdAt: T0,
       expiresAt: T0 + 60_000,
       uses: 0,

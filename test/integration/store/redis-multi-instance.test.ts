@@ -11,8 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import { entryKey, type AnsweredTransition, type ApproveResult, type RequestStore, type TransitionResult } from "../../../src/requests/store.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { claimedKeys } from "../../helpers/queue-entries.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
+import { until } from "../../helpers/until.js";
 
 const T0 = 1_800_000_000_000;
 
@@ -56,7 +58,7 @@ describe("relay instances sharing one Redis", () => {
     const result = await b.transition(request.id, {
       status: "answered",
       decision: { behavior: "allow", updatedInput: { command: "deploy" } },
-      answeredBy: { id: "U1" },
+      answeredBy: { id: ALICE.id },
       at: T0,
     });
     expect(result.outcome).toBe("applied");
@@ -80,7 +82,7 @@ describe("relay instances sharing one Redis", () => {
     const [a, b] = [await instance(), await instance()];
     const requests = Array.from({ length: 20 }, () => pending());
     await Promise.all(requests.map((request) => a.create(request)));
-    const answer: AnsweredTransition = { status: "answered", decision: { behavior: "deny", message: "no" }, answeredBy: { id: "U1" }, at: T0 };
+    const answer: AnsweredTransition = { status: "answered", decision: { behavior: "deny", message: "no" }, answeredBy: { id: ALICE.id }, at: T0 };
     const raced = await Promise.all(
       requests.map(async (request) => {
         const [moved] = await Promise.all([a.extend(request.id, request.expiresAt + 1_800_000), b.transition(request.id, answer)]);
@@ -156,7 +158,7 @@ describe("relay instances sharing one Redis", () => {
     const result = await after.transition(request.id, {
       status: "answered",
       decision: { behavior: "deny", message: "not today" },
-      answeredBy: { id: "U1" },
+      answeredBy: { id: ALICE.id },
       at: T0,
     });
     expect(result).toMatchObject({ outcome: "applied", record: { status: "answered", decision: { behavior: "deny", message: "not today" } } });
@@ -185,17 +187,17 @@ describe("relay instances sharing one Redis", () => {
     }
 
     it("when two people approve at once, exactly one approval answers the request and it holds both", async () => {
-      for (const pair of await race("U1", "U2")) {
+      for (const pair of await race(ALICE.id, BOB.id)) {
         expect(pair.map((result) => result.outcome).sort()).toStrictEqual(["applied", "counted"]);
         const applied = pair.find((result) => result.outcome === "applied")!;
-        expect("record" in applied && applied.record.approvals?.map((approval) => approval.person.id).sort()).toStrictEqual(["U1", "U2"]);
+        expect("record" in applied && applied.record.approvals?.map((approval) => approval.person.id).sort()).toStrictEqual([ALICE.id, BOB.id]);
       }
     });
 
     it("when the same person approves twice at once, one approval is counted, the other is a duplicate, and the request stays pending", async () => {
-      for (const pair of await race("U1", "U1")) {
+      for (const pair of await race(ALICE.id, ALICE.id)) {
         expect(pair.map((result) => result.outcome).sort()).toStrictEqual(["counted", "duplicate"]);
-        expect("record" in pair[0] && pair[0].record).toMatchObject({ status: "pending", approvals: [{ person: { id: "U1" } }] });
+        expect("record" in pair[0] && pair[0].record).toMatchObject({ status: "pending", approvals: [{ person: { id: ALICE.id } }] });
       }
     });
   });

@@ -17,8 +17,8 @@ import { STORE_UNAVAILABLE_REASON } from "../../../src/requests/hooks/calls.js";
 import { Action } from "../../../src/slack/ids.js";
 import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { sleep, until } from "../../helpers/redis.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
+import { sleep, until } from "../../helpers/until.js";
 
 /** The store bound (RELAY_STORE_TIMEOUT_MS default, 2 s) plus room for a loaded machine. */
 const BOUND_MS = 2_500;

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RedisTarget } from "../../../src/config/redis.js";
 import { probeRedis } from "../../../src/store/redis-probe.js";
 import { freePort } from "../../helpers/ports.js";
-import { sleep } from "../../helpers/redis.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
+import { sleep } from "../../helpers/until.js";
 
 let server: RedisServer | undefined;
 afterEach(async () => {

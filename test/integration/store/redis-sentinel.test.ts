@@ -13,9 +13,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Action } from "../../../src/slack/ids.js";
 import { agentCall, startFullRelay, type AgentReply, type FullRelay } from "../../helpers/full-relay.js";
-import { sleep, until } from "../../helpers/redis.js";
 import { startSentinelGroup, type SentinelGroup } from "../../helpers/redis-sentinel.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { sleep, until } from "../../helpers/until.js";
 
 /** From the master's end to the first request the relay creates again: the sentinel's 400 ms, its failover, the reconnect, and room for a loaded machine. */
 const RECOVERY_MS = 8_000;

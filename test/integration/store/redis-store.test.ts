@@ -14,10 +14,12 @@ import { UnreadableRecordError } from "../../../src/store/redis-record.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
 import { loadScripts } from "../../../src/store/scripts.js";
 import { CLUSTER_SHARDS } from "../../../src/store/keys.js";
-import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, sleep, uniquePrefix, until } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
 import { entryKey } from "../../../src/requests/store.js";
 import { claimedKeys } from "../../helpers/queue-entries.js";
+import { ALICE, BOB, DAVE } from "../../fixtures/people.js";
+import { sleep, until } from "../../helpers/until.js";
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -231,13 +233,13 @@ describe("redis store specifics", () => {
         { index: 2, dueAt: T0 + 900_000 },
       ],
     });
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U2" }, at: T0 } as const;
-    const alice = { person: { id: "U1", name: "alice" }, at: T0 };
-    const bob = { person: { id: "U2" }, at: T0 };
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: BOB.id }, at: T0 } as const;
+    const alice = { person: ALICE, at: T0 };
+    const bob = { person: { id: BOB.id }, at: T0 };
     await store.approve(request.id, alice, 3, final);
     await store.approve(request.id, bob, 3, final);
     const key = `${prefix}:{${request.id}}:data`;
-    expect(await redis.hmget(key, "approval:U1", "approval:U2", "approvalCount", "postedAt", "reminders")).toStrictEqual([
+    expect(await redis.hmget(key, `approval:${ALICE.id}`, `approval:${BOB.id}`, "approvalCount", "postedAt", "reminders")).toStrictEqual([
       `1:${JSON.stringify(alice)}`,
       `2:${JSON.stringify(bob)}`,
       "2",
@@ -259,10 +261,10 @@ describe("redis store specifics", () => {
 
   it("repeats the requestedBy id in the hash, queues the notice parts as <id>:<part> scored by the end time, and marks them queued", async () => {
     const { store, prefix } = open();
-    const request: RequestRecord = { ...pending(), slack, policy: { alwaysAllow: "tool", requestedBy: { id: "U0DAVE0001" } } };
+    const request: RequestRecord = { ...pending(), slack, policy: { alwaysAllow: "tool", requestedBy: { id: DAVE.id } } };
     await store.create(request);
     const key = `${prefix}:{${request.id}}:data`;
-    expect(await redis.hmget(key, "requestedBy", "noticesQueued")).toStrictEqual(["U0DAVE0001", null]);
+    expect(await redis.hmget(key, "requestedBy", "noticesQueued")).toStrictEqual([DAVE.id, null]);
     await store.transition(request.id, { status: "cancelled", at: T0 + 7 });
     expect(await redis.hget(key, "noticesQueued")).toBe("1");
     expect(await redis.zrange(`${prefix}:notices`, "0", "-1", "WITHSCORES")).toStrictEqual([
@@ -287,8 +289,8 @@ describe("redis store specifics", () => {
       slack,
       postedAt: T0 + 3,
       approvals: [
-        { person: { id: "U2" }, at: T0 + 9 },
-        { person: { id: "U1" }, at: T0 + 4 },
+        { person: { id: BOB.id }, at: T0 + 9 },
+        { person: { id: ALICE.id }, at: T0 + 4 },
       ],
     };
     await store.create(request);
@@ -299,7 +301,7 @@ describe("redis store specifics", () => {
     const { store, prefix } = open();
     const request = pending();
     await store.create(request);
-    await redis.hset(`${prefix}:{${request.id}}:data`, "approval:U1", JSON.stringify({ person: { id: "U1" }, at: T0 }));
+    await redis.hset(`${prefix}:{${request.id}}:data`, `approval:${ALICE.id}`, JSON.stringify({ person: { id: ALICE.id }, at: T0 }));
     await expect(store.get(request.id)).rejects.toThrow(UnreadableRecordError);
   });
 
@@ -336,8 +338,8 @@ describe("redis store specifics", () => {
     const ghost = randomUUID();
     await redis.zadd(`${prefix}:deadlines`, T0 - 1, ghost);
     await redis.zadd(`${prefix}:posting`, T0 - 1, ghost);
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 } as const;
-    expect(await store.approve(ghost, { person: { id: "U1" }, at: T0 }, 2, final)).toStrictEqual({ outcome: "not_found" });
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 } as const;
+    expect(await store.approve(ghost, { person: { id: ALICE.id }, at: T0 }, 2, final)).toStrictEqual({ outcome: "not_found" });
     expect(await redis.exists(`${prefix}:deadlines`, `${prefix}:posting`)).toBe(0);
   });
 
@@ -347,7 +349,7 @@ describe("redis store specifics", () => {
       const { store } = open({ redis: client });
       const request = pending();
       await store.create(request);
-      const result = await store.transition(request.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: T0 });
+      const result = await store.transition(request.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 });
       expect(result.outcome).toBe("applied");
     } finally {
       await client.quit();
@@ -442,9 +444,9 @@ describe("redis store connections", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as AddressInfo;
     const store = connectRedisStore(`redis://127.0.0.1:${port}`, { prefix: uniquePrefix(), timeoutMs: 300 });
-    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U1" }, at: 0 } as const;
+    const final = { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: 0 } as const;
     const calls: Array<[string, () => Promise<unknown>]> = [
-      ["approve", () => store.approve("id", { person: { id: "U1" }, at: 0 }, 2, final)],
+      ["approve", () => store.approve("id", { person: { id: ALICE.id }, at: 0 }, 2, final)],
       ["setSlackMessage", () => store.setSlackMessage("id", { channel: "C0123456789", ts: "1.1" }, { reminders: [{ index: 0, dueAt: 0 }] })],
       ["claim reminders", () => store.claim("reminders", 0, 1000, 10)],
       ["retry reminders", () => store.retry("reminders", entryKey("id", 0), 0, 1)],

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { startRedisServer } from "../../helpers/redis-server.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 async function answers(url: string): Promise<boolean> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

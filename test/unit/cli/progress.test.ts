@@ -50,6 +50,32 @@ describe("AskProgress on a terminal", () => {
   });
 });
 
+describe("AskProgress: where the request is", () => {
+  it("links the message itself when the relay gives its permalink, and the channel when it gives none or one of another shape", () => {
+    const lines = (slack: { channel: string; ts: string; permalink?: string }) => {
+      const { writes, stderr } = stream(false);
+      const progress = new AskProgress(stderr, Date.now);
+      progress.update({ ...created(600), slack });
+      progress.done();
+      return writes.filter((line) => line.includes("posted in Slack"));
+    };
+    const ref = { channel: "C0123456789", ts: "1712345678.000100" };
+    expect(lines({ ...ref, permalink: "https://acme.slack.com/archives/C0123456789/p1712345678000100" })).toEqual([
+      "approval-relay: posted in Slack channel C0123456789 (message 1712345678.000100): https://acme.slack.com/archives/C0123456789/p1712345678000100\n",
+    ]);
+    for (const permalink of [
+      undefined,
+      "https://evil.example/\u001b]8;;x",
+      "http://acme.slack.com/archives/C0123456789/p1712345678000100",
+      "javascript:alert(1)",
+    ]) {
+      expect(lines({ ...ref, ...(permalink === undefined ? {} : { permalink }) })).toEqual([
+        "approval-relay: posted in Slack channel C0123456789 (message 1712345678.000100): https://slack.com/app_redirect?channel=C0123456789\n",
+      ]);
+    }
+  });
+});
+
 describe("AskProgress in a log", () => {
   it("writes only whole lines, at the milestones it passes, and says when more time was given", () => {
     const { writes, stderr } = stream(false);

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCanUseTool } from "../../../src/client/can-use-tool.js";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import type { Asker } from "../../../src/client/types.js";
-import { RelayStandIn, TOKEN, until, type StoredRequest } from "../../helpers/relay-stand-in.js";
+import { RelayStandIn, TOKEN, type StoredRequest } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RequestEndedError } from "../../../src/client/errors.js";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import type { InteractiveQuestionInput } from "../../../src/client/types.js";
-import { RelayStandIn, TOKEN, until, view } from "../../helpers/relay-stand-in.js";
+import { RelayStandIn, TOKEN, view } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import { RelayClientError } from "../../../src/client/errors.js";
 import type { RelayClientOptions } from "../../../src/client/types.js";
-import { error, RelayStandIn, TOKEN, until, view, type Call, type Reply } from "../../helpers/relay-stand-in.js";
+import { error, RelayStandIn, TOKEN, view, type Call, type Reply } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
 
 const confirm = { kind: "interactive_questions" as const, questions: [{ id: "go", question: "Go?", type: "confirm" as const }] };
 

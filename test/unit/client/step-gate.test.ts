@@ -2,7 +2,9 @@ import type { HookCallback, PreToolUseHookInput } from "@anthropic-ai/claude-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayClient } from "../../../src/client/relay-client.js";
 import { createStepGate, STEP_GATE_REJECTED, STEP_GATE_STOPPED } from "../../../src/client/step-gate.js";
-import { RelayStandIn, TOKEN, until } from "../../helpers/relay-stand-in.js";
+import { RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
+import { until } from "../../helpers/until.js";
+import { ALICE } from "../../fixtures/people.js";
 
 let relay: RelayStandIn;
 let client: RelayClient;
@@ -63,7 +65,7 @@ describe("createStepGate", () => {
   });
 
   it("when a tool call is gated, the step_gate request names the tool, its input, the session, the labels and who it is for, and expires before the hook's timeout, given no more time", async () => {
-    const gate = createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" }, requestedBy: { slackUserId: "U0ALICE01" } });
+    const gate = createStepGate(client, { timeoutSeconds: 600, channel: "C0123456789", labels: { env: "prod" }, requestedBy: { slackUserId: ALICE.id } });
     const { request } = await reply(gate, "y");
     expect(request.body).toMatchObject({
       kind: "step_gate",
@@ -72,7 +74,7 @@ describe("createStepGate", () => {
       toolUseId: "toolu_9",
       channel: "C0123456789",
       labels: { env: "prod" },
-      requestedBy: { slackUserId: "U0ALICE01" },
+      requestedBy: { slackUserId: ALICE.id },
       agent: { sessionId: "session-1", cwd: "/srv/app" },
       extendable: false,
     });

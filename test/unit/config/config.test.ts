@@ -48,6 +48,8 @@ describe("loadConfig defaults", () => {
       redisPrefix: "relay",
       port: 3000,
       defaultTimeoutSeconds: 600,
+      maxPendingPerToken: 200,
+      createRateLimit: 600,
       hookTimeoutSeconds: 600,
       storeTimeoutMs: undefined,
       maxBodyBytes: 16 * 1024 * 1024,
@@ -74,6 +76,8 @@ describe("loadConfig defaults", () => {
       REDIS_PREFIX: "relay-staging",
       PORT: "8080",
       RELAY_DEFAULT_TIMEOUT: "120",
+      RELAY_MAX_PENDING_PER_TOKEN: "50",
+      RELAY_CREATE_RATE_LIMIT: "120",
       RELAY_HOOK_TIMEOUT: "300",
       RELAY_STORE_TIMEOUT_MS: "1500",
       RELAY_MAX_BODY: "32MB",
@@ -107,6 +111,8 @@ describe("loadConfig defaults", () => {
       redisPrefix: "relay-staging",
       port: 8080,
       defaultTimeoutSeconds: 120,
+      maxPendingPerToken: 50,
+      createRateLimit: 120,
       hookTimeoutSeconds: 300,
       storeTimeoutMs: 1500,
       maxBodyBytes: 32 * 1024 * 1024,
@@ -250,6 +256,52 @@ describe("local mode (no Slack token)", () => {
   it("a signing secret alone does not leave local mode, and a wrong RELAY_TOKENS still stops the start", () => {
     expect(loadConfig({ SLACK_SIGNING_SECRET: SECRET }).local).toBe(true);
     expect(errorFor({ RELAY_TOKENS: "no-colon" }).message).toMatch(/^RELAY_TOKENS is invalid: /);
+  });
+});
+
+describe("Sign in with Slack (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, RELAY_PUBLIC_URL)", () => {
+  const CLIENT = { SLACK_CLIENT_ID: "1111111111.2222222222", SLACK_CLIENT_SECRET: "0123456789abcdef0123456789abcdef" };
+
+  it("is on with the client id, its secret and the public URL, which is kept as an origin", () => {
+    const config = loadConfig({ ...http, ...CLIENT, RELAY_PUBLIC_URL: "https://Relay.Example.com/" });
+    expect(config.slackSignIn).toEqual({ clientId: CLIENT.SLACK_CLIENT_ID, clientSecret: CLIENT.SLACK_CLIENT_SECRET });
+    expect(config.publicUrl).toBe("https://relay.example.com");
+  });
+
+  it("is off without them", () => {
+    expect(loadConfig(http).slackSignIn).toBeUndefined();
+  });
+
+  it("a client id without its secret, or the other way round, names the missing one", () => {
+    expect(errorFor({ ...http, SLACK_CLIENT_ID: CLIENT.SLACK_CLIENT_ID, RELAY_PUBLIC_URL: "https://r.example" }).message).toMatch(
+      /^SLACK_CLIENT_SECRET is missing: /,
+    );
+    expect(errorFor({ ...http, SLACK_CLIENT_SECRET: CLIENT.SLACK_CLIENT_SECRET }).message).toMatch(/^SLACK_CLIENT_ID is missing: /);
+  });
+
+  it("needs RELAY_PUBLIC_URL for its redirect URL", () => {
+    expect(errorFor({ ...http, ...CLIENT }).message).toMatch(/^RELAY_PUBLIC_URL is missing: use the relay's own origin/);
+  });
+
+  it("is refused in local mode, which has no Slack to sign in with", () => {
+    expect(errorFor({ ...CLIENT, RELAY_PUBLIC_URL: "https://r.example" }).message).toMatch(/^SLACK_CLIENT_ID is set in local mode/);
+  });
+
+  it.each([
+    "https://relay.example.com/console",
+    "https://relay.example.com/?a=1",
+    "ftp://relay.example.com",
+    "https://user@relay.example.com",
+    "relay.example.com",
+  ])("RELAY_PUBLIC_URL=%s is refused: an origin only", (value) => {
+    expect(errorFor({ ...http, RELAY_PUBLIC_URL: value }).message).toMatch(/^RELAY_PUBLIC_URL is invalid: /);
+  });
+
+  it("a malformed client id or secret is refused without quoting the secret", () => {
+    expect(errorFor({ ...http, ...CLIENT, SLACK_CLIENT_ID: "abc", RELAY_PUBLIC_URL: "https://r.example" }).message).toMatch(/^SLACK_CLIENT_ID is invalid: /);
+    const message = errorFor({ ...http, ...CLIENT, SLACK_CLIENT_SECRET: "not-hex-secret-value", RELAY_PUBLIC_URL: "https://r.example" }).message;
+    expect(message).toMatch(/^SLACK_CLIENT_SECRET is invalid: /);
+    expect(message).not.toContain("not-hex-secret-value");
   });
 });
 

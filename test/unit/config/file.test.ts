@@ -125,7 +125,7 @@ describe("an unknown key stops the start, whatever its case and level, with one 
     [
       "a route key like none",
       "routes:\n  - match: {}\n    xyz: 1\n",
-      "routes.0.xyz: is not a known key (known keys there: match, channel, channels, timeoutSeconds, alwaysAllow, approvers, quorum, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout, kinds, requireLabels)",
+      "routes.0.xyz: is not a known key (known keys there: match, channel, channels, timeoutSeconds, alwaysAllow, approvers, quorum, selfApproval, reminders, escalate, allowRules, ruleMinutes, onTimeout, kinds, requireLabels, maxPending)",
     ],
     ["a route key in upper case", "routes:\n  - match: {}\n    QUORUM: 2\n", "routes.0.QUORUM: is not a known key (did you mean quorum?)"],
     [

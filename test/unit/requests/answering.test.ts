@@ -36,12 +36,17 @@ function deps(approveWith?: (record: RequestRecord, final: AnsweredTransition) =
     directory,
     audit: { record: (entry) => calls.audit.push(entry) },
     now: () => NOW,
-    end: async (_id, change, step) => {
-      if (step) return step();
-      calls.ended.push(change);
-      return { outcome: "applied", record: { ...current!, status: "answered", decision: change.decision, answeredBy: change.answeredBy, endedAt: change.at } };
+    ending: {
+      end: async (_id, change, step) => {
+        if (step) return step();
+        calls.ended.push(change);
+        return {
+          outcome: "applied",
+          record: { ...current!, status: "answered", decision: change.decision, answeredBy: change.answeredBy, endedAt: change.at },
+        };
+      },
     },
-    showProgress: (record) => calls.shown.push(record),
+    updates: { show: (record) => void calls.shown.push(record) },
   };
   return {
     calls,

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
-import type { AuditLog } from "../../../src/requests/audit.js";
+import type { AuditEntry, AuditLog } from "../../../src/requests/audit.js";
 import { AuditTrail, toAuditView } from "../../../src/requests/audit-trail.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { createMemoryAuditLog } from "../../../src/store/memory-audit.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const T0 = 1_800_000_000_000;
 
@@ -27,11 +28,22 @@ const unavailable: AuditLog = {
 };
 
 describe("recording", () => {
+  it("hands every event to the export too, with its time, when the log refuses or fails to append it", async () => {
+    const exported: AuditEntry[] = [];
+    const audit = new AuditTrail({ log: unavailable, export: { write: (entry) => exported.push(entry), close: async () => {} }, now: () => T0 + 5 });
+    await audit.record({ type: "answered", requestId: "req-1", person: { id: "U0ALICE" }, status: "answered" });
+    await audit.record({ type: "posted", requestId: "req-2", at: T0 });
+    expect(exported).toStrictEqual([
+      { type: "answered", requestId: "req-1", person: { id: "U0ALICE" }, status: "answered", at: T0 + 5 },
+      { type: "posted", requestId: "req-2", at: T0 },
+    ]);
+  });
+
   it("appends the event, timed by the trail's clock when it gives no time, and writes one log line naming it", async () => {
     const { trail: audit, log, lines } = trail();
-    await audit.record({ type: "answered", requestId: "req-1", token: "ci-bot", person: { id: "U0ALICE", name: "alice" }, status: "answered" });
+    await audit.record({ type: "answered", requestId: "req-1", token: "ci-bot", person: ALICE, status: "answered" });
     expect(await log.read({ limit: 10 })).toStrictEqual([
-      { id: `${T0}-0`, at: T0 + 5, type: "answered", requestId: "req-1", token: "ci-bot", person: { id: "U0ALICE", name: "alice" }, status: "answered" },
+      { id: `${T0}-0`, at: T0 + 5, type: "answered", requestId: "req-1", token: "ci-bot", person: ALICE, status: "answered" },
     ]);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -40,7 +52,7 @@ describe("recording", () => {
       event: "answered",
       requestId: "req-1",
       tokenName: "ci-bot",
-      person: { id: "U0ALICE" },
+      person: { id: ALICE.id },
     });
     expect(lines[0]).not.toHaveProperty("token");
   });

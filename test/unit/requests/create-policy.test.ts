@@ -15,10 +15,9 @@ import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/re
 import { RelayError } from "../../../src/requests/errors.js";
 import type { RequestPolicy } from "../../../src/requests/model.js";
 import { matchRoute } from "../../../src/requests/routes.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
 import { bodyOf } from "../../helpers/service-harness.js";
 
-const CAROL = "U0CAROL01";
 const ONCALL = "S0ONCALL01";
 const LEADS = "S0LEADS001";
 
@@ -144,7 +143,7 @@ describe("the route's policy", () => {
 
 describe("the request's approvers only narrow its route's", () => {
   it("under approvers: any, any list is a narrowing", async () => {
-    expect((await policyFor({ approvers: { users: [CAROL], usergroups: [LEADS] } })).approvers).toEqual({ users: [CAROL], usergroups: [LEADS] });
+    expect((await policyFor({ approvers: { users: [CAROL.id], usergroups: [LEADS] } })).approvers).toEqual({ users: [CAROL.id], usergroups: [LEADS] });
   });
 
   it("takes some of the route's users and groups, once each", async () => {
@@ -153,16 +152,16 @@ describe("the request's approvers only narrow its route's", () => {
   });
 
   it("takes a user the route lists only through a group they are in, asking the directory", async () => {
-    const directory = peopleDirectory({ [ONCALL]: [CAROL] });
-    const policy = await policyFor({ approvers: { users: [ALICE.id, CAROL] } }, { routes: [groupRoute], directory });
-    expect(policy.approvers).toEqual({ users: [ALICE.id, CAROL] });
+    const directory = peopleDirectory({ [ONCALL]: [CAROL.id] });
+    const policy = await policyFor({ approvers: { users: [ALICE.id, CAROL.id] } }, { routes: [groupRoute], directory });
+    expect(policy.approvers).toEqual({ users: [ALICE.id, CAROL.id] });
     expect(directory.calls).toEqual([`usergroupMembers ${ONCALL}`]);
   });
 
   it("refuses a user the route does not list and has no groups for: 400 on approvers.users.<i>, no lookup", async () => {
     const directory = peopleDirectory();
     const routes = [{ match: {}, approvers: { users: [ALICE.id, BOB.id] } }];
-    expect(await refusal(policyFor({ approvers: { users: [ALICE.id, CAROL] } }, { routes, directory }))).toEqual(
+    expect(await refusal(policyFor({ approvers: { users: [ALICE.id, CAROL.id] } }, { routes, directory }))).toEqual(
       problemAt("approvers.users.1", "is not one of the route's approvers (a request may only narrow who may answer)"),
     );
     expect(directory.calls).toEqual([]);
@@ -170,7 +169,7 @@ describe("the request's approvers only narrow its route's", () => {
 
   it("refuses a user in none of the route's groups: 400 on approvers.users.<i>", async () => {
     const directory = peopleDirectory({ [ONCALL]: [ALICE.id] });
-    expect(await refusal(policyFor({ approvers: { users: [CAROL] } }, { routes: [groupRoute], directory }))).toEqual(
+    expect(await refusal(policyFor({ approvers: { users: [CAROL.id] } }, { routes: [groupRoute], directory }))).toEqual(
       problemAt("approvers.users.0", "is neither one of the route's approvers nor in its user groups (a request may only narrow who may answer)"),
     );
   });
@@ -189,14 +188,14 @@ describe("the request's approvers only narrow its route's", () => {
   });
 
   it("answers 503 relay_slack_unavailable when Slack cannot say who is in the group", async () => {
-    expect(await refusal(policyFor({ approvers: { users: [CAROL] } }, { routes: [groupRoute], directory: unavailable }))).toMatchObject({
+    expect(await refusal(policyFor({ approvers: { users: [CAROL.id] } }, { routes: [groupRoute], directory: unavailable }))).toMatchObject({
       code: "relay_slack_unavailable",
       status: 503,
     });
   });
 
   it("answers 503 relay_slack_unavailable for a group lookup without a directory", async () => {
-    expect(await refusal(policyFor({ approvers: { users: [CAROL] } }, { routes: [groupRoute] }))).toMatchObject({
+    expect(await refusal(policyFor({ approvers: { users: [CAROL.id] } }, { routes: [groupRoute] }))).toMatchObject({
       code: "relay_slack_unavailable",
       status: 503,
     });
@@ -249,7 +248,7 @@ describe("the request's quorum only raises its route's", () => {
   });
 
   it("finds bad input before asking Slack: a 400, not a 503, while Slack is away", async () => {
-    const body = { ...prod, quorum: 1, requestedBy: { email: "alice@example.com" }, approvers: { users: [CAROL] } };
+    const body = { ...prod, quorum: 1, requestedBy: { email: "alice@example.com" }, approvers: { users: [CAROL.id] } };
     expect(await refusal(policyFor(body, { routes: [prodRoute], directory: unavailable }))).toMatchObject({ status: 400 });
   });
 });

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import { DirectoryUnavailableError, type PeopleDirectory } from "../../../src/requests/directory.js";
 import type { RequestPolicy } from "../../../src/requests/model.js";
 import { approversAt, isApproval, quorumOf, refusalFor, reminderSchedule, takesQuorum } from "../../../src/requests/policy.js";
-import { ALICE, BOB } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, OTHER_TEAM } from "../../fixtures/people.js";
 import { askRecord, CREATED_AT, interactiveRecord, permissionRecord, stepGateRecord } from "../../fixtures/records.js";
 
 const HOME = "T0HOME001";
 const ONCALL = "S0ONCALL1";
 const LEADS = "S0LEADS01";
-const CAROL = { id: "U0CAROL01", name: "carol" };
 const POSTED_AT = CREATED_AT + 1000;
 
 function directory(groups: Record<string, string[]> = {}, overrides: Partial<PeopleDirectory> = {}): PeopleDirectory & { asked: string[] } {
@@ -68,7 +67,7 @@ describe("who may answer", () => {
   });
 
   it("a guest from another workspace answers only where listed by id: not through a group, not under approvers any", async () => {
-    const guest = { ...BOB, teamId: "T0OTHER01" };
+    const guest = { ...BOB, teamId: OTHER_TEAM };
     const groups = directory({ [ONCALL]: [BOB.id] });
     expect(await refusalFor(withPolicy({ approvers: { usergroups: [ONCALL] } }), guest, POSTED_AT, groups)).toMatchObject({ reason: "other_workspace" });
     expect(await refusalFor(permissionRecord(), guest, POSTED_AT, groups)).toEqual({ reason: "other_workspace" });

@@ -15,7 +15,7 @@ import { QueueWorker, type Handled, type QueueHandler, type Work } from "../../.
 import type { ClaimedEntry, RequestStore } from "../../../src/requests/store.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { permissionRecord } from "../../fixtures/records.js";
-import { until } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 
 const T0 = 1_800_000_000_000;
 const LEASE_MS = 60_000;

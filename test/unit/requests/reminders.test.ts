@@ -4,11 +4,13 @@ import type { AuditEntry } from "../../../src/requests/audit.js";
 import { PermanentDeliveryError, TransientDeliveryError } from "../../../src/requests/delivery.js";
 import type { RequestPolicy, RequestRecord } from "../../../src/requests/model.js";
 import type { ScheduleEntry } from "../../../src/requests/policy.js";
-import { Reminders, remindersToQueue } from "../../../src/requests/reminders.js";
+import { remindersToQueue } from "../../../src/requests/policy.js";
+import { Reminders } from "../../../src/requests/reminders.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { onWorker } from "../../helpers/queue-worker.js";
 import { entryKey, entryOfKey } from "../../../src/requests/store.js";
 import { CREATED_AT, permissionRecord } from "../../fixtures/records.js";
+import { LEAD } from "../../fixtures/people.js";
 
 const NOW = CREATED_AT + 400_000;
 const policy = (fields: Partial<RequestPolicy>): RequestPolicy => ({ alwaysAllow: "tool", ...fields });
@@ -52,7 +54,7 @@ function reminders(store: Pick<RequestStore, "get" | "claim" | "retry" | "comple
   return { sweep: { runOnce: worked.doneOnce }, sent, audit };
 }
 
-const scheduled = permissionRecord({}, { policy: policy({ reminders: [300, 900], escalate: [{ after: 1200, users: ["U0LEAD001"] }] }), postedAt: CREATED_AT });
+const scheduled = permissionRecord({}, { policy: policy({ reminders: [300, 900], escalate: [{ after: 1200, users: [LEAD.id] }] }), postedAt: CREATED_AT });
 
 describe("reminders and escalations", () => {
   it("queues the entries due before the request's deadline, counted from when it was posted", () => {
@@ -71,7 +73,7 @@ describe("reminders and escalations", () => {
     expect(done.completed).toEqual([0, 2]);
     expect(audit.map((entry) => [entry.type, entry.reason])).toEqual([
       ["reminded", "after 300 s"],
-      ["escalated", "after 1200 s, to U0LEAD001"],
+      ["escalated", `after 1200 s, to ${LEAD.id}`],
     ]);
   });
 

@@ -13,6 +13,7 @@ import type { RequestPolicy } from "../../../src/requests/model.js";
 import { newRecord } from "../../../src/requests/new-record.js";
 import { admit, chooseChannel, matchRoute } from "../../../src/requests/routes.js";
 import { bodyOf, T0 } from "../../helpers/service-harness.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const route = (fields: Record<string, unknown>) => Route.parse(fields);
 const subject = (fields: Record<string, unknown> = {}, tokenName = "ci-bot") => ({ tokenName, body: bodyOf(fields) });
@@ -221,14 +222,14 @@ describe("newRecord under routes", () => {
       alwaysAllow: "tool",
       reminders: [10, 29, 30, 300],
       escalate: [
-        { after: 20, users: ["U0ALICE01"] },
+        { after: 20, users: [ALICE.id] },
         { after: 60, usergroups: ["S0LEADS01"] },
       ],
     };
     expect(newRecord(input({ timeoutSeconds: 30 }, [], policy)).policy).toEqual({
       alwaysAllow: "tool",
       reminders: [10, 29],
-      escalate: [{ after: 20, users: ["U0ALICE01"] }],
+      escalate: [{ after: 20, users: [ALICE.id] }],
     });
     expect(newRecord(input({ timeoutSeconds: 5 }, [], policy)).policy).toEqual({ alwaysAllow: "tool" });
   });

@@ -8,10 +8,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { RELAY_PERSON } from "../../../src/requests/service.js";
-import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, DAVE } from "../../fixtures/people.js";
 import { bodyOf, createHarness, DEFAULT_CHANNEL, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
 
-const DAVE = { id: "U0DAVE0001", name: "dave" };
 const input = { command: "make deploy" };
 const DEPLOY_ROUTE = {
   match: { token: "deploy-bot" },

@@ -11,11 +11,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { Decision } from "../../../src/protocol/decisions.js";
 import type { Answerer } from "../../../src/requests/policy.js";
-import { ALICE, BOB, CAROL } from "../../fixtures/people.js";
+import { ALICE, BOB, CAROL, DAVE, LEAD } from "../../fixtures/people.js";
 import { bodyOf, createHarness, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
 
-const LEAD = "U0LEAD0001";
-const DAVE = { id: "U0DAVE0001", name: "dave" };
 const input = { command: "make deploy" };
 const DEPLOY_ROUTE = {
   match: { labels: { env: "prod" } },
@@ -23,7 +21,7 @@ const DEPLOY_ROUTE = {
   quorum: 2,
   selfApproval: "deny",
   reminders: [60, 120],
-  escalate: [{ after: 180, users: [LEAD] }],
+  escalate: [{ after: 180, users: [LEAD.id] }],
 };
 
 let h: Harness;
@@ -59,7 +57,7 @@ describe("create under a route", () => {
       selfApproval: "deny",
       requestedBy: { id: BOB.id },
       reminders: [60, 120],
-      escalate: [{ after: 180, users: [LEAD] }],
+      escalate: [{ after: 180, users: [LEAD.id] }],
     });
   });
 

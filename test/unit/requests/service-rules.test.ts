@@ -153,7 +153,8 @@ describe("a click on Allow for 15 min", () => {
   });
 
   it("replaces a live rule of the same scope, audited as revoked by the newer rule", async () => {
-    const waiting = await create();
+    // Another tool call of the same scope (the same one would join Alice's request).
+    const waiting = await create({ input: { command: "npm run build" } });
     const first = await aliceAllowsForAWhile();
     at(MINUTE);
     const second = await (await h.service.allowForAWhile(waiting.id, BOB)).rule;

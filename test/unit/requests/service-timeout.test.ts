@@ -10,6 +10,7 @@ import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { endedMessage } from "../../../src/slack/blocks/index.js";
 import { ALLOW, bodyOf, createHarness, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALICE } from "../../fixtures/people.js";
 
 const HALT_ROUTE = Route.parse({ match: { token: "deploy-bot" }, onTimeout: "halt", timeoutSeconds: 60 });
 const gate = { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } };
@@ -77,7 +78,7 @@ describe("expiry under onTimeout: halt", () => {
 
   it("an answer before the deadline wins: a later sweep changes nothing", async () => {
     const id = await create("deploy-bot");
-    await h.service.answer(id, ALLOW, { id: "U0ALICE001", name: "alice" });
+    await h.service.answer(id, ALLOW, ALICE);
     vi.setSystemTime(T0 + 60_000);
     expect(await h.service.expireDue()).toBe(0);
     expect(await h.service.get(id)).toMatchObject({ status: "answered", decision: ALLOW });

@@ -35,7 +35,7 @@ async function setUp(outcomes: Array<() => Promise<void>>) {
   const { slack, ...unposted } = pending;
   await store.create(unposted);
   await store.setSlackMessage(pending.id, slack!);
-  const result = await store.transition(pending.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: "U0ALICE" }, at: T0 });
+  const result = await store.transition(pending.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 });
   const record = "record" in result ? result.record : pending;
   const outbox = outboxOn(store, messenger, () => clock.t);
   return { clock, store, shown, outbox, record };

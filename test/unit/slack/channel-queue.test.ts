@@ -254,3 +254,48 @@ describe("request posts before side work", () => {
     expect(queue.depth(POSTS)).toBe(0);
   });
 });
+
+describe("sharing a channel between agent tokens", () => {
+  /** Takes a request-post turn for `owner` and releases it at once; resolves when it was given (Unix ms), or undefined. */
+  async function postAs(queue: ChannelQueue, owner: string, deadline: number): Promise<number | undefined> {
+    const turn = await queue.turn(POSTS, deadline, { owner });
+    turn?.release();
+    return turn ? Date.now() : undefined;
+  }
+
+  it("behind a flood of 90 from one token, another token's request is posted within 3 s, and the flood keeps its order", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    const order: string[] = [];
+    const flood = Array.from({ length: 90 }, (_, i) => postAs(queue, "looping", 45_000).then((at) => at !== undefined && order.push(`loop ${i + 1}`)));
+    await vi.advanceTimersByTimeAsync(5000);
+    const askedAt = c.now();
+    const deploy = postAs(queue, "deploy", askedAt + 45_000);
+    const [postedAt] = await settle<unknown>([deploy, ...flood]);
+    expect((postedAt as number) - askedAt).toBeLessThanOrEqual(3000);
+    expect(order).toEqual(Array.from({ length: order.length }, (_, i) => `loop ${i + 1}`));
+  });
+
+  it("without an owner, posts keep the order they came in", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const order: number[] = [];
+    await settle(Array.from({ length: 5 }, (_, i) => call(queue, POSTS, 60_000).then(() => order.push(i))));
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("a retry keeps its place ahead of every token's turn", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    const head = (await queue.turn(POSTS, 60_000, { owner: "a" }))!;
+    const order: string[] = [];
+    const others = ["b", "c"].map((owner) => postAs(queue, owner, 60_000).then(() => void order.push(owner)));
+    const retry = queue.turn(POSTS, 60_000, { owner: "a", front: true }).then((turn) => {
+      order.push("a retried");
+      turn?.release();
+    });
+    head.release();
+    await settle([retry, ...others]);
+    expect(order).toEqual(["a retried", "b", "c"]);
+  });
+});

@@ -2,8 +2,8 @@
  * The Redis key layouts (src/store/keys.ts): the one-shard layout keeps the
  * names earlier versions used, so an upgrade finds its requests; in the
  * tagged layout every key a script takes together carries one hash tag (one
- * Redis Cluster slot), ids spread evenly over the shards, and an id drawn
- * for an idempotency key lands on that key's shard.
+ * Redis Cluster slot), ids spread evenly over the shards, and every key of
+ * one agent token sits on that token's shard.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -34,6 +34,8 @@ const shardKeyNames = (shard: ShardKeys) => [
   shard.queues.notices.due,
   shard.queues.notices.attempts,
   shard.recent,
+  shard.pendingOf("ci"),
+  shard.sameAs("0f".repeat(32)),
 ];
 
 describe("the one-shard layout (one server, Sentinel)", () => {
@@ -56,6 +58,8 @@ describe("the one-shard layout (one server, Sentinel)", () => {
       "relay:notices",
       "relay:notice-attempts",
       "relay:recent",
+      "relay:pending:ci",
+      `relay:same:${"0f".repeat(32)}`,
     ]);
     expect([keys.data(id), keys.ended, keys.audit, keys.rule(id), keys.rules]).toStrictEqual([
       `relay:{${id}}:data`,
@@ -65,7 +69,7 @@ describe("the one-shard layout (one server, Sentinel)", () => {
       "relay:rules",
     ]);
     expect(keys.ruleScope(SCOPE)).toMatch(/^relay:rule-scope:[0-9a-f]{64}$/);
-    expect([keys.shardOf(id), keys.shardOfIdempotency("ci:key")]).toStrictEqual([0, 0]);
+    expect([keys.shardOf(id), keys.shardOfToken("ci")]).toStrictEqual([0, 0]);
   });
 });
 
@@ -90,6 +94,12 @@ describe("the tagged layout (Redis Cluster)", () => {
     const id = randomUUID();
     expect(new Set([keys.rule(id), keys.rule(randomUUID()), keys.ruleScope(SCOPE), keys.rules].map(tagOf))).toStrictEqual(new Set(["relay:rules"]));
     expect([keys.audit, keys.ended]).toStrictEqual(["relay:audit", "relay:ended"]);
+  });
+
+  it("places agent tokens on different shards, each always on the same one", () => {
+    const shards = new Set(Array.from({ length: 64 }, (_, i) => keys.shardOfToken(`agent-${i}`)));
+    expect(shards.size).toBeGreaterThan(CLUSTER_SHARDS / 2);
+    expect(keys.shardOfToken("ci")).toBe(keys.shardOfToken("ci"));
   });
 
   it("spreads ids evenly over the shards", () => {

@@ -10,6 +10,8 @@ local DUPLICATE = 5
 local ID_TAKEN = 6
 local COUNTED = 7
 local CHANGED = 8
+local JOINED = 9
+local TOO_MANY = 10
 
 -- A code followed by the request's hash as a flat field/value list.
 local function reply(code, dataKey)
@@ -66,7 +68,7 @@ end
 -- URL) queued as due when it ended, the update of its Slack message and its
 -- outcome notices (when it has one) queued, and every instance told. The idempotency and
 -- message-index key names were built by keys.ts and stored in the hash by
--- create-6.lua and set-slack-6.lua, with the schedule indexes of the queued
+-- create-8.lua and set-slack-6.lua, with the schedule indexes of the queued
 -- reminders (`reminders`, e.g. "0,1,3"; members `<id>:<index>`, as
 -- leased-queue.ts builds them). Queueing the callback here makes it part of
 -- the transition: a request never ends without it; the same goes for the

@@ -13,6 +13,8 @@ import { RequestService } from "../../../../src/requests/service.js";
 import { createMemoryStore } from "../../../../src/store/memory-store.js";
 import { FakeMessenger } from "../../../helpers/fake-messenger.js";
 import { hookFixture } from "../../../fixtures/claude-code.js";
+import { until } from "../../../helpers/until.js";
+import { ALICE } from "../../../fixtures/people.js";
 
 const services: RequestService[] = [];
 afterEach(() => {
@@ -39,14 +41,6 @@ function call(over: Partial<HookCall> = {}): HookCall {
   };
 }
 
-async function until(check: () => boolean) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const shutdownDeny = {
   hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `${SHUTDOWN_REASON}, so the tool call was denied.` },
 };
@@ -71,7 +65,7 @@ describe("when the relay shuts down", () => {
     // A click on another instance lands between the end of the hold and the cancel.
     const cancel = service.cancel.bind(service);
     service.cancel = async (...args) => {
-      await service.answer(id, { reply: "y" }, { id: "U0ALICE01", name: "alice" });
+      await service.answer(id, { reply: "y" }, ALICE);
       return cancel(...args);
     };
     await hookCalls.close();
@@ -89,8 +83,6 @@ describe("when the relay shuts down", () => {
 });
 
 describe("while the relay drains before shutting down", () => {
-  const alice = { id: "U0ALICE01", name: "alice" };
-
   it("a new hook call is denied with 'restarting' without asking anyone", async () => {
     const { service, messenger, hookCalls } = setup();
     service.drain();
@@ -125,7 +117,7 @@ describe("while the relay drains before shutting down", () => {
     service.drain();
     expect(hookCalls.held).toBe(1);
     await service.idle();
-    await service.answer(messenger.posts[0]!.id, { reply: "y" }, alice);
+    await service.answer(messenger.posts[0]!.id, { reply: "y" }, ALICE);
     expect(await answer).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
     expect(hookCalls.held).toBe(0);
   });

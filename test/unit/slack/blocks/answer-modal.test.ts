@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { answerModal, checkViewLimits } from "../../../../src/slack/blocks/index.js";
+import { answerModal } from "../../../../src/slack/blocks/index.js";
+import { checkViewLimits } from "../../../helpers/block-kit-limits.js";
 import { encodeMetadata, Field, OTHER_VALUE, View, type ModalMetadata } from "../../../../src/slack/ids.js";
 import { askRecord, interactiveRecord } from "../../../fixtures/records.js";
 import { block } from "../../../helpers/blocks.js";

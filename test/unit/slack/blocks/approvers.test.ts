@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RequestPolicy, RequestRecord } from "../../../../src/requests/model.js";
-import { checkMessageLimits, endedMessage, offersEdit, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { endedMessage, offersEdit, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { showsAlwaysAllow } from "../../../../src/slack/blocks/permission.js";
 import { Action, encodeButton } from "../../../../src/slack/ids.js";
 import { ALICE, BOB, CAROL } from "../../../fixtures/people.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, endedMessage, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { endedMessage, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { Action } from "../../../../src/slack/ids.js";
 import { answered, askRecord, cancelled, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { actionIds, sectionText } from "../../../helpers/blocks.js";

@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, inputModal, inputPageCount, requestMessage, type SlackMessage } from "../../../../src/slack/blocks/index.js";
+import { inputModal, inputPageCount, requestMessage, type SlackMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { NEW_FILE, NOT_COMPARED, WHOLE_FILE } from "../../../../src/slack/blocks/file-tools.js";
 import type { RequestRecord } from "../../../../src/requests/model.js";
 import type { JsonObject } from "../../../../src/protocol/request-body.js";

@@ -21,8 +21,6 @@ import {
   escalationText,
   refusalNotice,
   reminderText,
-  checkMessageLimits,
-  checkViewLimits,
   denyReasonModal,
   editModal,
   endedMessage,
@@ -31,6 +29,7 @@ import {
   otherModal,
   requestMessage,
 } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits, checkViewLimits } from "../../../helpers/block-kit-limits.js";
 import { answered, askRecord, cancelled, CREATED_AT, expired, failed, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { hiddenCharacters, unescapedMarkup } from "../../../helpers/blocks.js";
 import { ruleOf } from "../../../helpers/rule-store-contract.js";

@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { checkViewLimits, inputModal, inputPageCount } from "../../../../src/slack/blocks/index.js";
+import { inputModal, inputPageCount } from "../../../../src/slack/blocks/index.js";
+import { checkViewLimits } from "../../../helpers/block-kit-limits.js";
 import { prettyJson } from "../../../../src/slack/blocks/json.js";
 import type { RequestRecord } from "../../../../src/requests/model.js";
 import { Action, decodeMetadata, encodeButton, View } from "../../../../src/slack/ids.js";

@@ -1,6 +1,7 @@
 import type { KnownBlock, ModalView } from "@slack/types";
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, checkViewLimits, type SlackMessage } from "../../../../src/slack/blocks/index.js";
+import { type SlackMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits, checkViewLimits } from "../../../helpers/block-kit-limits.js";
 
 const plain = (text: string) => ({ type: "plain_text" as const, text });
 const mrkdwn = (text: string) => ({ type: "mrkdwn" as const, text });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkViewLimits, denyReasonModal, editModal, otherModal } from "../../../../src/slack/blocks/index.js";
+import { denyReasonModal, editModal, otherModal } from "../../../../src/slack/blocks/index.js";
+import { checkViewLimits } from "../../../helpers/block-kit-limits.js";
 import { encodeMetadata, Field, View, type ModalMetadata } from "../../../../src/slack/ids.js";
 import { askRecord, permissionRecord } from "../../../fixtures/records.js";
 import { block } from "../../../helpers/blocks.js";

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { MAX_TIMEOUT_SECONDS } from "../../../../src/protocol/request-body.js";
 import { EXTENSION_MS } from "../../../../src/requests/more-time.js";
-import { checkMessageLimits, endedMessage, extendedNotice, noMoreTimeNotice, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { endedMessage, extendedNotice, noMoreTimeNotice, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { Action, encodeButton } from "../../../../src/slack/ids.js";
 import { answered, askRecord, CREATED_AT, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { actionIds, block, blocksOf } from "../../../helpers/blocks.js";

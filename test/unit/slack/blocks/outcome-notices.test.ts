@@ -6,7 +6,8 @@
  * plain https permalink.
  */
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, outcomeDirectMessage, outcomeReplyText } from "../../../../src/slack/blocks/index.js";
+import { outcomeDirectMessage, outcomeReplyText } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { ALICE, BOB, CAROL } from "../../../fixtures/people.js";
 import { answered, cancelled, ENDED_AT, expired, failed, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { unescapedMarkup } from "../../../helpers/blocks.js";

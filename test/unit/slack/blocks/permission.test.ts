@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { alwaysAllowModal, canEditInput, checkMessageLimits, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { alwaysAllowModal, canEditInput, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { Action, encodeButton, View } from "../../../../src/slack/ids.js";
 import { permissionRecord } from "../../../fixtures/records.js";
 import { actionIds, blocksOf, buttons, sectionText, unescapeMrkdwn } from "../../../helpers/blocks.js";

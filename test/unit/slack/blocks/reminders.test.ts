@@ -3,7 +3,8 @@
  * escalation makes in its own channel.
  */
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, escalationPost, escalationText, reminderText, timeLeft } from "../../../../src/slack/blocks/index.js";
+import { escalationPost, escalationText, reminderText, timeLeft } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { ALICE, BOB, CAROL } from "../../../fixtures/people.js";
 import { deployPolicy, LEADS, ONCALL } from "../../../fixtures/policies.js";
 import { CREATED_AT, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkMessageLimits, isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { isOneTap, requestMessage } from "../../../../src/slack/blocks/index.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 import { Action, encodeButton } from "../../../../src/slack/ids.js";
 import { stepGateRecord } from "../../../fixtures/records.js";
 import { block, buttons, decodeCode, moreTimeButton, sectionText } from "../../../helpers/blocks.js";

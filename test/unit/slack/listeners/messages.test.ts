@@ -104,3 +104,32 @@ describe("thread replies when the store fails", () => {
     expect(told).toEqual([]);
   });
 });
+
+describe("thread replies to a request that has ended", () => {
+  const endedAt = Number(MESSAGE_TS) * 1000 + 60_000;
+  const ended = { ...stepGate, status: "cancelled" as const, endedAt, slack: { channel: CHANNEL, ts: MESSAGE_TS } };
+  const tsAt = (ms: number) => (ms / 1000).toFixed(6);
+
+  function depsReading(record: unknown) {
+    const told: unknown[] = [];
+    const deps = {
+      service: { findBySlackMessage: async () => record },
+      client: { chat: { postEphemeral: async (args: unknown) => void told.push(args) } },
+      logger: silentLogger,
+    } as unknown as ListenerDeps;
+    return { deps, told };
+  }
+
+  it("an answer written before the end, arriving after it, is told how the request ended", async () => {
+    const { deps, told } = depsReading(ended);
+    await handleReply(deps, messageEvent({ text: "n", threadTs: MESSAGE_TS, ts: tsAt(endedAt - 80) }).event);
+    expect(told).toEqual([{ channel: CHANNEL, user: ALICE.id, thread_ts: MESSAGE_TS, text: "This request was cancelled." }]);
+  });
+
+  it("an answer written after the end, and chatter written before it, are ignored silently", async () => {
+    const { deps, told } = depsReading(ended);
+    await handleReply(deps, messageEvent({ text: "n", threadTs: MESSAGE_TS, ts: tsAt(endedAt + 1_000) }).event);
+    await handleReply(deps, messageEvent({ text: "hmm, wait", threadTs: MESSAGE_TS, ts: tsAt(endedAt - 80) }).event);
+    expect(told).toEqual([]);
+  });
+});

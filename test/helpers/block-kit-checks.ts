@@ -1,9 +1,9 @@
 /**
  * Per-block and per-element checks behind checkMessageLimits and
- * checkViewLimits. Reads blocks as unknown JSON so broken input is reported,
- * never thrown on.
+ * checkViewLimits (block-kit-limits.ts). Reads blocks as unknown JSON so
+ * broken input is reported, never thrown on.
  */
-import { LIMITS } from "./limit-values.js";
+import { LIMITS } from "../../src/slack/blocks/limits.js";
 
 export type Problems = string[];
 type Json = Record<string, unknown>;
@@ -18,14 +18,6 @@ function list(value: unknown): unknown[] {
 
 function textOf(value: unknown): string | undefined {
   return isObject(value) && typeof value.text === "string" ? value.text : undefined;
-}
-
-/** Sum of the `text` of every plain_text / mrkdwn object, however deep. */
-export function textObjectsLength(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + textObjectsLength(item), 0);
-  if (!isObject(value)) return 0;
-  if ((value.type === "plain_text" || value.type === "mrkdwn") && typeof value.text === "string") return value.text.length;
-  return Object.values(value).reduce((sum: number, item) => sum + textObjectsLength(item), 0);
 }
 
 function checkText(value: unknown, path: string, max: number, problems: Problems, required = true): void {
