@@ -186,12 +186,14 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     defaultAdmission: config.defaultAdmission,
     audit,
     metrics: metrics.requests,
+    queueMetrics: metrics.queues,
     rules: ruleStore,
   });
   const secrets = new Map(tokens.map((t) => [t.name, t.token]));
   const callbacks = new CallbackWorker({
     store,
     tokenSecret: (name) => secrets.get(name),
+    metrics: metrics.queues,
     ...(config.callbackHosts ? { callbackHosts: config.callbackHosts } : {}),
     logger,
     now,

@@ -16,9 +16,9 @@ import { RequestKind } from "../protocol/request-body.js";
 import { RequestStatus } from "../protocol/request-view.js";
 import { StoreUnavailableError } from "../requests/errors.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
-import { decisionSeconds, type RequestMetrics } from "../requests/metrics.js";
+import { decisionSeconds, QUEUE_OUTCOMES, type QueueMetrics, type RequestMetrics } from "../requests/metrics.js";
 import type { RequestService } from "../requests/service.js";
-import type { RequestStore, StoreCounts } from "../requests/store.js";
+import { QUEUE_NAMES, type RequestStore, type StoreCounts } from "../requests/store.js";
 import type { ChannelQueue } from "../slack/channel-queue.js";
 import type { SlackCallOutcome, SlackCallRecorder } from "../slack/counted-client.js";
 
@@ -47,6 +47,8 @@ export class RelayMetrics {
   readonly registry = new Registry();
   /** For RequestServiceDeps.metrics. */
   readonly requests: RequestMetrics;
+  /** For RequestServiceDeps.queueMetrics and the callback worker. */
+  readonly queues: QueueMetrics;
   /** For createSlackClient's `onCall`. */
   readonly slackCall: SlackCallRecorder;
   /** For the Redis store's and audit log's `onUnavailable`. */
@@ -63,6 +65,11 @@ export class RelayMetrics {
     const created = counter("relay_requests_created_total", "Requests created, by kind.", ["kind"]);
     const ended = counter("relay_requests_ended_total", "Requests that left pending on this instance, by kind and final status.", ["kind", "status"]);
     const slackCalls = counter("relay_slack_calls_total", "Slack Web API calls made, by method and outcome (ok, ratelimited, error).", ["method", "outcome"]);
+    const queueEntries = counter(
+      "relay_queue_entries_total",
+      "Attempts at leased queue entries (posting, updates, reminders, notices, callbacks), by queue and outcome (done, retried, dropped, released).",
+      ["queue", "outcome"],
+    );
     const limited = counter(
       "relay_creates_limited_total",
       "Creates refused by a limit, by agent token and limit (too_many_pending: RELAY_MAX_PENDING_PER_TOKEN or a route's maxPending; rate_limited: RELAY_CREATE_RATE_LIMIT).",
@@ -75,6 +82,7 @@ export class RelayMetrics {
       buckets: DECISION_BUCKETS,
       registers,
     });
+    for (const queue of QUEUE_NAMES) for (const outcome of QUEUE_OUTCOMES) queueEntries.inc({ queue, outcome }, 0);
     for (const kind of RequestKind.options) {
       created.inc({ kind }, 0);
       for (const status of ENDED_STATUSES) ended.inc({ kind, status }, 0);
@@ -89,6 +97,7 @@ export class RelayMetrics {
       },
       limited: (token, limit) => limited.inc({ token, limit }),
     };
+    this.queues = { handled: (queue, outcome) => queueEntries.inc({ queue, outcome }) };
     this.slackCall = (method: string, outcome: SlackCallOutcome) => slackCalls.inc({ method, outcome });
     this.storeOutage = () => storeErrors.inc();
 

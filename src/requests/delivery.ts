@@ -24,7 +24,8 @@ import { postedEntry, type AuditRecorder } from "./audit-entries.js";
 import type { RequestChanges } from "./changes.js";
 import { remindersToQueue, type ScheduleEntry } from "./policy.js";
 import type { Rule } from "./rules.js";
-import { STORE_RETRY_INTERVAL_MS, type NoticePart, type RequestStore, type Transition, type TransitionResult } from "./store.js";
+import { pause, type Handled, type QueueHandler, type QueueWorker, type Work } from "./queue-worker.js";
+import { STORE_RETRY_INTERVAL_MS, type ClaimedEntry, type NoticePart, type RequestStore, type Transition, type TransitionResult } from "./store.js";
 import type { UpdateOutbox } from "./update-outbox.js";
 
 /** The Slack side as the service sees it. */
@@ -136,10 +137,12 @@ export function afterFailure(error: unknown, attempts: number, backoff: { baseMs
   return { giveUp: error instanceof PermanentDeliveryError ? error.reason : String(error) };
 }
 
-export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage" | "claim" | "retry" | "complete">;
+export type DeliveryStore = Pick<RequestStore, "get" | "setSlackMessage" | "addOtherMessage">;
 
 export interface DeliveryDeps {
   store: DeliveryStore;
+  /** Runs the posts `post` starts, as it runs the claimed ones (their lease renewed meanwhile). */
+  worker: Pick<QueueWorker, "run">;
   messenger: RequestMessenger;
   logger: Logger;
   /** Unix time in milliseconds. */
@@ -156,7 +159,18 @@ export interface DeliveryDeps {
   changes?: Pick<RequestChanges, "tell">;
 }
 
-export class Delivery {
+/** The `posting` queue's handler: posts a request whose message is not recorded yet, and this instance's first post of each request it creates (`post`). */
+export class Delivery implements QueueHandler<RequestRecord> {
+  readonly queue = "posting";
+  readonly name = "slack post";
+  readonly leaseMs: number;
+  /** Posts recovered per round. */
+  readonly batchSize = 100;
+  /** Unused: a post retries within itself (the messenger), and a failed one ends its request. */
+  readonly backoff = { baseMs: 1000, maxMs: 60_000 };
+  readonly parallel = true;
+  readonly otherErrors = "give up";
+  readonly heartbeat = "once renewed";
   private readonly background = new Set<Promise<unknown>>();
   /** Ids this instance is posting right now: its own recovery leaves them alone. */
   private readonly posting = new Set<string>();
@@ -167,45 +181,42 @@ export class Delivery {
 
   constructor(private readonly deps: DeliveryDeps) {
     if (!Number.isSafeInteger(deps.postLeaseMs) || deps.postLeaseMs <= 0) throw new Error("postLeaseMs must be a positive integer");
+    this.leaseMs = deps.postLeaseMs;
   }
 
   /** When a post lease taken at `at` (Unix ms) runs out. */
   leaseFrom(at: number): number {
-    return at + this.deps.postLeaseMs;
+    return at + this.leaseMs;
   }
 
   /** Posts a pending request in the background, unless this instance is posting it already or runs without Slack. */
   post(record: RequestRecord): void {
     if (this.deps.messenger === NO_SLACK || this.posting.has(record.id)) return;
     this.posting.add(record.id);
-    this.track(this.deliver(record).finally(() => this.posting.delete(record.id)));
+    const entry = { key: record.id, id: record.id, attempts: 0 };
+    this.track(this.deps.worker.run("posting", entry, record).finally(() => this.posting.delete(record.id)));
   }
 
   /**
-   * Claims up to `limit` requests whose poster's lease ran out and posts the
-   * ones still pending without a message; forgets the rest (posted, ended or
-   * gone). Returns how many posts it started.
+   * Posts the request of a claimed entry (its poster's lease ran out) while
+   * it is pending without a message and in time; forgets the entry of one
+   * posted, ended or gone. `known`: the request this instance just created.
    */
-  async recover(limit: number): Promise<number> {
+  async handle({ id }: ClaimedEntry, work: Work, known?: RequestRecord): Promise<Handled> {
+    if (known) return this.deliver(known, work);
+    if (this.posting.has(id)) return { outcome: "left" };
     const { store, now, logger } = this.deps;
-    let started = 0;
-    for (const id of (await store.claim("posting", now(), this.deps.postLeaseMs, limit)).map(({ id }) => id)) {
-      if (this.posting.has(id)) continue;
-      try {
-        const record = await store.get(id);
-        if (record?.status !== "pending" || record.slack) {
-          await store.complete("posting", id);
-        } else if (record.expiresAt > now()) {
-          // Past its deadline it is left to the expiry sweep, which takes it out of the set.
-          logger.warn({ id }, "posting a request whose poster stopped before it was posted");
-          this.post(record);
-          started += 1;
-        }
-      } catch (error) {
-        logger.error({ id, error }, "recovering an unposted request failed");
-      }
+    const record = await store.get(id);
+    if (record?.status !== "pending" || record.slack) return { outcome: "skipped", why: "posted, ended or gone", expected: true };
+    // Past its deadline it is left to the expiry sweep, which takes it out of the set.
+    if (record.expiresAt <= now()) return { outcome: "left" };
+    logger.warn({ id }, "posting a request whose poster stopped before it was posted");
+    this.posting.add(id);
+    try {
+      return await this.deliver(record, work);
+    } finally {
+      this.posting.delete(id);
     }
-    return started;
   }
 
   /** The error an expired request gets when it was never posted (as far as this instance knows why). */
@@ -230,35 +241,24 @@ export class Delivery {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
-  private async deliver(record: RequestRecord): Promise<void> {
+  private async deliver(record: RequestRecord, work: Work): Promise<Handled> {
     const { store, messenger, logger, now } = this.deps;
     let slack: PostedMessage | undefined;
-    // A post may wait in its channel's line for longer than a lease: from the messenger's first
-    // keepTrying on, the lease is renewed every third of a lease until the post settles.
-    let heartbeat: NodeJS.Timeout | undefined;
-    const beat = () => {
-      heartbeat ??= setInterval(() => void this.renew(record.id, now()), Math.max(1, Math.floor(this.deps.postLeaseMs / 3)));
-      heartbeat.unref();
-    };
     try {
+      // A post may wait in its channel's line for longer than a lease: the worker renews it meanwhile, and from each attempt's start.
       slack = await messenger.post(record, {
-        keepTrying: (attemptAt) => {
-          beat();
-          return this.renew(record.id, attemptAt);
-        },
+        keepTrying: (attemptAt) => work.renew(attemptAt),
         onRetry: (reason) => this.retryReasons.set(record.id, reason),
       });
     } catch (error) {
       const reason = error instanceof PermanentDeliveryError ? error.reason : String(error);
       logger.warn({ id: record.id, reason }, "slack post failed");
       await this.deps.ending.end(record.id, { status: "failed", at: now(), error: reason });
-      return;
-    } finally {
-      clearInterval(heartbeat);
+      return { outcome: "settled" };
     }
     if (!slack) {
       logger.info({ id: record.id }, "slack post stopped: the request ended, another instance posted it, or its deadline came first");
-      return;
+      return { outcome: "settled" };
     }
     this.retryReasons.delete(record.id);
     let stored = await this.recordMessage(record, { channel: slack.channel, ts: slack.ts });
@@ -268,6 +268,7 @@ export class Delivery {
       this.deps.changes?.tell(stored.id);
     }
     if (stored && stored.status !== "pending") this.deps.updates.show(stored, { later: false });
+    return { outcome: "settled" };
   }
 
   /** Records where the message landed, retrying through a store outage while the request has time left. */
@@ -288,32 +289,9 @@ export class Delivery {
     }
   }
 
-  /** Keeps the request for this instance until a lease after `attemptAt`; false once it is no longer unposted. */
-  private async renew(id: string, attemptAt: number): Promise<boolean> {
-    try {
-      return await this.deps.store.retry("posting", id, this.leaseFrom(attemptAt), 0);
-    } catch (error) {
-      this.deps.logger.warn({ id, error }, "post lease renewal failed; posting anyway");
-      return true;
-    }
-  }
-
   private track(task: Promise<unknown>): void {
     const tracked = task.catch((error: unknown) => this.deps.logger.error({ error }, "background task failed"));
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

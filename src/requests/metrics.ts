@@ -5,6 +5,7 @@
  */
 import type { CreateLimit } from "./limits.js";
 import type { RequestRecord } from "./model.js";
+import type { QueueName } from "./store.js";
 
 export interface RequestMetrics {
   /** A request was stored (not a repeated create that found it). Never throws or waits. */
@@ -16,6 +17,17 @@ export interface RequestMetrics {
 }
 
 export const NO_METRICS: RequestMetrics = { created: () => undefined, ended: () => undefined, limited: () => undefined };
+
+/** What became of an attempt at a leased queue's entry (./queue-worker.ts). */
+export const QUEUE_OUTCOMES = ["done", "retried", "dropped", "released"] as const;
+export type QueueOutcome = (typeof QUEUE_OUTCOMES)[number];
+
+export interface QueueMetrics {
+  /** An attempt at an entry of `queue` settled as `outcome`. Never throws or waits. */
+  handled(queue: QueueName, outcome: QueueOutcome): void;
+}
+
+export const NO_QUEUE_METRICS: QueueMetrics = { handled: () => undefined };
 
 /**
  * Seconds from the request's message reaching Slack (`postedAt`) to its

@@ -17,89 +17,60 @@
  * A DM is left out when the person it would go to decided themselves.
  */
 import type { Logger } from "../logger.js";
-import { afterFailure, type RequestMessenger } from "./delivery.js";
+import type { RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
-import { entryKey, entryOfKey, NOTICE_PARTS, type NoticePart, type RequestStore } from "./store.js";
-
-export type NoticeStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete">;
+import type { Handled, QueueHandler } from "./queue-worker.js";
+import { entryOfKey, NOTICE_PARTS, type ClaimedEntry, type NoticePart, type RequestStore } from "./store.js";
 
 export interface OutcomeNoticesDeps {
-  store: NoticeStore;
+  store: Pick<RequestStore, "get">;
   messenger: Pick<RequestMessenger, "tellOutcome">;
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** In [0, 1), for backoff jitter. */
-  random?: () => number;
-  /** Milliseconds a claim keeps other instances off a part; longer than a Slack call or two. */
-  leaseMs?: number;
-  /** Parts claimed per sweep. */
-  batchSize?: number;
 }
 
-const BACKOFF = { baseMs: 2_000, maxMs: 5 * 60_000 } as const;
+/** The `notices` queue's handler: sends one part of an ended request's outcome notice. */
+export class OutcomeNotices implements QueueHandler {
+  readonly queue = "notices";
+  readonly name = "outcome notice";
+  /** Longer than a Slack call or two. */
+  readonly leaseMs = 60_000;
+  readonly batchSize = 50;
+  readonly backoff = { baseMs: 2_000, maxMs: 5 * 60_000 };
+  readonly parallel = false;
+  readonly otherErrors = "give up";
+  readonly heartbeat = "at once";
 
-export class OutcomeNotices {
-  private readonly leaseMs: number;
-  private readonly batchSize: number;
-  private readonly random: () => number;
+  constructor(private readonly deps: OutcomeNoticesDeps) {}
 
-  constructor(private readonly deps: OutcomeNoticesDeps) {
-    this.leaseMs = deps.leaseMs ?? 60_000;
-    this.batchSize = deps.batchSize ?? 50;
-    this.random = deps.random ?? Math.random;
-  }
-
-  /** Sends what is due, on any instance, each request's thread reply before its DM; returns how many parts were sent. */
-  async runOnce(): Promise<number> {
-    const { store, now } = this.deps;
-    const claims = (await store.claim("notices", now(), this.leaseMs, this.batchSize)).map(({ key, id, attempts }) => ({
-      id,
-      part: entryOfKey("notices", key).detail as NoticePart,
-      attempts,
-    }));
+  /** Each request's thread reply before its DM, requests in the order claimed. */
+  arrange(entries: ClaimedEntry[]): ClaimedEntry[] {
     const first = new Map<string, number>();
-    for (const { id } of claims) if (!first.has(id)) first.set(id, first.size);
-    claims.sort((a, b) => first.get(a.id)! - first.get(b.id)! || NOTICE_PARTS.indexOf(a.part) - NOTICE_PARTS.indexOf(b.part));
-    const records = new Map<string, Promise<RequestRecord | undefined>>();
-    let sent = 0;
-    for (const claim of claims) {
-      if (!records.has(claim.id)) records.set(claim.id, store.get(claim.id));
-      if (await this.send(claim, await records.get(claim.id)!)) sent += 1;
-    }
-    return sent;
+    for (const { id } of entries) if (!first.has(id)) first.set(id, first.size);
+    const rank = ({ key }: ClaimedEntry) => NOTICE_PARTS.indexOf(partOf(key)!);
+    return [...entries].sort((a, b) => first.get(a.id)! - first.get(b.id)! || rank(a) - rank(b));
   }
 
-  private async send(claim: { id: string; part: NoticePart; attempts: number }, record: RequestRecord | undefined): Promise<boolean> {
+  async handle({ id, key }: ClaimedEntry): Promise<Handled> {
     const { store, messenger, logger, now } = this.deps;
-    const { id, part, attempts } = claim;
-    const skip = whyNot(claim, record);
-    if (skip !== undefined || !record) {
-      logger.info({ id, part, reason: skip }, "outcome notice not sent");
-      await store.complete("notices", entryKey(id, part));
-      return false;
-    }
-    try {
-      await messenger.tellOutcome(record, part, now());
-    } catch (error) {
-      const next = afterFailure(error, attempts, BACKOFF, this.random);
-      if ("retryInMs" in next) {
-        logger.warn({ id, part, reason: next.reason, attempts: attempts + 1, delayMs: next.retryInMs }, "outcome notice not sent; retrying later");
-        await store.retry("notices", entryKey(id, part), now() + next.retryInMs, attempts + 1);
-      } else {
-        logger.warn({ id, part, reason: next.giveUp }, "outcome notice refused by Slack; giving it up");
-        await store.complete("notices", entryKey(id, part));
-      }
-      return false;
-    }
-    await store.complete("notices", entryKey(id, part));
+    const part = partOf(key);
+    const record = await store.get(id);
+    const skip = part === undefined ? "not a notice part" : whyNot(part, record);
+    if (skip !== undefined || !record || !part) return { outcome: "skipped", why: skip ?? "the request is gone", expected: true, fields: { part } };
+    await messenger.tellOutcome(record, part, now());
     logger.info({ id, part, status: record.status }, part === "thread" ? "outcome posted in the thread" : "outcome sent to the requester");
-    return true;
+    return { outcome: "done" };
   }
+}
+
+function partOf(key: string): NoticePart | undefined {
+  const detail = entryOfKey("notices", key).detail;
+  return NOTICE_PARTS.find((part) => part === detail);
 }
 
 /** Why a claimed part is not to be sent (undefined: send it). */
-function whyNot({ part }: { id: string; part: NoticePart; attempts: number }, record: RequestRecord | undefined): string | undefined {
+function whyNot(part: NoticePart, record: RequestRecord | undefined): string | undefined {
   if (!record) return "the request is gone";
   if (record.status === "pending") return "the request has not ended";
   if (!record.slack) return "the request has no Slack message";

@@ -14,79 +14,45 @@
  */
 import type { Logger } from "../logger.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
-import { afterFailure, type RequestMessenger } from "./delivery.js";
+import type { RequestMessenger } from "./delivery.js";
 import { reminderSchedule } from "./policy.js";
-import { entryKey, entryOfKey, type RequestStore } from "./store.js";
-
-export type ReminderStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete">;
+import type { Handled, QueueHandler } from "./queue-worker.js";
+import { entryOfKey, type ClaimedEntry, type RequestStore } from "./store.js";
 
 export interface RemindersDeps {
-  store: ReminderStore;
+  store: Pick<RequestStore, "get">;
   messenger: Pick<RequestMessenger, "remind">;
   audit: AuditRecorder;
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** In [0, 1), for backoff jitter. */
-  random?: () => number;
-  /** Milliseconds a claim keeps other instances off an entry; longer than a Slack call or two. */
-  leaseMs?: number;
-  /** Entries claimed per sweep. */
-  batchSize?: number;
 }
 
-const BACKOFF = { baseMs: 2_000, maxMs: 60_000 } as const;
+/** The `reminders` queue's handler: sends one reminder or escalation (a transient failure is retried, anything else given up). */
+export class Reminders implements QueueHandler {
+  readonly queue = "reminders";
+  readonly name = "reminder";
+  /** Longer than a Slack call or two. */
+  readonly leaseMs = 60_000;
+  readonly batchSize = 50;
+  readonly backoff = { baseMs: 2_000, maxMs: 60_000 };
+  readonly parallel = false;
+  readonly otherErrors = "give up";
+  readonly heartbeat = "at once";
 
-export class Reminders {
-  private readonly leaseMs: number;
-  private readonly batchSize: number;
-  private readonly random: () => number;
+  constructor(private readonly deps: RemindersDeps) {}
 
-  constructor(private readonly deps: RemindersDeps) {
-    this.leaseMs = deps.leaseMs ?? 60_000;
-    this.batchSize = deps.batchSize ?? 50;
-    this.random = deps.random ?? Math.random;
-  }
-
-  /** Sends what is due, on any instance; returns how many were sent. */
-  async runOnce(): Promise<number> {
-    const { store, now } = this.deps;
-    let sent = 0;
-    for (const claimed of (await store.claim("reminders", now(), this.leaseMs, this.batchSize)).map(({ key, id, attempts }) => ({
-      id,
-      index: Number(entryOfKey("reminders", key).detail),
-      attempts,
-    }))) {
-      if (await this.send(claimed)) sent += 1;
-    }
-    return sent;
-  }
-
-  private async send(claimed: { id: string; index: number; attempts: number }): Promise<boolean> {
+  async handle({ id, key }: ClaimedEntry): Promise<Handled> {
     const { store, messenger, logger, now } = this.deps;
-    const { id, index, attempts } = claimed;
+    const index = Number(entryOfKey("reminders", key).detail);
     const record = await store.get(id);
     const entry = record ? reminderSchedule(record.policy)[index] : undefined;
     if (!record || !entry || record.status !== "pending" || !record.slack) {
-      await store.complete("reminders", entryKey(id, index));
-      return false;
+      return { outcome: "skipped", why: "the request is gone, has ended or has no message", expected: true };
     }
-    try {
-      await messenger.remind(record, entry, now());
-    } catch (error) {
-      const next = afterFailure(error, attempts, BACKOFF, this.random);
-      if ("retryInMs" in next) {
-        logger.warn({ id, index, reason: next.reason, attempts: attempts + 1 }, "reminder not sent; retrying later");
-        await store.retry("reminders", entryKey(id, index), now() + next.retryInMs, attempts + 1);
-      } else {
-        logger.warn({ id, index, reason: next.giveUp }, "reminder refused by Slack; giving it up");
-        await store.complete("reminders", entryKey(id, index));
-      }
-      return false;
-    }
-    await store.complete("reminders", entryKey(id, index));
+    await messenger.remind(record, entry, now());
     this.deps.audit.record(reminderEntry(record, entry, now()));
     logger.info({ id, type: entry.type, afterSeconds: entry.afterSeconds }, entry.type === "reminder" ? "reminder sent" : "escalation sent");
-    return true;
+    return { outcome: "done" };
   }
 }

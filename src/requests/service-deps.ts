@@ -11,7 +11,7 @@ import type { AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { MessageCopies } from "./from-message.js";
 import type { PeopleDirectory } from "./directory.js";
-import type { RequestMetrics } from "./metrics.js";
+import type { RequestMetrics, QueueMetrics } from "./metrics.js";
 import type { RequestPolicy } from "./model.js";
 import type { RuleStore } from "./rules.js";
 import type { RequestStore } from "./store.js";
@@ -57,6 +57,8 @@ export interface RequestServiceDeps {
   audit?: AuditRecorder;
   /** Counts requests created and ended (GET /metrics); none → not counted. */
   metrics?: RequestMetrics;
+  /** Told what became of each attempt at a queued entry (./queue-worker.ts); none → not counted. */
+  queueMetrics?: QueueMetrics;
   /**
    * Where "Allow for a while" rules live, shared by the instances that share
    * the store (./rule-book.ts); none → no rule is kept: no request is

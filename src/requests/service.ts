@@ -11,7 +11,9 @@ import { decisionMatchesKind } from "./decisions.js";
 import { type Decision } from "../protocol/decisions.js";
 import { RelayError, shuttingDown } from "./errors.js";
 import { Delivery, NO_SLACK } from "./delivery.js";
-import { startSweeper, type SweepStep } from "./sweeper.js";
+import { startSweeper } from "./sweeper.js";
+import { OutageLog } from "./outage-log.js";
+import { QueueWorker } from "./queue-worker.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { UpdateOutbox } from "./update-outbox.js";
@@ -52,8 +54,11 @@ export class RequestService {
   private readonly ending: Ending;
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
-  private readonly reminders: Reminders;
-  private readonly notices: OutcomeNotices;
+  /** Every leased queue but the callbacks: posting, message updates, reminders, outcome notices. */
+  private readonly worker: QueueWorker;
+  private readonly outage: OutageLog;
+  /** Settles once the worker started by startSweeper has stopped. */
+  private workerStopped: Promise<void> = Promise.resolve();
   private readonly directory: PeopleDirectory;
   private readonly audit: AuditRecorder;
   private readonly limits: CreateLimits;
@@ -84,7 +89,15 @@ export class RequestService {
     this.announcer = { tell: (id) => this.store.announce(id) };
     // Without Slack no request gets a message, and only a request with one is updated, reminded or told about.
     const messenger = deps.messenger ?? NO_SLACK;
-    this.updates = new UpdateOutbox({ store: deps.store, messenger, logger: this.logger, now: this.now });
+    this.outage = new OutageLog(this.logger, "background sweeps pause");
+    this.worker = new QueueWorker({
+      store: deps.store,
+      logger: this.logger,
+      now: this.now,
+      outage: this.outage,
+      ...(deps.queueMetrics ? { metrics: deps.queueMetrics } : {}),
+    });
+    this.updates = new UpdateOutbox({ store: deps.store, messenger, worker: this.worker, logger: this.logger, now: this.now });
     this.ending = new Ending({
       store: deps.store,
       waiters: this.waiters,
@@ -95,6 +108,7 @@ export class RequestService {
     });
     this.delivery = new Delivery({
       store: deps.store,
+      worker: this.worker,
       messenger,
       logger: this.logger,
       now: this.now,
@@ -104,8 +118,11 @@ export class RequestService {
       audit: this.audit,
       changes: this.announcer,
     });
-    this.reminders = new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now });
-    this.notices = new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now });
+    // Without Slack nothing is posted: the posting queue has no handler (recoverUnposted posts nothing).
+    if (this.withSlack) this.worker.add(this.delivery);
+    this.worker.add(this.updates);
+    this.worker.add(new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now }));
+    this.worker.add(new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now }));
     this.rules = deps.rules
       ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger, logger: this.logger, now: this.now })
       : undefined;
@@ -350,8 +367,8 @@ export class RequestService {
    * message was recorded, once its lease ran out; safe to run on every
    * instance. Returns how many posts it started.
    */
-  recoverUnposted(limit = 100): Promise<number> {
-    return this.withSlack ? this.delivery.recover(limit) : Promise.resolve(0);
+  async recoverUnposted(): Promise<number> {
+    return this.withSlack ? (await this.worker.runOnce("posting")).done : 0;
   }
 
   /**
@@ -359,16 +376,17 @@ export class RequestService {
    * attempt's retry, or one an instance left behind), on any instance; safe
    * to run on every instance. Returns how many it tried.
    */
-  sweepUpdates(): Promise<number> {
-    return this.updates.runOnce();
+  async sweepUpdates(): Promise<number> {
+    const { done, retried, dropped, released } = await this.worker.runOnce("updates");
+    return done + retried + dropped + released;
   }
 
   /**
    * Sends the reminders and escalations that are due, on any instance; safe
    * to run on every instance (each is claimed by one). Returns how many it sent.
    */
-  sweepReminders(): Promise<number> {
-    return this.reminders.runOnce();
+  async sweepReminders(): Promise<number> {
+    return (await this.worker.runOnce("reminders")).done;
   }
 
   /**
@@ -377,29 +395,31 @@ export class RequestService {
    * instance; safe to run on every instance (each part is claimed by one).
    * Returns how many parts it sent.
    */
-  sweepNotices(): Promise<number> {
-    return this.notices.runOnce();
+  async sweepNotices(): Promise<number> {
+    return (await this.worker.runOnce("notices")).done;
   }
 
   /**
-   * Runs `expireDue`, `recoverUnposted`, `sweepUpdates`, `sweepReminders` and `sweepNotices` every `intervalMs`
-   * (see ./sweeper.ts); returns a function that stops it.
+   * Runs `expireDue` every `intervalMs` (./sweeper.ts) and the queue worker
+   * (./queue-worker.ts: posting recovery, message updates, reminders, outcome
+   * notices), each queue looking every `intervalMs` when nothing is due;
+   * returns a function that stops both (`idle` waits for the worker's stop).
    */
   startSweeper(intervalMs: number): () => void {
-    const steps: SweepStep[] = [
-      { name: "expiry sweep", run: () => this.expireDue() },
-      { name: "posting recovery", run: () => this.recoverUnposted() },
-      { name: "message update sweep", run: () => this.sweepUpdates() },
-      { name: "reminder sweep", run: () => this.sweepReminders() },
-      { name: "outcome notice sweep", run: () => this.sweepNotices() },
-    ];
-    return startSweeper(steps, intervalMs, this.logger);
+    const stopExpiry = startSweeper([{ name: "expiry sweep", run: () => this.expireDue() }], intervalMs, this.outage);
+    this.worker.start(intervalMs);
+    return () => {
+      stopExpiry();
+      this.workerStopped = this.worker.stop();
+    };
   }
 
   /** Resolves when every background Slack call started so far has settled. */
   async idle(): Promise<void> {
     await this.delivery.idle();
     await this.updates.idle();
+    await this.workerStopped;
+    await this.worker.idle();
     await this.rules?.idle();
   }
 

@@ -1,12 +1,10 @@
 /**
- * The background work every instance runs on a timer: expiring requests past
- * their deadline, posting requests whose poster died, retrying message
- * updates, sending due reminders and escalations. Each step is safe on every
- * instance at once (the store hands each item to one of them). Kept apart
- * from the service so its outage bookkeeping does not crowd the domain.
+ * The background work every instance runs on a timer that is not a leased
+ * queue (those are ./queue-worker.ts's): expiring requests past their
+ * deadline. Each step is safe on every instance at once. Kept apart from the
+ * service so its outage bookkeeping does not crowd the domain.
  */
-import type { Logger } from "../logger.js";
-import { StoreUnavailableError } from "./errors.js";
+import type { OutageLog } from "./outage-log.js";
 
 export interface SweepStep {
   /** Named in the log when the step fails. */
@@ -20,20 +18,13 @@ export interface SweepStep {
  * one tries again: the outage is logged when it starts and when it ends, not
  * every tick. Any other failure of a step is logged and the next step runs.
  */
-export function startSweeper(steps: readonly SweepStep[], intervalMs: number, logger: Logger): () => void {
-  let outage = false;
+export function startSweeper(steps: readonly SweepStep[], intervalMs: number, outage: OutageLog): () => void {
   const runStep = async ({ name, run }: SweepStep) => {
     try {
       await run();
-      if (outage) logger.info({ step: name }, "the store is back: background sweeps resume");
-      outage = false;
+      outage.ok(name);
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) {
-        logger.error({ error }, `${name} failed`);
-      } else if (!outage) {
-        outage = true;
-        logger.warn({ step: name, reason: error.reason }, "the store is unavailable: background sweeps pause until it is back");
-      }
+      outage.failed(error, name);
     }
   };
   return repeat(intervalMs, async () => {

@@ -23,52 +23,42 @@
  * same request runs is shown right after it.
  */
 import type { Logger } from "../logger.js";
-import { retryDelayMs } from "../protocol/timing.js";
-import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "./delivery.js";
+import type { RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
+import type { Handled, QueueHandler, QueueWorker } from "./queue-worker.js";
 import type { ClaimedEntry, RequestStore } from "./store.js";
 
-export type UpdateStore = Pick<RequestStore, "get" | "claim" | "retry" | "complete" | "completePendingUpdate">;
-
 export interface UpdateOutboxDeps {
-  store: UpdateStore;
+  store: Pick<RequestStore, "get" | "completePendingUpdate">;
   messenger: Pick<RequestMessenger, "showEnded">;
+  /** Runs the attempts `show` starts, as it runs the claimed ones. */
+  worker: Pick<QueueWorker, "run">;
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
-  /** In [0, 1), for backoff jitter. */
-  random?: () => number;
-  /** Milliseconds a claim keeps other instances off an update; longer than one Slack call. */
-  leaseMs?: number;
-  /** Updates claimed per sweep. */
-  batchSize?: number;
-  /** Milliseconds before the first retry, doubled for each later one up to `backoffMaxMs`. */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
 }
 
 /** Runs on the next turn of the event loop: what the caller does first (waking waiters) is not delayed. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class UpdateOutbox {
+/** The `updates` queue's handler, and the instance's own first attempt at each update it queued (`show`). */
+export class UpdateOutbox implements QueueHandler<RequestRecord> {
+  readonly queue = "updates";
+  readonly name = "message update";
+  /** Longer than one Slack call. */
+  readonly leaseMs = 30_000;
+  readonly batchSize = 20;
+  readonly backoff = { baseMs: 1000, maxMs: 60_000 };
+  readonly parallel = true;
+  readonly otherErrors = "retry";
+  readonly heartbeat = "at once";
   private readonly background = new Set<Promise<unknown>>();
   /** Requests this instance is updating right now. */
   private readonly updating = new Set<string>();
   /** A request's newer state handed to `show` while an attempt at it was running: shown once that attempt ends, unless it showed as much. */
   private readonly followUps = new Map<string, RequestRecord>();
-  private readonly leaseMs: number;
-  private readonly batchSize: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
-  private readonly random: () => number;
 
-  constructor(private readonly deps: UpdateOutboxDeps) {
-    this.leaseMs = deps.leaseMs ?? 30_000;
-    this.batchSize = deps.batchSize ?? 20;
-    this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
-    this.backoffMaxMs = deps.backoffMaxMs ?? 60_000;
-    this.random = deps.random ?? Math.random;
-  }
+  constructor(private readonly deps: UpdateOutboxDeps) {}
 
   /**
    * Rewrites the message of a request that just ended here, or just counted
@@ -82,15 +72,7 @@ export class UpdateOutbox {
       this.followUps.set(record.id, record);
       return;
     }
-    this.track((later ? nextTurn() : Promise.resolve()).then(() => this.attempt(record, 0)));
-  }
-
-  /** Claims the updates due now (on any instance's requests) and makes one attempt at each; returns how many it claimed. */
-  async runOnce(): Promise<number> {
-    const { store, now, logger } = this.deps;
-    const claims = await store.claim("updates", now(), this.leaseMs, this.batchSize);
-    await Promise.all(claims.map((claim) => this.handle(claim).catch((error: unknown) => logger.error({ id: claim.id, error }, "message update failed"))));
-    return claims.length;
+    this.track((later ? nextTurn() : Promise.resolve()).then(() => this.runFor(record)));
   }
 
   /** Resolves when every update started by `show` so far has settled. */
@@ -98,63 +80,36 @@ export class UpdateOutbox {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
-  private async handle({ id, attempts }: ClaimedEntry): Promise<void> {
-    if (this.updating.has(id)) return;
-    const record = await this.deps.store.get(id);
-    if (!record?.slack) {
-      this.deps.logger.warn({ id }, "message update dropped: the request is gone or has no message");
-      await this.deps.store.complete("updates", id);
-      return;
-    }
-    await this.attempt(record, attempts);
-  }
-
-  /** Shows `first` and, while the request keeps changing under a pending render, the request as it now is. */
-  private async attempt(first: RequestRecord, attempts: number): Promise<void> {
-    const { store, now } = this.deps;
-    const id = first.id;
+  /** Shows the request as it now is (or as `known`) and, while it keeps changing under a pending render, again. */
+  async handle({ id }: ClaimedEntry, _work: unknown, known?: RequestRecord): Promise<Handled> {
+    if (this.updating.has(id)) return { outcome: "left" };
+    const first = known ?? (await this.deps.store.get(id));
+    if (!first?.slack) return { outcome: "skipped", why: "the request is gone or has no message" };
+    const { store, messenger, now } = this.deps;
     this.updating.add(id);
     let shown: RequestRecord | undefined;
     try {
       let record: RequestRecord | undefined = first;
       while (record?.slack) {
-        if (!(await this.render(record, attempts))) return;
+        await messenger.showEnded(record);
         shown = record;
-        if (record.status !== "pending") {
-          await store.complete("updates", id);
-          return;
-        }
-        if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs, record.expiresAt)) return;
+        if (record.status !== "pending") return { outcome: "done" };
+        if (await store.completePendingUpdate(id, record.approvals?.length ?? 0, now() + this.leaseMs, record.expiresAt)) return { outcome: "settled" };
         // It ended, counted another approval or was given more time while the message was shown pending: show it again, after that render.
         record = await store.get(id);
-        attempts = 0;
       }
-      await store.complete("updates", id);
+      return { outcome: "done" };
     } finally {
       this.updating.delete(id);
       const next = this.followUps.get(id);
       this.followUps.delete(id);
-      if (next && !(shown && sameView(shown, next))) this.track(this.attempt(next, 0));
+      if (next && !(shown && sameView(shown, next))) this.track(this.runFor(next));
     }
   }
 
-  /** One Slack call: true when it is done with (shown, or refused for good), false when a retry is queued. */
-  private async render(record: RequestRecord, attempts: number): Promise<boolean> {
-    const { store, messenger, logger, now } = this.deps;
-    try {
-      await messenger.showEnded(record);
-      return true;
-    } catch (error) {
-      if (error instanceof PermanentDeliveryError) {
-        logger.warn({ id: record.id, reason: error.reason }, "slack refused the message update for good; it is dropped");
-        return true;
-      }
-      const retryAfterMs = error instanceof TransientDeliveryError ? error.retryAfterMs : undefined;
-      const delay = Math.max(retryAfterMs ?? 0, retryDelayMs(attempts + 1, this.backoffBaseMs, this.backoffMaxMs, this.random));
-      logger.info({ id: record.id, error, attempts: attempts + 1, delayMs: delay }, "message update failed, retrying");
-      await store.retry("updates", record.id, now() + delay, attempts + 1);
-      return false;
-    }
+  /** An attempt at the update of `record`, which this instance just queued (it holds it for UPDATE_GRACE_MS). */
+  private runFor(record: RequestRecord): Promise<unknown> {
+    return this.deps.worker.run("updates", { key: record.id, id: record.id, attempts: 0 }, record);
   }
 
   private track(task: Promise<unknown>): void {

@@ -34,6 +34,7 @@ const FAMILIES = [
   "relay_slack_queue_depth",
   "relay_store_errors_total",
   "relay_callback_queue_depth",
+  "relay_queue_entries_total",
 ];
 
 /** GET /metrics as Prometheus would, with `authorization` when given. */

@@ -5,7 +5,9 @@ import { PermanentDeliveryError, TransientDeliveryError } from "../../../src/req
 import type { RequestPolicy, RequestRecord } from "../../../src/requests/model.js";
 import type { ScheduleEntry } from "../../../src/requests/policy.js";
 import { remindersToQueue } from "../../../src/requests/policy.js";
-import { Reminders, type ReminderStore } from "../../../src/requests/reminders.js";
+import { Reminders } from "../../../src/requests/reminders.js";
+import type { RequestStore } from "../../../src/requests/store.js";
+import { onWorker } from "../../helpers/queue-worker.js";
 import { entryKey, entryOfKey } from "../../../src/requests/store.js";
 import { CREATED_AT, permissionRecord } from "../../fixtures/records.js";
 import { LEAD } from "../../fixtures/people.js";
@@ -18,7 +20,7 @@ const indexOf = (key: string) => Number(entryOfKey("reminders", key).detail);
 /** A reminder queue of claimed entries and the record they belong to; records what the sweep did with each. */
 function fakeStore(record: RequestRecord | undefined, claimed: Array<{ index: number; attempts?: number }>) {
   const done = { completed: [] as number[], retried: [] as Array<{ index: number; nextAt: number; attempts: number }> };
-  const store: ReminderStore = {
+  const store: Pick<RequestStore, "get" | "claim" | "retry" | "complete"> = {
     get: async () => record,
     claim: async () => claimed.map(({ index, attempts = 0 }) => ({ key: entryKey("req-0001", index), id: "req-0001", attempts })),
     retry: async (_queue, key, nextAt, attempts) => {
@@ -33,23 +35,23 @@ function fakeStore(record: RequestRecord | undefined, claimed: Array<{ index: nu
   return { store, done };
 }
 
-function reminders(store: ReminderStore, remind: (entry: ScheduleEntry) => Promise<void> = async () => {}) {
+function reminders(store: Pick<RequestStore, "get" | "claim" | "retry" | "complete">, remind: (entry: ScheduleEntry) => Promise<void> = async () => {}) {
   const sent: ScheduleEntry[] = [];
   const audit: AuditEntry[] = [];
-  const sweep = new Reminders({
-    store,
-    messenger: {
-      remind: async (_record, entry) => {
-        await remind(entry);
-        sent.push(entry);
-      },
+  const messenger = {
+    remind: async (_record: RequestRecord, entry: ScheduleEntry) => {
+      await remind(entry);
+      sent.push(entry);
     },
-    audit: { record: (entry) => audit.push(entry) },
-    logger: silentLogger,
-    now: () => NOW,
-    random: () => 0.5,
-  });
-  return { sweep, sent, audit };
+  };
+  const worked = onWorker(
+    store,
+    () => NOW,
+    () => new Reminders({ store, messenger, audit: { record: (entry) => audit.push(entry) }, logger: silentLogger, now: () => NOW }),
+    () => 0.5,
+  );
+  // One sweep: how many entries were sent.
+  return { sweep: { runOnce: worked.doneOnce }, sent, audit };
 }
 
 const scheduled = permissionRecord({}, { policy: policy({ reminders: [300, 900], escalate: [{ after: 1200, users: [LEAD.id] }] }), postedAt: CREATED_AT });

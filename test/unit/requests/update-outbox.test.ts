@@ -3,7 +3,9 @@ import { silentLogger } from "../../../src/logger.js";
 import { PermanentDeliveryError, TransientDeliveryError, type RequestMessenger } from "../../../src/requests/delivery.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { UPDATE_GRACE_MS } from "../../../src/requests/store.js";
-import { UpdateOutbox, type UpdateStore } from "../../../src/requests/update-outbox.js";
+import { UpdateOutbox } from "../../../src/requests/update-outbox.js";
+import type { RequestStore } from "../../../src/requests/store.js";
+import { onWorker } from "../../helpers/queue-worker.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
@@ -11,6 +13,12 @@ import { deferred } from "../../helpers/service-harness.js";
 import { recordOf } from "../../helpers/slack.js";
 
 const T0 = 1_700_000_000_000;
+
+/** An outbox on its own queue worker, as the service runs it; `runOnce` is one sweep, and says how many updates it settled. */
+function outboxOn(store: RequestStore, messenger: Pick<RequestMessenger, "showEnded">, now: () => number) {
+  const { handler, runOnce } = onWorker(store, now, (worker) => new UpdateOutbox({ store, messenger, worker, logger: silentLogger, now }));
+  return Object.assign(handler, { runOnce });
+}
 
 /** A memory store holding one answered request with a message, its update queued; a messenger whose showEnded runs `outcomes` in turn. */
 async function setUp(outcomes: Array<() => Promise<void>>) {
@@ -29,7 +37,7 @@ async function setUp(outcomes: Array<() => Promise<void>>) {
   await store.setSlackMessage(pending.id, slack!);
   const result = await store.transition(pending.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: T0 });
   const record = "record" in result ? result.record : pending;
-  const outbox = new UpdateOutbox({ store, messenger, logger: silentLogger, now: () => clock.t, random: () => 0 });
+  const outbox = outboxOn(store, messenger, () => clock.t);
   return { clock, store, shown, outbox, record };
 }
 
@@ -112,7 +120,7 @@ async function twoInstances(quorum: number) {
     if (record.status === "pending" && gate.hold) await gate.hold;
     landed.push(record);
   };
-  const outbox = (over: UpdateStore = store) => new UpdateOutbox({ store: over, messenger, logger: silentLogger, now: () => clock.t, random: () => 0 });
+  const outbox = (over: RequestStore = store) => outboxOn(over, messenger, () => clock.t);
   const request = recordOf({ kind: "step_gate", toolName: "Bash", input: {} }, { createdAt: T0, expiresAt: T0 + 600_000 });
   await store.create(request);
   const approve = async (person: string) => {
@@ -212,7 +220,7 @@ describe("the message-update outbox with approvals counted on several instances"
     const messengerFails = async () => {
       throw new TransientDeliveryError("http_503");
     };
-    const failing = new UpdateOutbox({ store, messenger: { showEnded: messengerFails }, logger: silentLogger, now: () => clock.t, random: () => 0 });
+    const failing = outboxOn(store, { showEnded: messengerFails }, () => clock.t);
     failing.show(await approve(ALICE.id), { later: false });
     await failing.idle();
     await approve(BOB.id);
