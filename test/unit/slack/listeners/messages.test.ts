@@ -114,13 +114,18 @@ describe("thread replies when the store fails", () => {
 
 describe("thread replies to a request that has ended", () => {
   const endedAt = Number(MESSAGE_TS) * 1000 + 60_000;
-  const ended = { ...stepGate, status: "cancelled" as const, endedAt, slack: { channel: CHANNEL, ts: MESSAGE_TS } };
+  const ended: RequestRecord = { ...stepGate, status: "cancelled" as const, endedAt, slack: { channel: CHANNEL, ts: MESSAGE_TS } };
   const tsAt = (ms: number) => (ms / 1000).toFixed(6);
 
-  function depsReading(record: unknown) {
+  function depsReading(record: RequestRecord) {
     const told: unknown[] = [];
+    const answerFromMessage: ListenerDeps["service"]["answerFromMessage"] = async ({ read }) => {
+      const reading = read(record);
+      if ("none" in reading) return { outcome: "no_answer", record, none: reading.none };
+      throw new Error("an ended request was answered");
+    };
     const deps = {
-      service: { findBySlackMessage: async () => record },
+      service: { answerFromMessage },
       client: { chat: { postEphemeral: async (args: unknown) => void told.push(args) } },
       logger: silentLogger,
     } as unknown as ListenerDeps;
