@@ -6,6 +6,7 @@
  * token, and the live stream read as events arrive.
  */
 import { request as httpRequest } from "node:http";
+import { chromium, type Browser } from "playwright-core";
 import { expect } from "vitest";
 import { CLIENT_ID } from "./slack-openid.js";
 import type { SlackWebApiStandIn } from "./slack-web-api.js";
@@ -108,4 +109,15 @@ export async function consoleCaller(url: string, cookie: string) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   return { session, call, cookie };
+}
+
+/** Debian's Chromium, which the browser tests drive with playwright-core (.ci/run installs it when missing). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Headless Chromium with no background networking (this machine's closed network refuses it), as the browser tests start it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
 }

@@ -11,7 +11,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { CHROMIUM, launchChromium } from "../../helpers/console.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Action } from "../../../src/slack/ids.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
@@ -21,16 +22,6 @@ import { agentCall, startFullRelay, type FullRelay } from "../../helpers/full-re
 import { freePort } from "../../helpers/ports.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../../helpers/slack-openid.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const configFile = configFiles("yaml");
 let relay: FullRelay;
 let browser: Browser;
@@ -50,7 +41,7 @@ beforeAll(async () => {
       RELAY_CONFIG_FILE: configFile(`default:\n  approvers: { users: [${ALICE.id}] }\n`),
     },
   });
-  if (existsSync(CHROMIUM)) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  if (existsSync(CHROMIUM)) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

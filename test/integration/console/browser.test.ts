@@ -11,23 +11,14 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { CHROMIUM, launchChromium } from "../../helpers/console.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../helpers/ports.js";
 import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "tok_browser_0123456789abcdef";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 let child: ChildProcess;
 let browser: Browser;
@@ -61,7 +52,7 @@ beforeAll(async () => {
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   await until(() => /\/console\/signin#/.test(output), 30_000, `the sign-in link; output:\n${output}`);
   link = /(http:\/\/127\.0\.0\.1:\d+\/console\/signin#[\w-]+)/.exec(output)![1]!;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, 300_000);
 
 afterAll(async () => {
