@@ -41,9 +41,14 @@ export function isRequestMessage(record: RequestRecord, ref: Partial<SlackRef>):
   return (record.slack !== undefined && same(record.slack)) || (record.otherMessages ?? []).some(same);
 }
 
-/** The copy to ask Slack about: a ts in the request's own channel the store does not know; undefined when there is none to ask about. */
+/**
+ * The copy to ask Slack about: a ts in the request's own channel the store
+ * does not know; undefined when there is none to ask about. Before the post
+ * is recorded (Slack's reply still on its way, or its store write waiting
+ * out a Redis failover) the request's own channel is the one it names.
+ */
 export function unknownCopy(record: RequestRecord, ref: Partial<SlackRef>): SlackRef | undefined {
-  const channel = record.slack?.channel;
+  const channel = record.slack?.channel ?? record.channel;
   if (channel === undefined || ref.channel !== channel || ref.ts === undefined) return undefined;
   return { channel, ts: ref.ts };
 }

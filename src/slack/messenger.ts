@@ -68,7 +68,10 @@ export function createSlackMessenger({
       const metadata = requestMetadata(record.id);
       const key = queueKey("chat.update");
       // The main message first; a copy that is gone (deleted by someone) needs no update.
-      for (const [index, { channel, ts }] of [record.slack, ...(record.otherMessages ?? [])].entries()) {
+      const main = record.slack;
+      // A click adopted before the post's own reply was recorded leaves the main message among the copies too: it is updated once.
+      const copies = (record.otherMessages ?? []).filter((copy) => copy.channel !== main.channel || copy.ts !== main.ts);
+      for (const [index, { channel, ts }] of [main, ...copies].entries()) {
         // Wait out a pause Slack asked for (429) when it is short; a longer one comes back as the retry's delay.
         const turn = await queue.turn(key, now() + updateWaitMs);
         if (!turn) throw new TransientDeliveryError("chat.update is paused by Slack's rate limit", queue.pausedFor(key));

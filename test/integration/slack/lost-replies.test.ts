@@ -15,7 +15,7 @@ import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { CHANNEL } from "../../helpers/slack.js";
 import { until } from "../../helpers/until.js";
-import { ALICE } from "../../fixtures/people.js";
+import { ALICE, RELAY_BOT } from "../../fixtures/people.js";
 
 let relay: FullRelay;
 beforeEach(async () => {
@@ -82,6 +82,36 @@ describe("a post whose reply from Slack is lost", () => {
     expect(await relay.service.wait(id, 3000)).toMatchObject({ status: "answered", decision: { reply: "n" } });
     expect(hasNoButtons(await relay.updated(main))).toBe(true);
     expect(hasNoButtons(await relay.updated(copy))).toBe(true);
+  });
+});
+
+describe("a click that lands before the post's reply is recorded", () => {
+  it("counts once Slack confirms the message is the request's, and the message is updated once when the reply comes after all", async () => {
+    const ts = "1700000123.000001";
+    let release!: () => void;
+    const replyHeld = new Promise<void>((resolve) => (release = resolve));
+    let shown!: (message: { channel: string; ts: string; blocks: unknown[] }) => void;
+    const onScreen = new Promise<{ channel: string; ts: string; blocks: unknown[] }>((resolve) => (shown = resolve));
+    // Slack has the message (people see it and click) while its reply to the relay is still on the way.
+    relay.slack.answer("chat.postMessage", async (args) => {
+      const channel = String(args.channel);
+      relay.slack.messages.push({ channel, ts, bot_id: RELAY_BOT.botId, text: args.text, metadata: args.metadata });
+      shown({ channel, ts, blocks: args.blocks as unknown[] });
+      await replyHeld;
+      return { ok: true, channel, ts };
+    });
+    const id = await create();
+    const message = await onScreen;
+    expect((await relay.service.get(id))?.slack).toBeUndefined();
+
+    await relay.click({ ...message, text: "" }, Action.stepYes);
+    expect(await relay.service.wait(id, 3000)).toMatchObject({ status: "answered", decision: { reply: "y" } });
+    release();
+    await until(async () => (await relay.service.get(id))?.slack?.ts === ts, 5000, "the post's reply to be recorded");
+    await until(() => relay.slack.callsTo("chat.update").length > 0, 5000, "the message's update");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(relay.slack.callsTo("chat.update").filter((call) => call.args.ts === ts)).toHaveLength(1);
+    expect(relay.slack.callsTo("chat.postMessage").filter((call) => call.args.metadata !== undefined)).toHaveLength(1);
   });
 });
 
