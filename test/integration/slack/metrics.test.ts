@@ -44,9 +44,7 @@ describe("the counted Web API client", () => {
 
   it("counts a 429 and Slack's own `ratelimited` as ratelimited, and the retries still read Retry-After", async () => {
     const metrics = new RelayMetrics();
-    api
-      .on("chat.update", { status: 429, headers: { "retry-after": "7" } })
-      .on("usergroups.users.list", { ok: false, error: "ratelimited" });
+    api.on("chat.update", { status: 429, headers: { "retry-after": "7" } }).on("usergroups.users.list", { ok: false, error: "ratelimited" });
     const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: api.url, logger: silentLogger, onCall: metrics.slackCall });
     const limited = await client.chat.update({ channel: CHANNEL, ts: MESSAGE_TS, text: "x" }).catch((error: unknown) => error);
     expect(classifySlackError(limited)).toStrictEqual({ kind: "transient", code: "ratelimited", retryAfterMs: 7000 });
