@@ -31,6 +31,7 @@ const FILES = {
   claimTally: "claim-tally-1.lua",
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
+  takeSignIn: "take-sign-in-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;
