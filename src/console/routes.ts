@@ -130,7 +130,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     const session = (need: "reads" | "changes" | "answers" | "audit") => async (request: FastifyRequest) => {
       const changes = need === "changes" || need === "answers";
       if (changes && !originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
-      const found = deps.sessions.get(request.cookies[SESSION_COOKIE]);
+      const found = await deps.sessions.get(request.cookies[SESSION_COOKIE]);
       if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first.");
       const sent = request.headers[CSRF_HEADER];
       if (changes && !csrfMatches(found, typeof sent === "string" ? sent : undefined)) {
@@ -152,7 +152,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     });
 
     scope.post("/console/api/signout", { onRequest: session("changes") }, async (request, reply) => {
-      deps.sessions.end(request.cookies[SESSION_COOKIE]!);
+      await deps.sessions.end(request.cookies[SESSION_COOKIE]!);
       void reply.clearCookie(SESSION_COOKIE, { path: "/console" });
       return { signedOut: true };
     });
