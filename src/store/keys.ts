@@ -72,6 +72,8 @@ export interface StoreKeys {
   readonly ended: string;
   /** Pub/sub channel that carries the id of a request that changed without ending (created, an approval, more time, posted). */
   readonly changed: string;
+  /** Pub/sub channel that carries the key of an agent's held call that was cancelled (RequestStore.announceCancelledCall). */
+  readonly cancelledCalls: string;
   /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
   /** HASH of the audit events the cap kept out (redis-audit.ts). */
@@ -115,7 +117,13 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     createHash("sha256")
       .update(JSON.stringify([token, sessionId, toolName]))
       .digest("hex");
-  const common = { ended: `${prefix}:ended`, changed: `${prefix}:changed`, audit: `${prefix}:audit`, auditDrops: `${prefix}:audit:drops` };
+  const common = {
+    ended: `${prefix}:ended`,
+    changed: `${prefix}:changed`,
+    cancelledCalls: `${prefix}:cancelled-calls`,
+    audit: `${prefix}:audit`,
+    auditDrops: `${prefix}:audit:drops`,
+  };
   if (shards === undefined) {
     return {
       ...common,
