@@ -4,12 +4,15 @@
  * client whose tools/call POSTs go to instance A and every other POST to B
  * (stateless Streamable HTTP lets any instance take any POST). A cancel that
  * reaches B cancels the call A holds; only the token that made the call can.
+ * A repeated tool_use_id joins the first call's request under the same agent
+ * token only: another token's is a request of its own, which neither sees.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { balancedMcpClient, type RoutedPost } from "../../helpers/mcp.js";
+import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
+import { balancedMcpClient, httpMcpClient, textOf, type RoutedPost } from "../../helpers/mcp.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { until } from "../../helpers/until.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { DEPLOY } from "../../helpers/mcp-contract.js";
 import { Action } from "../../../src/slack/ids.js";
@@ -93,5 +96,57 @@ describe("cancelling an MCP call across relay instances (Redis)", () => {
     expect((await a.service.findBySlackMessage({ channel: posted.channel, ts: posted.ts }))?.status).toBe("pending");
     await a.click(posted, Action.allow);
     expect((await waiting).content).toEqual([{ type: "text", text: JSON.stringify({ behavior: "allow", updatedInput: DEPLOY }) }]);
+  });
+});
+
+/** The id of the request whose message `posted` is, once the relay has recorded where it posted it. */
+async function requestIdOf(posted: PostedMessage): Promise<string> {
+  let id: string | undefined;
+  await until(
+    async () => (id = (await a.service.findBySlackMessage({ channel: posted.channel, ts: posted.ts }))?.id) !== undefined,
+    5000,
+    "the message recorded",
+  );
+  return id!;
+}
+
+describe("a repeated tool_use_id (Redis, two instances)", () => {
+  const approve = (on: Client, toolUseId: string) => on.callTool({ name: "approve", arguments: { tool_name: "Bash", input: DEPLOY, tool_use_id: toolUseId } });
+
+  it("under the same agent token joins the first call's request, on any instance: one Slack message, both calls answered", async () => {
+    const again = await httpMcpClient(b.url, AGENT_TOKEN.token);
+    try {
+      const first = approve(client, "toolu_shared");
+      const posted = await a.message(0);
+      const second = approve(again, "toolu_shared");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(slack.requestPosts()).toHaveLength(1);
+      await b.click(posted, Action.allow);
+      for (const call of [first, second]) expect(JSON.parse(textOf(await call))).toEqual({ behavior: "allow", updatedInput: DEPLOY });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("under another agent token is a new request, answered on its own, and neither token can read the other's", async () => {
+    const other = await httpMcpClient(b.url, OTHER_TOKEN.token);
+    try {
+      const mine = approve(client, "toolu_shared");
+      const minePosted = await a.message(0);
+      const theirs = approve(other, "toolu_shared");
+      const theirsPosted = await a.message(1);
+      const ids = await Promise.all([minePosted, theirsPosted].map((m) => requestIdOf(m)));
+      expect(ids[0]).not.toBe(ids[1]);
+      const peek = await other.callTool({ name: "check_request", arguments: { request_id: ids[0] } });
+      expect(peek.isError).toBe(true);
+      expect(textOf(peek)).toMatch(/not found/i);
+      await a.click(theirsPosted, Action.deny);
+      expect(JSON.parse(textOf(await theirs))).toMatchObject({ behavior: "deny" });
+      expect((await a.service.get(ids[0]!))?.status).toBe("pending");
+      await a.click(minePosted, Action.allow);
+      expect(JSON.parse(textOf(await mine))).toEqual({ behavior: "allow", updatedInput: DEPLOY });
+    } finally {
+      await other.close();
+    }
   });
 });
