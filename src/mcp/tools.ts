@@ -7,7 +7,8 @@
  *   relay's permission decision unchanged; AskUserQuestion is asked as an
  *   `ask_user_question` request and comes back as an allow carrying
  *   `updatedInput.answers`. Fail closed: every failure is a deny that says
- *   why. A repeated `tool_use_id` joins the request the first call made.
+ *   why. A repeated `tool_use_id` joins the request the first call made
+ *   under the same agent token.
  * - `ask_user`: any agent asking a person; one question, free text or
  *   options (one or several). `wait: false` returns the request id at once.
  * - `check_request`: the state of a request after at most 50 s, for clients
@@ -194,7 +195,12 @@ function holdOf(options: McpToolsOptions, extra: Extra): Hold {
   };
 }
 
-/** The idempotency key of an approve call's request: its tool_use_id (hashed when it does not fit a key). */
+/**
+ * The idempotency key of an approve call's request: its tool_use_id (hashed
+ * when it does not fit a key). The relay scopes every idempotency key by the
+ * agent token that sends it, so the request is keyed by token + tool_use_id:
+ * another token's call with the same tool_use_id gets a request of its own.
+ */
 function approveKey(toolUseId: string): string {
   const key = `mcp:approve:${toolUseId}`;
   return key.length <= LIMITS.idempotencyKey ? key : `mcp:approve:${createHash("sha256").update(toolUseId).digest("hex")}`;

@@ -443,6 +443,21 @@ export class RequestService {
     this.store.announce(id);
   }
 
+  /**
+   * Tells every instance sharing the store (this one included) that an agent
+   * cancelled its held call `key`, which may be held on another instance (an
+   * MCP tools/call over stateless HTTP); best effort. `onCallCancelled`
+   * listeners hear it; the one holding the call lets it go.
+   */
+  announceCancelledCall(key: string): void {
+    this.store.announceCancelledCall(key);
+  }
+
+  /** Calls `listener` with the key of every call announced cancelled, on any instance; returns a function that stops it. */
+  onCallCancelled(listener: (key: string) => void): () => void {
+    return this.store.onCancelledCall(listener);
+  }
+
   /** false when the relay runs without Slack (no messenger): requests are answered in the console only. */
   get withSlack(): boolean {
     return this.deps.messenger !== undefined;

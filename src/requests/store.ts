@@ -358,6 +358,15 @@ export interface RequestStore {
   announce(id: string): void;
   /** Calls `listener` with the id of every request announced (`announce`) on any instance sharing this store. */
   onChanged(listener: (id: string) => void): () => void;
+  /**
+   * Tells every instance sharing this store (this one included, through
+   * `onCancelledCall`) that an agent cancelled the held call `key` (an MCP
+   * tools/call, whose notifications/cancelled may reach another instance than
+   * the one holding it). Best effort, as `announce`: never throws.
+   */
+  announceCancelledCall(key: string): void;
+  /** Calls `listener` with the key of every call announced cancelled (`announceCancelledCall`) on any instance sharing this store. */
+  onCancelledCall(listener: (key: string) => void): () => void;
   /** Resolves once `onEnded` notifications flow (e.g. the subscription is live). */
   ready(): Promise<void>;
   /** true when the backing service answers. */

@@ -74,6 +74,8 @@ export interface StoreKeys {
   readonly ended: string;
   /** Pub/sub channel that carries the id of a request that changed without ending (created, an approval, more time, posted). */
   readonly changed: string;
+  /** Pub/sub channel that carries the key of an agent's held call that was cancelled (RequestStore.announceCancelledCall). */
+  readonly cancelledCalls: string;
   /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
   /** HASH of the audit events the cap kept out (redis-audit.ts). */
@@ -129,6 +131,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
   const common = {
     ended: `${prefix}:ended`,
     changed: `${prefix}:changed`,
+    cancelledCalls: `${prefix}:cancelled-calls`,
     audit: `${prefix}:audit`,
     auditDrops: `${prefix}:audit:drops`,
     signIn: (kind: SignInKind, digest: string) => `${prefix}:console:${kind}:${digest}`,

@@ -43,6 +43,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const messages = new Map<string, string>();
   const listeners = new Set<(id: string) => void>();
   const changeListeners = new Set<(id: string) => void>();
+  const cancelListeners = new Set<(key: string) => void>();
   const queues = new MemoryQueues();
   const callbacks = queues.of("callbacks");
   const updates = queues.of("updates");
@@ -262,6 +263,15 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return () => changeListeners.delete(listener);
     },
 
+    announceCancelledCall(key) {
+      queueMicrotask(() => cancelListeners.forEach((listener) => listener(key)));
+    },
+
+    onCancelledCall(listener) {
+      cancelListeners.add(listener);
+      return () => cancelListeners.delete(listener);
+    },
+
     // Memory never loses its notifications: nothing to resync.
     onResync: () => () => undefined,
 
@@ -272,6 +282,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     async close() {
       listeners.clear();
       changeListeners.clear();
+      cancelListeners.clear();
     },
   };
 }

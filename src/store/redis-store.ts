@@ -167,7 +167,7 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
 
   if (owned.redis) watchConnection(redis, "commands", logger);
   if (owned.subscriber) watchConnection(subscriber, "subscriber", logger);
-  const notifications = new EndedNotifications(subscriber, keys.ended, logger, keys.changed);
+  const notifications = new EndedNotifications(subscriber, { ended: keys.ended, changed: keys.changed, cancelledCalls: keys.cancelledCalls }, logger);
   // With no offline queue (connectRedisStore), commands fail until the connection is ready.
   const connected = owned.redis && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
 
@@ -289,6 +289,10 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
     onChanged: (listener) => notifications.onChanged(listener),
     announce: (id) => {
       redis.publish(keys.changed, id).catch((error: unknown) => logger.warn({ id, error }, "redis: announcing a change failed"));
+    },
+    onCancelledCall: (listener) => notifications.onCancelledCall(listener),
+    announceCancelledCall: (key) => {
+      redis.publish(keys.cancelledCalls, key).catch((error: unknown) => logger.warn({ error }, "redis: announcing a cancelled call failed"));
     },
 
     ready: () => Promise.all([notifications.subscribed, connected]).then(() => undefined),

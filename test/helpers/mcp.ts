@@ -21,6 +21,39 @@ export async function httpMcpClient(url: string, token: string): Promise<Client>
   return client;
 }
 
+/** One POST an SDK client made through `balancedMcpClient`: its JSON-RPC messages, its session id, and the relay it went to. */
+export interface RoutedPost {
+  messages: Array<{ method?: string; id?: string | number }>;
+  session: string | null;
+  url: string;
+}
+
+/**
+ * A connected SDK client behind a stand-in load balancer: each POST goes to
+ * the relay `route` picks from its JSON-RPC messages (e.g. tools/call to one
+ * instance and everything else to another), as stateless Streamable HTTP
+ * allows; `posts` records where each went.
+ */
+export async function balancedMcpClient(
+  route: (messages: RoutedPost["messages"]) => string,
+  token: string,
+  clientInfo = { name: "test-agent", version: "1.0.0" },
+): Promise<{ client: Client; posts: RoutedPost[] }> {
+  const posts: RoutedPost[] = [];
+  const balancer = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const parsed: unknown = typeof init?.body === "string" ? JSON.parse(init.body) : [];
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as RoutedPost["messages"];
+    const base = init?.method === "POST" ? route(messages) : route([]);
+    const url = `${base}${new URL(input instanceof Request ? input.url : input).pathname}`;
+    if (init?.method === "POST") posts.push({ messages, session: new Headers(init.headers).get("mcp-session-id"), url: base });
+    return fetch(url, init);
+  };
+  const client = new Client(clientInfo);
+  const headers = { authorization: `Bearer ${token}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL("http://balancer.invalid/mcp"), { requestInit: { headers }, fetch: balancer }));
+  return { client, posts };
+}
+
 /** A connected SDK client on a spawned `approval-relay mcp` (through tsx: it loads the MCP SDK lazily) with `env`. */
 export async function stdioMcpClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({

@@ -450,6 +450,21 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe("onCancelledCall", () => {
+      it("hears every call announced cancelled, in order, and nothing once its listener is removed", async () => {
+        const { store } = await open();
+        const heard: string[] = [];
+        const stop = store.onCancelledCall((key) => heard.push(key));
+        store.announceCancelledCall('["sdk-agent","s1",7]');
+        store.announceCancelledCall('["sdk-agent","s1","call-8"]');
+        await until(() => heard.length === 2, 2000, "both cancelled calls");
+        stop();
+        store.announceCancelledCall('["sdk-agent","s1",9]');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(heard).toStrictEqual(['["sdk-agent","s1",7]', '["sdk-agent","s1","call-8"]']);
+      });
+    });
+
     describe("message-update outbox", () => {
       const LEASE_MS = 30_000;
       const slack = (n: number) => ({ channel: "C0123456789", ts: `1800000000.00010${n}` });

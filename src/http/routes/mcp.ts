@@ -15,7 +15,11 @@
  *   cancellation that names it aborts it (its request is cancelled, its
  *   stream ends). The session id is only that key: one is handed out at
  *   initialize (Mcp-Session-Id) and clients send it back; no state is kept
- *   under it. A call whose connection closes is aborted the same way.
+ *   under it. A call whose connection closes is aborted the same way. Behind
+ *   a load balancer the cancellation may reach another instance than the
+ *   one holding the call: one that holds no such call announces it through
+ *   the store (Redis pub/sub) and the instance holding it aborts it. The key
+ *   holds the agent token, so only the token that made a call cancels it.
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -60,6 +64,8 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
   const holders = new Holders();
   /** The tools/call requests in flight, by callKey. */
   const inFlight = new Map<string, AbortController>();
+  const stopCancels = service.onCallCancelled((key) => inFlight.get(key)?.abort(CALL_CANCELLED));
+  app.server.once("close", stopCancels);
   const origins = new Set(allowedOrigins.map((origin) => origin.toLowerCase()));
   const checkOrigin: AuthHook = (request, _reply, done) => {
     const origin = request.headers.origin;
@@ -72,7 +78,12 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
     const session = request.headers[SESSION_HEADER];
     const keyOf = (id: JsonRpcId) => callKey(request.agent, typeof session === "string" ? session : "", id);
-    for (const id of cancelledIds(messages)) inFlight.get(keyOf(id))?.abort(CALL_CANCELLED);
+    // A call held on another instance hears of its cancel through the store (see the header).
+    for (const id of cancelledIds(messages)) {
+      const held = inFlight.get(keyOf(id));
+      if (held) held.abort(CALL_CANCELLED);
+      else service.announceCancelledCall(keyOf(id));
+    }
 
     const calls = new Map<JsonRpcId, AbortController>();
     for (const id of toolCallIds(messages)) {
