@@ -163,7 +163,8 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
   );
   const callbacks = callbackWorker(config, { store, tokens, metrics, logger, now }, overrides.callbacks);
   const slack = side ? { app: side.app(service), side } : undefined;
-  const consoleSessions = new ConsoleSessions();
+  // The console's sign-ins are kept in the store: any instance serves any signed-in person.
+  const consoleSessions = new ConsoleSessions({ store: storage.signInStore, now });
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = httpSide({
@@ -176,6 +177,8 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     metrics,
     tokens,
     consoleSessions,
+    signInStore: storage.signInStore,
+    now,
     ...(slack ? { slack } : {}),
     ...(overrides.http ? { given: overrides.http } : {}),
   });
@@ -207,7 +210,11 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     serve(sweepIntervalMs) {
       const stopSweeper = service.startSweeper(sweepIntervalMs);
       callbacks.start();
-      lifecycle.serve(stopSweeper);
+      // With a shared store, the callbacks go to the instances that stay once this one is drained: a claim it made
+      // while closing would wait for the end of its close to be handed back (its attempt stopped), and then for
+      // another instance's next look at the queue. With the memory store it delivers until its last closer.
+      const handOverCallbacks = config.redis === undefined ? [] : [() => void callbacks.stop()];
+      lifecycle.serve(stopSweeper, ...handOverCallbacks);
     },
     close: () => lifecycle.close(),
   };
@@ -249,6 +256,6 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
   }
   relay.serve(options.sweepIntervalMs ?? 1000);
 
-  logStarted({ config, logger, url, tokens, consoleSessions: relay.consoleSessions, ...(slack ? { slack: slack.app } : {}) });
+  await logStarted({ config, logger, url, tokens, consoleSessions: relay.consoleSessions, ...(slack ? { slack: slack.app } : {}) });
   return { url, config, service: relay.service, audit: relay.audit, close: () => relay.close() };
 }

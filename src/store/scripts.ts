@@ -30,6 +30,7 @@ const FILES = {
   revokeRule: "revoke-rule-3.lua",
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
+  takeSignIn: "take-sign-in-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

@@ -16,6 +16,7 @@ import type { AuditTrail } from "../requests/audit-trail.js";
 import type { HookCalls } from "../requests/hooks/calls.js";
 import { RequestListing } from "../requests/listing.js";
 import type { RequestService } from "../requests/service.js";
+import type { SignInStore } from "../requests/sign-ins.js";
 import type { RequestStore } from "../requests/store.js";
 import type { SlackApp } from "../slack/app.js";
 import type { SlackSide } from "./slack.js";
@@ -34,13 +35,18 @@ export interface HttpSideDeps {
   /** The agent tokens: RELAY_TOKENS, or the one local mode made. */
   tokens: AgentToken[];
   consoleSessions: ConsoleSessions;
+  /** Where Sign in with Slack keeps the sign-ins it started (any instance finishes them). */
+  signInStore: SignInStore;
+  /** Unix time in milliseconds. */
+  now: () => number;
   /** The Bolt app and the Slack side it came from; absent without Slack. */
   slack?: { app: SlackApp; side: SlackSide };
   given?: HttpOverrides;
 }
 
 /** The relay's Fastify app, not listening yet. */
-export function httpSide({ config, service, hookCalls, store, audit, logger, metrics, tokens, consoleSessions, slack, given }: HttpSideDeps): HttpApp {
+export function httpSide(deps: HttpSideDeps): HttpApp {
+  const { config, service, hookCalls, store, audit, logger, metrics, tokens, consoleSessions, signInStore, now, slack, given } = deps;
   const messageLinks = slack ? { messageLinks: () => slack.side.links.linker() } : {};
   return createHttpApp({
     service,
@@ -68,7 +74,7 @@ export function httpSide({ config, service, hookCalls, store, audit, logger, met
       ...messageLinks,
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.slackSignIn && config.publicUrl
-        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl, store: signInStore, now }) }
         : {}),
     },
     readiness: async () => {

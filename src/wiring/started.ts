@@ -28,10 +28,10 @@ export interface Started {
 }
 
 /** Logs the start line; in local mode, first writes where agents find the relay (when it made their token). */
-export function logStarted({ config, logger, url, tokens, consoleSessions, slack }: Started): void {
+export async function logStarted({ config, logger, url, tokens, consoleSessions, slack }: Started): Promise<void> {
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${consoleSessions.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${await consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
     return;
   }

@@ -8,9 +8,11 @@ import { redisStartLine, redisWhere } from "../config/redis.js";
 import type { Logger } from "../logger.js";
 import type { AuditLog } from "../requests/audit.js";
 import type { RuleStore } from "../requests/rules.js";
+import type { SignInStore } from "../requests/sign-ins.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "../requests/store.js";
 import { createMemoryAuditLog } from "../store/memory-audit.js";
 import { createMemoryRuleStore } from "../store/memory-rules.js";
+import { createMemorySignInStore } from "../store/memory-sign-ins.js";
 import { createMemoryStore } from "../store/memory-store.js";
 import type { OutageListener } from "../store/redis-connection.js";
 
@@ -19,16 +21,19 @@ export interface StorageOverrides {
   store?: RequestStore;
   auditLog?: AuditLog;
   ruleStore?: RuleStore;
+  /** The console's sign-in links, sessions and started Sign in with Slack. */
+  signInStore?: SignInStore;
 }
 
 export interface Storage {
   store: RequestStore;
   auditLog: AuditLog;
   ruleStore: RuleStore;
+  signInStore: SignInStore;
 }
 
 /**
- * The request store, the audit log and the rule store: all on Redis (a
+ * The request store, the audit log, the rule store and the console's sign-ins: all on Redis (a
  * connection each, the same settings, their outages counted by
  * `onUnavailable`) when REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set, else all in
  * memory. Redis is looked at first (../store/redis-probe.ts): credentials or
@@ -47,12 +52,15 @@ export async function openStorage(
   const maxEvents = config.auditMaxEvents;
   const retentionMs = config.auditRetentionMs;
   const target = config.redis;
-  if (given.store && given.auditLog && given.ruleStore) return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore };
+  if (given.store && given.auditLog && given.ruleStore && given.signInStore) {
+    return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore, signInStore: given.signInStore };
+  }
   if (target) {
-    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { probeRedis }] = await Promise.all([
+    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { connectRedisSignInStore }, { probeRedis }] = await Promise.all([
       import("../store/redis-store.js"),
       import("../store/redis-audit.js"),
       import("../store/redis-rules.js"),
+      import("../store/redis-sign-ins.js"),
       import("../store/redis-probe.js"),
     ]);
     const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
@@ -64,6 +72,7 @@ export async function openStorage(
       store: given.store ?? connectRedisStore(target, options),
       auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
       ruleStore: given.ruleStore ?? connectRedisRuleStore(target, options),
+      signInStore: given.signInStore ?? connectRedisSignInStore(target, options),
     };
   }
   if (!given.store) {
@@ -75,6 +84,7 @@ export async function openStorage(
     store: given.store ?? createMemoryStore(),
     auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, retentionMs }),
     ruleStore: given.ruleStore ?? createMemoryRuleStore(),
+    signInStore: given.signInStore ?? createMemorySignInStore(),
   };
 }
 
@@ -83,6 +93,7 @@ export function storageClosers(storage: Storage, given: StorageOverrides): Array
   return [
     ...(given.auditLog ? [] : [() => storage.auditLog.close()]),
     ...(given.ruleStore ? [] : [() => storage.ruleStore.close()]),
+    ...(given.signInStore ? [] : [() => storage.signInStore.close()]),
     ...(given.store ? [] : [() => storage.store.close()]),
   ];
 }
