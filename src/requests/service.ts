@@ -329,10 +329,12 @@ export class RequestService {
    * (permission: allow with the input unchanged; step_gate: y) exactly as
    * `answer` does, and only when that answer applied creates the rule
    * (./rule-book.ts: two ordered steps). `rule` settles once the rule is
-   * stored, so a caller may reply before it does.
+   * stored, so a caller may reply before it does. The service reads the
+   * request itself (one pending past its deadline is expired first), as
+   * `answer` and `answerFromMessage` do.
    */
-  async allowForAWhile(id: string, person: Answerer, current?: RequestRecord): Promise<RuleGrant> {
-    const record = await this.readUnlessKnown(id, current);
+  async allowForAWhile(id: string, person: Answerer): Promise<RuleGrant> {
+    const record = await this.getExpiringIfOverdue(id);
     if (!record) return { answer: { outcome: "not_found" } };
     if (record.status !== "pending") return { answer: { outcome: "already_ended", record } };
     if (!takesRules(record)) {
@@ -510,12 +512,6 @@ export class RequestService {
     this.unsubscribeResync();
     this.delivery.close();
     this.waiters.wakeAll();
-  }
-
-  /** `current` when it is this request and cannot be stale (it ended, or is pending and in time), else the request as `get` reads it. */
-  private async readUnlessKnown(id: string, current: RequestRecord | undefined): Promise<RequestRecord | undefined> {
-    const usable = current?.id === id && (current.status !== "pending" || current.expiresAt > this.now());
-    return usable ? current : this.getExpiringIfOverdue(id);
   }
 
   /** The expiry of a request now, with what its route's onTimeout makes it carry; the error says why when it never reached Slack. */

@@ -3,7 +3,7 @@
  * req-2, … and fake timers, so the service tests control time: the injected
  * clock reads the faked Date, and timers move with it.
  */
-import { vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import { FakeMessenger } from "./fake-messenger.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import { RequestService, type RequestServiceDeps } from "../../src/requests/service.js";
@@ -39,6 +39,58 @@ export function createHarness(deps: Partial<RequestServiceDeps> = {}): Harness {
     ...deps,
   });
   return { service, store, messenger };
+}
+
+/** The harness of the running test (useHarness): its parts read through to the test's own, and what it swaps or adds is closed after it. */
+export interface HarnessInUse extends Harness {
+  /** Closes the test's harness and puts one made with `deps` in its place. */
+  replace(deps?: Partial<RequestServiceDeps>): void;
+  /** Another harness beside the test's (another relay instance, e.g. on the same store), closed after the test. */
+  another(deps?: Partial<RequestServiceDeps>): Harness;
+}
+
+/**
+ * The one setup of the service tests: before each test the fake clock
+ * starts at T0 and a harness is made with `deps()` (run then, so a test file
+ * can reset what its deps record); after it, every harness the test used is
+ * closed and real timers come back.
+ */
+export function useHarness(deps: () => Partial<RequestServiceDeps> = () => ({})): HarnessInUse {
+  let current: Harness | undefined;
+  const others: Harness[] = [];
+  beforeEach(() => {
+    useFakeClock();
+    current = createHarness(deps());
+  });
+  afterEach(() => {
+    for (const harness of [current, ...others.splice(0)]) harness?.service.close();
+    current = undefined;
+    vi.useRealTimers();
+  });
+  const running = () => {
+    if (!current) throw new Error("useHarness: the harness exists only while a test runs");
+    return current;
+  };
+  return {
+    get service() {
+      return running().service;
+    },
+    get store() {
+      return running().store;
+    },
+    get messenger() {
+      return running().messenger;
+    },
+    replace(more = {}) {
+      running().service.close();
+      current = createHarness(more);
+    },
+    another(more = {}) {
+      const harness = createHarness(more);
+      others.push(harness);
+      return harness;
+    },
+  };
 }
 
 /** A parsed request body: a Bash permission request with `fields` added, or `fields` alone when they name a kind. */

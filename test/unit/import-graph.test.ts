@@ -25,7 +25,7 @@ const LAYERS: Array<{ name: string; holds: (file: string) => boolean }> = [
   { name: "adapters", holds: (f) => ["src/store/", "src/slack/", "src/callbacks/"].some((dir) => f.startsWith(dir)) },
   // The web console is HTTP too: its routes mount on the relay's Fastify app.
   { name: "http", holds: (f) => f.startsWith("src/http/") || f.startsWith("src/console/") },
-  { name: "main", holds: (f) => f === "src/main.ts" || f === "src/lifecycle.ts" },
+  { name: "main", holds: (f) => f === "src/main.ts" || f === "src/lifecycle.ts" || f.startsWith("src/wiring/") },
   { name: "cli", holds: (f) => f.startsWith("src/cli/") },
 ];
 const CLIENT = "src/client/";

@@ -130,7 +130,7 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
     return openModal(deps, click, record, outcome.modal);
   }
   if (outcome.type === "rule") {
-    const granted = await withinBudget(deps.service.allowForAWhile(record.id, person, record), left());
+    const granted = await withinBudget(deps.service.allowForAWhile(record.id, person), left());
     if (!granted.ok) return notRecorded(deps, click, granted, ack);
     return reportRule(deps, granted.value, record, { channel: record.slack!.channel, user: click.body.user.id }, { ack, budgetMs: left() });
   }

@@ -4,12 +4,12 @@
  * order it happened, each naming the request the same way and saying who
  * and why where a person or a reason is behind it.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { RELAY_PERSON } from "../../../src/requests/service.js";
 import { ALICE, BOB, CAROL, DAVE } from "../../fixtures/people.js";
-import { bodyOf, createHarness, DEFAULT_CHANNEL, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { bodyOf, DEFAULT_CHANNEL, T0, useHarness } from "../../helpers/service-harness.js";
 
 const input = { command: "make deploy" };
 const DEPLOY_ROUTE = {
@@ -20,16 +20,10 @@ const DEPLOY_ROUTE = {
   escalate: [{ after: 120, users: [DAVE.id] }],
 };
 
-let h: Harness;
 let audited: AuditEntry[];
-beforeEach(() => {
-  useFakeClock();
+const h = useHarness(() => {
   audited = [];
-  h = createHarness({ routes: [Route.parse(DEPLOY_ROUTE)], audit: { record: (entry) => audited.push(entry) } });
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
+  return { routes: [Route.parse(DEPLOY_ROUTE)], audit: { record: (entry) => audited.push(entry) } };
 });
 
 /** The fields every event of request `id` carries. */

@@ -6,21 +6,13 @@
  * that writes nothing, beside `getExpiringIfOverdue`, which expires an
  * overdue request first.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Reading } from "../../../src/requests/from-message.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
-import { ALLOW, bodyOf, createHarness, DEFAULT_CHANNEL, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, DEFAULT_CHANNEL, T0, useHarness } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 
-let h: Harness;
-beforeEach(() => {
-  useFakeClock();
-  h = createHarness();
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
-});
+const h = useHarness();
 
 /** A pending Bash request whose message the fake messenger posted; resolves its record. */
 async function posted(fields: Record<string, unknown> = {}): Promise<RequestRecord> {
@@ -57,8 +49,7 @@ describe("answerFromMessage", () => {
   it("a copy in the request's channel counts once Slack confirms it is the relay's own, and is recorded; one Slack denies answers nothing", async () => {
     const confirmed = { channel: DEFAULT_CHANNEL, ts: "1700000000.555555" };
     const asked: unknown[] = [];
-    h.service.close();
-    h = createHarness({ messageCopies: { isRequestMessage: async (ref, id) => (asked.push([ref, id]), ref.ts === confirmed.ts) } });
+    h.replace({ messageCopies: { isRequestMessage: async (ref, id) => (asked.push([ref, id]), ref.ts === confirmed.ts) } });
     const record = await posted();
     const denied = { channel: DEFAULT_CHANNEL, ts: "1700000000.666666" };
     expect(await h.service.answerFromMessage({ id: record.id, message: denied, person: ALICE, read: allow })).toEqual({ outcome: "not_found" });

@@ -7,28 +7,22 @@
  * nothing: who may answer, the caller that gives up at its deadline, the
  * longest wait.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import { MAX_TIMEOUT_SECONDS } from "../../../src/protocol/request-body.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { EXTENSION_MS } from "../../../src/requests/more-time.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
-import { ALLOW, bodyOf, createHarness, DEFAULT_CHANNEL, flush, T0, useFakeClock, watch, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, DEFAULT_CHANNEL, flush, T0, useHarness, watch } from "../../helpers/service-harness.js";
 
 const TEN_MINUTES = 600_000;
 const ONLY_ALICE = { match: { token: "deploy-bot" }, approvers: { users: [ALICE.id] } };
 
-let h: Harness;
 let audited: AuditEntry[];
-beforeEach(() => {
-  useFakeClock();
+const h = useHarness(() => {
   audited = [];
-  h = createHarness({ routes: [Route.parse(ONLY_ALICE)], audit: { record: (entry) => audited.push(entry) } });
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
+  return { routes: [Route.parse(ONLY_ALICE)], audit: { record: (entry) => audited.push(entry) } };
 });
 
 async function create(fields: Record<string, unknown> = {}, tokenName = "ci-bot") {
@@ -45,8 +39,7 @@ function countReads(): { readonly count: number } {
     if ((reads.count += 1) > 50) throw new Error("the long-poll keeps reading: it spins");
     return store.get(id);
   };
-  h.service.close();
-  h = createHarness({ store: { ...store, get } });
+  h.replace({ store: { ...store, get } });
   return reads;
 }
 

@@ -6,20 +6,12 @@
  * repeats the thread reply), a refused one given up; expired requests are
  * told too, and nothing goes out while a request is pending.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PermanentDeliveryError, TransientDeliveryError } from "../../../src/requests/service.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
-import { ALLOW, bodyOf, createHarness, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, T0, useHarness } from "../../helpers/service-harness.js";
 
-let h: Harness;
-beforeEach(() => {
-  useFakeClock();
-  h = createHarness();
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
-});
+const h = useHarness();
 
 /** A posted Bash permission request, made for Bob unless `forBob` is false. */
 async function create({ forBob = true } = {}): Promise<string> {

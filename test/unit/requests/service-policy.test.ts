@@ -7,12 +7,12 @@
  * approvals count towards the quorum (the message shows each), the last one
  * answers the waiting agent, a deny is a veto, and one person counts once.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { Decision } from "../../../src/protocol/decisions.js";
 import type { Answerer } from "../../../src/requests/policy.js";
 import { ALICE, BOB, CAROL, DAVE, LEAD } from "../../fixtures/people.js";
-import { bodyOf, createHarness, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { bodyOf, T0, useHarness } from "../../helpers/service-harness.js";
 
 const input = { command: "make deploy" };
 const DEPLOY_ROUTE = {
@@ -24,15 +24,7 @@ const DEPLOY_ROUTE = {
   escalate: [{ after: 180, users: [LEAD.id] }],
 };
 
-let h: Harness;
-beforeEach(() => {
-  useFakeClock();
-  h = createHarness({ routes: [Route.parse(DEPLOY_ROUTE)] });
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
-});
+const h = useHarness(() => ({ routes: [Route.parse(DEPLOY_ROUTE)] }));
 
 /** A production deploy, made for Bob, posted before it returns. */
 async function deploy(): Promise<string> {

@@ -6,24 +6,22 @@
  * services sharing one memory store; a creator that "dies" is one whose post
  * never settles and never renews.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_POST_LEASE_MS, PermanentDeliveryError, RequestService } from "../../../src/requests/service.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { ALLOW, bodyOf, createHarness, deferred, DEFAULT_CHANNEL, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, deferred, DEFAULT_CHANNEL, flush, T0, useHarness, type Harness } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
 import { claimedKeys } from "../../helpers/queue-entries.js";
 
 const LEASE = DEFAULT_POST_LEASE_MS;
-const opened: Harness[] = [];
-let a: Harness;
+/** The creating instance; it dies mid-post (see beforeEach). */
+const a = useHarness();
 
 /** Another relay instance on the same store. */
 function instance(store: RequestStore = a.store): Harness {
-  const h = createHarness({ store });
-  opened.push(h);
-  return h;
+  return a.another({ store });
 }
 
 /** Makes an instance's posts never settle and never renew their lease: it died mid-post. */
@@ -35,13 +33,7 @@ function dying(h: Harness): Harness {
 const create = async (h: Harness, fields: Record<string, unknown> = {}) => (await h.service.create({ tokenName: "ci-bot", body: bodyOf(fields) })).record;
 
 beforeEach(() => {
-  useFakeClock();
-  a = dying(createHarness());
-  opened.push(a);
-});
-afterEach(() => {
-  for (const h of opened.splice(0)) h.service.close();
-  vi.useRealTimers();
+  dying(a);
 });
 
 describe("the creating instance's lease", () => {

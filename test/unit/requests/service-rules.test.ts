@@ -5,13 +5,13 @@
  * answered at once in the creator's name, posted nowhere, audited and
  * counted in the thread; and every case where a rule must not apply.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import type { RuleStore } from "../../../src/requests/rules.js";
 import { createMemoryRuleStore } from "../../../src/store/memory-rules.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
-import { bodyOf, createHarness, DEFAULT_CHANNEL, deferred, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { bodyOf, createHarness, DEFAULT_CHANNEL, deferred, flush, T0, useHarness } from "../../helpers/service-harness.js";
 
 const SESSION = { name: "claude-code", sessionId: "sess-1" };
 const MINUTE = 60_000;
@@ -22,18 +22,12 @@ const ROUTES = [
   { match: { labels: { team: "long" } }, ruleMinutes: 90 },
 ].map((route) => Route.parse(route));
 
-let h: Harness;
 let rules: RuleStore;
 let audited: AuditEntry[];
-beforeEach(() => {
-  useFakeClock();
+const h = useHarness(() => {
   audited = [];
   rules = createMemoryRuleStore();
-  h = createHarness({ rules, routes: ROUTES, audit: { record: (entry) => audited.push(entry) } });
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
+  return { rules, routes: ROUTES, audit: { record: (entry) => audited.push(entry) } };
 });
 
 const at = (ms: number) => vi.setSystemTime(T0 + ms);

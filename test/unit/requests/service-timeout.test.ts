@@ -5,27 +5,21 @@
  * the request, and the waiting agent, the message and the audit trail see
  * it; elsewhere an expiry carries none.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
 import type { AuditEntry } from "../../../src/requests/audit.js";
 import { endedMessage } from "../../../src/slack/blocks/index.js";
-import { ALLOW, bodyOf, createHarness, flush, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, flush, T0, useHarness } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 
 const HALT_ROUTE = Route.parse({ match: { token: "deploy-bot" }, onTimeout: "halt", timeoutSeconds: 60 });
 const gate = { kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } };
 const question = { kind: "interactive_questions", questions: [{ id: "go", question: "Go?", type: "confirm" }] };
 
-let h: Harness;
 let audited: AuditEntry[];
-beforeEach(() => {
-  useFakeClock();
+const h = useHarness(() => {
   audited = [];
-  h = createHarness({ routes: [HALT_ROUTE], audit: { record: (entry) => audited.push(entry) } });
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
+  return { routes: [HALT_ROUTE], audit: { record: (entry) => audited.push(entry) } };
 });
 
 async function create(tokenName: string, fields: Record<string, unknown> = {}): Promise<string> {

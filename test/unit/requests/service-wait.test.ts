@@ -3,21 +3,13 @@
  * own time is up, on abort, at the request's expiry and on close(); no
  * answer slips between reading and subscribing; idle() covers Slack work.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { ALLOW, bodyOf, createHarness, deferred, flush, T0, useFakeClock, watch, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, deferred, flush, T0, useHarness, watch } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 
-let h: Harness;
-beforeEach(() => {
-  useFakeClock();
-  h = createHarness();
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
-});
+const h = useHarness();
 
 const create = async (fields: Record<string, unknown> = {}) => (await h.service.create({ tokenName: "ci-bot", body: bodyOf(fields) })).record;
 
@@ -55,7 +47,7 @@ describe("wait", () => {
   it("wakes a waiting agent on this instance with the ended record, without reading the store again", async () => {
     const store = createMemoryStore({ now: () => Date.now() });
     const reads: string[] = [];
-    h = createHarness({ store: { ...store, get: (id) => (reads.push(id), store.get(id)) } });
+    h.replace({ store: { ...store, get: (id) => (reads.push(id), store.get(id)) } });
     const { id } = await create();
     const wait = watch(h.service.wait(id, 60_000));
     await flush();
@@ -71,7 +63,7 @@ describe("wait", () => {
     const store = createMemoryStore({ now: () => Date.now() });
     const listeners: Array<(id: string) => void> = [];
     const reads: string[] = [];
-    h = createHarness({
+    h.replace({
       store: {
         ...store,
         get: (id) => (reads.push(id), store.get(id)),
@@ -99,7 +91,7 @@ describe("wait", () => {
   it("a notification held back while a transition was in flight still wakes the waiters when the transition fails", async () => {
     const store = createMemoryStore({ now: () => Date.now() });
     const listeners: Array<(id: string) => void> = [];
-    h = createHarness({
+    h.replace({
       store: {
         ...store,
         onEnded: (listener) => (listeners.push(listener), () => undefined),
@@ -209,8 +201,7 @@ describe("wait", () => {
         return record;
       },
     };
-    h.service.close();
-    h = createHarness({ store });
+    h.replace({ store });
     const { id } = await create();
     afterRead = () => inner.transition(id, { status: "answered", decision: ALLOW, answeredBy: ALICE, at: Date.now() });
     const wait = watch(h.service.wait(id, 60_000));

@@ -3,22 +3,14 @@
  * idempotency), lazy expiry, answer, cancel, the expiry sweep and what
  * happens when Slack refuses or answers late.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { statusOf } from "../../../src/http/errors.js";
 import { RelayError } from "../../../src/requests/errors.js";
 import { PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
-import { ALLOW, bodyOf, createHarness, DEFAULT_CHANNEL, deferred, T0, useFakeClock, type Harness } from "../../helpers/service-harness.js";
+import { ALLOW, bodyOf, DEFAULT_CHANNEL, deferred, T0, useHarness } from "../../helpers/service-harness.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
-let h: Harness;
-beforeEach(() => {
-  useFakeClock();
-  h = createHarness();
-});
-afterEach(() => {
-  h.service.close();
-  vi.useRealTimers();
-});
+const h = useHarness();
 
 const create = (fields: Record<string, unknown> = {}, tokenName = "ci-bot", idempotencyKey?: string) =>
   h.service.create({ tokenName, body: bodyOf(fields), ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
@@ -41,8 +33,7 @@ describe("create", () => {
   });
 
   it("refuses a request with no channel when no default is configured: 400 at path channel, nothing stored or posted", async () => {
-    h.service.close();
-    h = createHarness({ defaultChannel: undefined });
+    h.replace({ defaultChannel: undefined });
     expect(await refusalOf(create())).toMatchObject({ status: 400, code: "relay_invalid_request", details: [{ path: "channel" }] });
     await h.service.idle();
     expect(h.messenger.posts).toEqual([]);
@@ -50,8 +41,7 @@ describe("create", () => {
   });
 
   it("refuses a callbackUrl whose host RELAY_CALLBACK_HOSTS does not list: 400 at path callbackUrl", async () => {
-    h.service.close();
-    h = createHarness({ callbackHosts: ["hooks.example.com"] });
+    h.replace({ callbackHosts: ["hooks.example.com"] });
     expect(await refusalOf(create({ callbackUrl: "https://evil.example.org/cb" }))).toMatchObject({
       status: 400,
       details: [{ path: "callbackUrl" }],
