@@ -69,7 +69,7 @@ describe("reminders with two instances on one Redis", () => {
     expect(threadReplies(a.api).sort()).toEqual(records.map(reminded).sort());
 
     for (const relay of [a, b]) relay.advance(120_000);
-    expect(await sweepTogether([a, b])).toBe(10);
+    expect(await sweepTogether([a, b])).toBe(20);
     expect(threadReplies(a.api).sort()).toEqual([...records.map(reminded), ...records.map(escalated)].sort());
     const channelPosts = a.api.callsTo("chat.postMessage").filter((call) => call.args.channel === ESCALATION_CHANNEL);
     expect(channelPosts).toHaveLength(10);
