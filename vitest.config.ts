@@ -7,7 +7,8 @@ import { defineConfig } from "vitest/config";
  * cleans up in a module-level hook), files share a worker's module cache
  * (`isolate: false`): Fastify, Bolt and zod are imported once per worker
  * instead of once per file, which was a third of the unit tests' time. Slack
- * tests (nock intercepts globally), CLI tests (test/helpers/cli.ts compiles
+ * tests (isolated since they used nock, which intercepts globally; they no
+ * longer do, and sharing is untried), CLI tests (test/helpers/cli.ts compiles
  * once per file) and the agent SDK's keep a fresh module graph per file.
  */
 // hooks/endpoint-keepalive times a caller leaving mid-response; it once missed that in a shared worker

@@ -1,22 +1,20 @@
 /**
  * Slack as the relay sees it in tests: payload builders with overrides
  * (block_actions, view_submission, message and App Home events) shaped like Slack's,
- * request signing, a poster that sends them the way Slack does, and a nock
- * stand-in for the Web API host that records every call.
+ * request signing, and a poster that sends them the way Slack does. Slack's
+ * Web API is the loopback stand-in (./slack-web-api.ts), scripted per test
+ * with ./slack-script.ts.
  */
 import { createHmac } from "node:crypto";
-import nock from "nock";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
 import type { Person } from "../../src/protocol/request-view.js";
 import { ALICE, RELAY_BOT, TEAM_ID } from "../fixtures/people.js";
-import { BOT_TOKEN, type ApiCall } from "./slack-web-api.js";
+import { BOT_TOKEN } from "./slack-web-api.js";
 
 export { BOT_TOKEN, TEAM_ID };
 
 export const SIGNING_SECRET = "5f1e7d3c9b2a4e6f8d0c1b3a5e7f9d2c";
-export const API_HOST = "https://slack.test";
-export const SLACK_API_URL = `${API_HOST}/api/`;
 export const CHANNEL = "C0APPROVALS";
 
 export const MESSAGE_TS = "1700000000.000100";
@@ -185,78 +183,4 @@ export async function postToSlackEndpoint(url: string, payload: { type: string }
   });
   const text = await response.text();
   return { status: response.status, text, json: () => JSON.parse(text) as unknown };
-}
-
-export type ApiReply = Record<string, unknown> | { status: number; body?: unknown; headers?: Record<string, string> };
-
-/** A nock stand-in for Slack's Web API host that records every call it answers. */
-export class FakeSlackApi {
-  readonly calls: ApiCall[] = [];
-  readonly scope: nock.Scope;
-
-  constructor(readonly host = API_HOST) {
-    this.scope = nock(host);
-  }
-
-  /** Answers the next `times` calls of `method`. A reply with `status` is an HTTP-level answer. */
-  on(method: string, reply: ApiReply | ((args: Record<string, unknown>) => ApiReply) = { ok: true }, times = 1): this {
-    this.scope
-      .post(`/api/${method}`)
-      .times(times)
-      .reply((_uri, body) => {
-        const args = decodeArgs(body);
-        this.calls.push({ method, args });
-        const answer = typeof reply === "function" ? reply(args) : reply;
-        if (typeof answer.status === "number") {
-          const { status, body: replyBody, headers } = answer as { status: number; body?: unknown; headers?: Record<string, string> };
-          return [status, (replyBody ?? "") as nock.Body, headers ?? {}];
-        }
-        return [200, answer as nock.Body, { "content-type": "application/json" }];
-      });
-    return this;
-  }
-
-  /** chat.postMessage answered like Slack: the channel id and a new ts. */
-  onPost(ts = MESSAGE_TS, channel = CHANNEL, times = 1): this {
-    return this.on("chat.postMessage", { ok: true, channel, ts, message: { ts } }, times);
-  }
-
-  /**
-   * What the relay asks to find a request's messages (auth.test for its bot
-   * id, once; then conversations.history `times` times), answered with
-   * `messages` as the channel's history.
-   */
-  onHistory(messages: unknown[] = [], times = 1): this {
-    return this.on("auth.test", { ok: true, user_id: RELAY_BOT.userId, bot_id: RELAY_BOT.botId }).on(
-      "conversations.history",
-      { ok: true, messages, has_more: false },
-      times,
-    );
-  }
-
-  callsTo(method: string): ApiCall[] {
-    return this.calls.filter((call) => call.method === method);
-  }
-
-  /** Asserts every stubbed call was made. */
-  done(): void {
-    this.scope.done();
-  }
-}
-
-function decodeArgs(body: unknown): Record<string, unknown> {
-  const raw: Record<string, unknown> = typeof body === "string" ? Object.fromEntries(new URLSearchParams(body)) : ((body ?? {}) as Record<string, unknown>);
-  const args: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    args[key] = typeof value === "string" && /^[[{]/.test(value) ? tryJson(value) : value;
-  }
-  return args;
-}
-
-function tryJson(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
 }

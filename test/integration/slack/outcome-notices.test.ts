@@ -11,7 +11,8 @@
 import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { useSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { blockAction, CHANNEL, MESSAGE_TS, type ApiReply } from "../../helpers/slack.js";
+import { blockAction, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
+import type { ScriptedAnswer } from "../../helpers/slack-script.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
 const PERMALINK = `https://acme.slack.com/archives/${CHANNEL}/p1700000000000100`;
@@ -32,8 +33,8 @@ async function allowedByAlice() {
   return record;
 }
 
-const LINK: ApiReply = { ok: true, channel: CHANNEL, permalink: PERMALINK };
-const DM_POSTED: ApiReply = { ok: true, channel: "D0BOBDM001", ts: "1700000100.000300" };
+const LINK: ScriptedAnswer = { ok: true, channel: CHANNEL, permalink: PERMALINK };
+const DM_POSTED: ScriptedAnswer = { ok: true, channel: "D0BOBDM001", ts: "1700000100.000300" };
 
 /** Slack takes the thread reply, gives the permalink (`link`) and answers the DM with `dm`. */
 function stubNotices(dm = DM_POSTED, link = LINK): void {

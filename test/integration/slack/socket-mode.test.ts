@@ -2,18 +2,17 @@
  * Socket Mode, the quick start's default: the relay opens a connection
  * through apps.connections.open at SLACK_API_URL (a loopback stand-in),
  * receives envelopes over the WebSocket, acks them, and the waiting agent
- * gets its answer. Disconnects cleanly so nothing is left running.
+ * gets its answer. The relay is built as `npm start` builds it (buildRelay)
+ * with an app token; it disconnects cleanly so nothing is left running.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
+import { buildRelay, type Relay } from "../../../src/main.js";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
-import { RequestService } from "../../../src/requests/service.js";
-import { SlackPeopleDirectory } from "../../../src/slack/directory.js";
-import { createSlackApp, createSlackClient, type SlackApp } from "../../../src/slack/app.js";
+import type { RequestService } from "../../../src/requests/service.js";
+import type { SlackApp } from "../../../src/slack/app.js";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
-import { createSlackMessenger } from "../../../src/slack/messenger.js";
-import { createMemoryStore } from "../../../src/store/memory-store.js";
+import { relayConfig } from "../../helpers/relay-config.js";
 import { startSocketModeServer, type SocketModeStandIn } from "../../helpers/socket-mode-server.js";
 import { blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS, messageEvent, state, TEAM_ID, viewSubmission } from "../../helpers/slack.js";
 import { ALICE } from "../../fixtures/people.js";
@@ -21,28 +20,24 @@ import { ALICE } from "../../fixtures/people.js";
 const APP_TOKEN = "xapp-1-A0RELAY-test";
 
 let standIn: SocketModeStandIn;
+let relay: Relay;
 let slack: SlackApp;
 let service: RequestService;
-
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
 
 beforeEach(async () => {
   standIn = await startSocketModeServer();
   standIn.answer("chat.postMessage", () => ({ ok: true, channel: CHANNEL, ts: MESSAGE_TS }));
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: standIn.url, logger: silentLogger });
-  service = new RequestService({
-    store: createMemoryStore(),
-    messenger: createSlackMessenger({ client, logger: silentLogger }),
-    directory: new SlackPeopleDirectory({ client, logger: silentLogger, homeTeamId: TEAM_ID }),
-    defaultTimeoutSeconds: 600,
-    defaultChannel: CHANNEL,
-    logger: silentLogger,
+  const config = relayConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_APP_TOKEN: APP_TOKEN,
+    SLACK_API_URL: standIn.url,
+    SLACK_DEFAULT_CHANNEL: CHANNEL,
+    RELAY_DEFAULT_TIMEOUT: "600",
   });
-  slack = createSlackApp({ botToken: BOT_TOKEN, appToken: APP_TOKEN, apiUrl: standIn.url, logger: silentLogger, service, client });
+  relay = await buildRelay(config, { logger: silentLogger, slack: { homeTeamId: TEAM_ID } });
+  ({ service } = relay);
+  slack = relay.slack!.app;
+  relay.lifecycle.slackStarting();
   await slack.start();
   await standIn.connected();
 });
@@ -50,8 +45,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await slack.idle();
   await service.idle();
-  await slack.stop();
-  service.close();
+  await relay.close();
   await standIn.disconnected();
   expect(standIn.openConnections).toBe(0);
   await standIn.close();
