@@ -292,7 +292,11 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
     serve(sweepIntervalMs) {
       const stopSweeper = service.startSweeper(sweepIntervalMs);
       callbacks.start();
-      lifecycle.serve(stopSweeper);
+      // With a shared store, the callbacks go to the instances that stay once this one is drained: a claim it made
+      // while closing would wait for the end of its close to be handed back (its attempt stopped), and then for
+      // another instance's next look at the queue. With the memory store it delivers until its last closer.
+      const handOverCallbacks = config.redis === undefined ? [] : [() => void callbacks.stop()];
+      lifecycle.serve(stopSweeper, ...handOverCallbacks);
     },
     close: () => lifecycle.close(),
   };

@@ -41,7 +41,7 @@ export interface ShardKeys {
    * Each leased queue's keys (requests/store.ts QueueName), named after the
    * queue: a ZSET `<queue>` of entries scored by when each is due (Unix ms;
    * for `posting`, the end of the poster's lease) and a HASH
-   * `<queue without its last s>-attempts` of the attempts made at each entry
+   * `<queue in the singular>-attempts` of the attempts made at each entry
    * (none stored for 0).
    */
   readonly queues: Readonly<Record<QueueName, QueueKeys>>;
@@ -98,14 +98,18 @@ function spread(text: string, buckets: number): number {
   return (hash >>> 0) % buckets;
 }
 
+/** A queue's name for one of its entries: `callbacks` → `callback`, `tallies` → `tally`. */
+const singular = (queue: QueueName) => queue.replace(/ies$/, "y").replace(/s$/, "");
+
 function shardKeys(base: string): ShardKeys {
   return {
     deadlines: `${base}:deadlines`,
     idempotency: (scopedKey) => `${base}:idem:${scopedKey}`,
     message: (slack) => `${base}:msg:${slack.channel}:${slack.ts}`,
-    queues: Object.fromEntries(
-      QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${queue.replace(/s$/, "")}-attempts` }]),
-    ) as Record<QueueName, QueueKeys>,
+    queues: Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${singular(queue)}-attempts` }])) as Record<
+      QueueName,
+      QueueKeys
+    >,
     recent: `${base}:recent`,
     pendingOf: (tokenName) => `${base}:pending:${tokenName}`,
     sameAs: (key) => `${base}:same:${key}`,

@@ -5,7 +5,7 @@
  * session, tool → the scope's live rule id), both expiring with the rule
  * (PEXPIRE / SET PX), and a ZSET of rule ids scored by expiry for listing.
  * Every step that must be atomic is one Lua script (./lua: create-rule-4,
- * use-rule-1, revoke-rule-3, claim-tally-1, set-tally-1); each also checks
+ * use-rule-1, revoke-rule-3, set-tally-1); each also checks
  * the rule's own `expiresAt` against the caller's clock, so a rule past its
  * time never applies while Redis still keeps its key.
  *
@@ -127,8 +127,6 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
         const key = keys.rule(id);
         return ruleOf(key, await script("revokeRule", [key, keys.ruleScope(rule), keys.rules], [id, now]));
       }),
-
-    claimTally: (id, now, until) => call("claimTally", async () => (await script("claimTally", [keys.rule(id)], [now, until])).code === ScriptCode.Applied),
 
     setTally: (id, ts, now) => call("setTally", async () => ruleOf(keys.rule(id), await script("setTally", [keys.rule(id)], [ts, now]))),
 

@@ -28,7 +28,6 @@ const FILES = {
   createRule: "create-rule-4.lua",
   useRule: "use-rule-1.lua",
   revokeRule: "revoke-rule-3.lua",
-  claimTally: "claim-tally-1.lua",
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
   takeSignIn: "take-sign-in-1.lua",
