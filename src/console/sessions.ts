@@ -15,8 +15,6 @@ import type { Answerer } from "../requests/policy.js";
 import { signInDigest, type ConsoleRole, type SignInStore } from "../requests/sign-ins.js";
 import { RelayError } from "../requests/errors.js";
 
-export type { ConsoleRole } from "../requests/sign-ins.js";
-
 export interface ConsoleSession {
   /** The value of the session cookie. */
   id: string;

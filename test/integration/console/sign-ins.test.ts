@@ -1,0 +1,190 @@
+/**
+ * Console sign-ins across relay instances on one real Redis: links,
+ * sessions and Sign in with Slack's state are kept in the store, so any
+ * instance serves any signed-in person. A link printed by instance A signs
+ * in on B (in Chromium, then over HTTP) and that session answers a request
+ * through A; a used link is refused on either; a sign-out on one holds on
+ * the other; a forged, expired or Redis-expired cookie is refused on both;
+ * and a Sign in with Slack started on A comes back through B.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../../src/logger.js";
+import { startRelay, type RunningRelay } from "../../../src/main.js";
+import { signInDigest } from "../../../src/requests/sign-ins.js";
+import { storeKeys } from "../../../src/store/keys.js";
+import { ALICE } from "../../fixtures/people.js";
+import { CHROMIUM, consoleCaller, cookieOf, launchChromium, signInWithSlack, startSlackSignIn } from "../../helpers/console.js";
+import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
+import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { CLIENT_ID, CLIENT_SECRET } from "../../helpers/slack-openid.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+
+const AGENT = "tok_sign_ins_agent_0123456789";
+const PUBLIC_URL = "https://relay.example.test";
+let prefix = uniquePrefix();
+let redis: Redis;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(() => {
+  redis = connectTestRedis();
+});
+afterAll(async () => {
+  await redis.quit();
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  await deleteKeysUnder(redis, prefix);
+});
+
+/** A relay in local mode (no Slack) on the test Redis under this test's prefix, and the sign-in link it printed. */
+async function localInstance(): Promise<{ relay: RunningRelay; url: string; secret: string }> {
+  const logs: string[] = [];
+  const stateHome = mkdtempSync(join(tmpdir(), "console-sign-ins-"));
+  const relay = await startRelay({
+    env: { RELAY_TOKENS: `ci-bot:${AGENT}`, XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix },
+    port: 0,
+    logger: createLogger({ write: (line) => logs.push(line) }),
+    sweepIntervalMs: 100,
+  });
+  closers.push(async () => {
+    await relay.close();
+    rmSync(stateHome, { recursive: true, force: true });
+  });
+  const line = logs.find((l) => l.includes("local mode"))!;
+  const secret = /\/console\/signin#([\w-]+)/.exec(line)![1]!;
+  return { relay, url: relay.url, secret };
+}
+
+function signIn(url: string, secret: string) {
+  return fetch(`${url}/console/api/signin`, { method: "POST", headers: { "content-type": "application/json", origin: url }, body: JSON.stringify({ secret }) });
+}
+
+async function create(url: string): Promise<string> {
+  const reply = await fetch(`${url}/v1/requests`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${AGENT}`, "content-type": "application/json" },
+    body: JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "make deploy" } }),
+  });
+  expect(reply.status).toBe(201);
+  return ((await reply.json()) as { id: string }).id;
+}
+
+/** The agent's long-poll for `id` on `url`. */
+function waitFor(url: string, id: string): Promise<Record<string, unknown>> {
+  return fetch(`${url}/v1/requests/${id}?wait=30`, { headers: { authorization: `Bearer ${AGENT}` } }).then((r) => r.json() as Promise<Record<string, unknown>>);
+}
+
+/** The status of GET /console/api/session on `url` with `cookie`. */
+async function sessionStatus(url: string, cookie: string): Promise<number> {
+  return (await fetch(`${url}/console/api/session`, { headers: { cookie } })).status;
+}
+
+describe("console sign-ins across instances (Redis)", () => {
+  it.skipIf(!existsSync(CHROMIUM))(
+    "in Chromium: the link A printed signs in on B, and the session answers a request through A's console",
+    { timeout: 60_000 },
+    async () => {
+      prefix = uniquePrefix();
+      const a = await localInstance();
+      const b = await localInstance();
+      const browser = await launchChromium();
+      closers.push(() => browser.close());
+      const page = await browser.newPage();
+      await page.goto(`${b.url}/console/signin#${a.secret}`);
+      await page.waitForSelector("header h1");
+      // Cookies are per host, not per port: the browser sends B's session cookie to A, which finds it in Redis.
+      await page.goto(`${a.url}/console`);
+      await page.waitForSelector("header h1");
+      const id = await create(a.url);
+      const answered = waitFor(a.url, id);
+      const card = page.locator(`article[data-id="${id}"]`);
+      await card.waitFor({ timeout: 5000 });
+      await card.getByRole("button", { name: "Yes", exact: true }).click();
+      expect(await answered).toMatchObject({ status: "answered", decision: { reply: "y" }, answeredBy: { id: "local", via: "console" } });
+    },
+  );
+
+  it("over HTTP: A's link signs in on B once (refused after on either), and the session answers through A", async () => {
+    prefix = uniquePrefix();
+    const a = await localInstance();
+    const b = await localInstance();
+    const first = await signIn(b.url, a.secret);
+    expect(first.status).toBe(200);
+    expect((await signIn(a.url, a.secret)).status).toBe(401);
+    expect((await signIn(b.url, a.secret)).status).toBe(401);
+
+    const onA = await consoleCaller(a.url, cookieOf(first, "relay_console")!);
+    expect(onA.session).toMatchObject({ person: { id: "local" }, role: "answerer" });
+    const id = await create(a.url);
+    const answered = waitFor(a.url, id);
+    const answer = await onA.call(`/console/api/requests/${id}/answer`, { decision: { reply: "n" } });
+    expect(answer.status).toBe(200);
+    expect(await answered).toMatchObject({ status: "answered", decision: { reply: "n" }, answeredBy: { id: "local", via: "console" } });
+  });
+
+  it("a sign-out on A ends the session on B; a forged cookie, one past its time, and one Redis expired are refused on both", async () => {
+    prefix = uniquePrefix();
+    const a = await localInstance();
+    const b = await localInstance();
+    const cookie = cookieOf(await signIn(a.url, a.secret), "relay_console")!;
+    expect(await sessionStatus(b.url, cookie)).toBe(200);
+    const onA = await consoleCaller(a.url, cookie);
+    expect((await onA.call("/console/api/signout", {})).status).toBe(200);
+    expect(await sessionStatus(b.url, cookie)).toBe(401);
+    expect(await sessionStatus(a.url, cookie)).toBe(401);
+
+    const forged = `relay_console=${"A".repeat(43)}`;
+    expect(await sessionStatus(a.url, forged)).toBe(401);
+    expect(await sessionStatus(b.url, forged)).toBe(401);
+
+    const keyOf = (c: string) => storeKeys(prefix).signIn("session", signInDigest(c.split("=")[1]!));
+    const late = cookieOf(await signIn(b.url, b.secret), "relay_console")!;
+    const kept = JSON.parse((await redis.get(keyOf(late)))!) as Record<string, unknown>;
+    await redis.set(keyOf(late), JSON.stringify({ ...kept, expiresAt: Date.now() - 1 }), "KEEPTTL");
+    expect(await sessionStatus(a.url, late)).toBe(401);
+    expect(await sessionStatus(b.url, late)).toBe(401);
+
+    const third = await localInstance();
+    const dropped = cookieOf(await signIn(third.url, third.secret), "relay_console")!;
+    expect(await sessionStatus(a.url, dropped)).toBe(200);
+    await redis.pexpire(keyOf(dropped), 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await sessionStatus(a.url, dropped)).toBe(401);
+    expect(await sessionStatus(b.url, dropped)).toBe(401);
+  });
+
+  it("a Sign in with Slack started on A comes back through B (its state in Redis), once", async () => {
+    prefix = uniquePrefix();
+    const slack = await startSlackWebApi();
+    closers.push(() => slack.close());
+    const env = {
+      REDIS_URL: REDIS_TEST_URL,
+      REDIS_PREFIX: prefix,
+      SLACK_CLIENT_ID: CLIENT_ID,
+      SLACK_CLIENT_SECRET: CLIENT_SECRET,
+      RELAY_PUBLIC_URL: PUBLIC_URL,
+    };
+    const relays: FullRelay[] = [];
+    for (let i = 0; i < 2; i += 1) relays.push(await startFullRelay({ slack, env }));
+    closers.push(async () => {
+      for (const relay of relays) await relay.close();
+    });
+    const [a, b] = relays as [FullRelay, FullRelay];
+    slack.openId.signInAs({ ...ALICE, name: ALICE.name!, teamId: "T0TEAM" });
+    const { callback, stateCookie } = await startSlackSignIn(a, PUBLIC_URL);
+    const onB = callback.replace(a.url, b.url);
+    const back = await fetch(onB, { headers: { cookie: stateCookie }, redirect: "manual" });
+    expect(back.status).toBe(303);
+    const alice = await consoleCaller(a.url, cookieOf(back, "relay_console")!);
+    expect(alice.session).toMatchObject({ person: { id: ALICE.id }, role: "answerer" });
+    expect((await fetch(onB, { headers: { cookie: stateCookie }, redirect: "manual" })).status).toBe(403);
+    expect((await fetch(callback, { headers: { cookie: stateCookie }, redirect: "manual" })).status).toBe(403);
+    // The helper's whole round trip, across the pair, still works for a second person's browser.
+    expect((await signInWithSlack(b, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! })).session).toMatchObject({ person: { id: ALICE.id } });
+    expect([...a.errors(), ...b.errors()]).toEqual([]);
+  });
+});
