@@ -49,7 +49,10 @@ export class RelayLifecycle {
     this.slackStarted = true;
   }
 
-  /** The relay serves (its start finished); `stops` end what runs in the background (the sweeper), first thing after the drain. */
+  /**
+   * The relay serves (its start finished); `stops` end what runs in the background (the sweeper; with a shared
+   * store the callback worker too, so callbacks go to the instances that stay), first thing after the drain.
+   */
   serve(...stops: Array<() => void>): void {
     this.serving = true;
     this.stops.push(...stops);

@@ -19,7 +19,7 @@
 import type { Logger } from "../logger.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
-import type { Handled, QueueHandler } from "./queue-worker.js";
+import { byRequest, type Handled, type QueueHandler } from "./queue-worker.js";
 import { entryOfKey, NOTICE_PARTS, type ClaimedEntry, type NoticePart, type RequestStore } from "./store.js";
 
 export interface OutcomeNoticesDeps {
@@ -46,10 +46,7 @@ export class OutcomeNotices implements QueueHandler {
 
   /** Each request's thread reply before its DM, requests in the order claimed. */
   arrange(entries: ClaimedEntry[]): ClaimedEntry[] {
-    const first = new Map<string, number>();
-    for (const { id } of entries) if (!first.has(id)) first.set(id, first.size);
-    const rank = ({ key }: ClaimedEntry) => NOTICE_PARTS.indexOf(partOf(key)!);
-    return [...entries].sort((a, b) => first.get(a.id)! - first.get(b.id)! || rank(a) - rank(b));
+    return byRequest(entries, ({ key }) => NOTICE_PARTS.indexOf(partOf(key)!));
   }
 
   async handle({ id, key }: ClaimedEntry): Promise<Handled> {

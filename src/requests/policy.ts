@@ -82,19 +82,41 @@ export function isApproval(record: RequestRecord, decision: Decision): boolean {
   return question !== undefined && decision.answers[question.id] === true;
 }
 
+/**
+ * One entry of a request's reminder schedule, each queued, claimed, retried
+ * and completed on its own: a reminder (a thread reply), an escalation's
+ * thread reply, and an escalation's post in its own `channel` (its own entry,
+ * so a retry of one never repeats the other).
+ */
 export type ScheduleEntry =
-  { index: number; afterSeconds: number; type: "reminder" } | { index: number; afterSeconds: number; type: "escalation"; escalation: Escalation };
+  | { index: number; afterSeconds: number; type: "reminder" }
+  | { index: number; afterSeconds: number; type: "escalation"; escalation: Escalation }
+  | { index: number; afterSeconds: number; type: "escalation_post"; escalation: Escalation; channel: string };
 
-/** Every reminder, then every escalation of the policy, indexed in that order (the store queues them by index). */
+/**
+ * Every reminder, then every escalation, then the channel post of every
+ * escalation that names a channel, indexed in that order (the store queues
+ * them by index; a policy's first entries keep the indexes they had before
+ * the posts became entries of their own).
+ */
 export function reminderSchedule(policy: RequestPolicy | undefined): ScheduleEntry[] {
   const reminders = (policy?.reminders ?? []).map((afterSeconds, index): ScheduleEntry => ({ index, afterSeconds, type: "reminder" }));
-  const escalations = (policy?.escalate ?? []).map((escalation, i): ScheduleEntry => ({
+  const escalate = policy?.escalate ?? [];
+  const escalations = escalate.map((escalation, i): ScheduleEntry => ({
     index: reminders.length + i,
     afterSeconds: escalation.after,
     type: "escalation",
     escalation,
   }));
-  return [...reminders, ...escalations];
+  const posts = escalate.flatMap((escalation) => (escalation.channel === undefined ? [] : [{ escalation, channel: escalation.channel }]));
+  const channelPosts = posts.map(({ escalation, channel }, i): ScheduleEntry => ({
+    index: reminders.length + escalate.length + i,
+    afterSeconds: escalation.after,
+    type: "escalation_post",
+    escalation,
+    channel,
+  }));
+  return [...reminders, ...escalations, ...channelPosts];
 }
 
 /**

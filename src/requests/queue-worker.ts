@@ -360,3 +360,10 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
     }
   });
 }
+
+/** `entries` grouped by request, requests in the order claimed, each request's entries by `rank` (for a handler's `arrange`). */
+export function byRequest(entries: ClaimedEntry[], rank: (entry: ClaimedEntry) => number): ClaimedEntry[] {
+  const first = new Map<string, number>();
+  for (const { id } of entries) if (!first.has(id)) first.set(id, first.size);
+  return [...entries].sort((a, b) => first.get(a.id)! - first.get(b.id)! || rank(a) - rank(b));
+}

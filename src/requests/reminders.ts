@@ -11,12 +11,14 @@
  * lease, so exactly one instance sends each entry, and one that dies
  * mid-send leaves it to be claimed again once the lease runs out (with
  * Redis, a restart loses none). A request that ended is never reminded.
+ * An escalation that names a channel is two entries, its thread reply and
+ * its channel post, each retried on its own.
  */
 import type { Logger } from "../logger.js";
 import { reminderEntry, type AuditRecorder } from "./audit-entries.js";
 import type { RequestMessenger } from "./delivery.js";
 import { reminderSchedule } from "./policy.js";
-import type { Handled, QueueHandler } from "./queue-worker.js";
+import { byRequest, type Handled, type QueueHandler } from "./queue-worker.js";
 import { entryOfKey, type ClaimedEntry, type RequestStore } from "./store.js";
 
 export interface RemindersDeps {
@@ -27,6 +29,8 @@ export interface RemindersDeps {
   /** Unix time in milliseconds. */
   now: () => number;
 }
+
+const LOGGED = { reminder: "reminder sent", escalation: "escalation sent", escalation_post: "escalation posted in its channel" } as const;
 
 /** The `reminders` queue's handler: sends one reminder or escalation (a transient failure is retried, anything else given up). */
 export class Reminders implements QueueHandler {
@@ -42,6 +46,11 @@ export class Reminders implements QueueHandler {
 
   constructor(private readonly deps: RemindersDeps) {}
 
+  /** Each request's entries in schedule order (an escalation's thread reply before its channel post), requests in the order claimed. */
+  arrange(entries: ClaimedEntry[]): ClaimedEntry[] {
+    return byRequest(entries, ({ key }) => Number(entryOfKey("reminders", key).detail));
+  }
+
   async handle({ id, key }: ClaimedEntry): Promise<Handled> {
     const { store, messenger, logger, now } = this.deps;
     const index = Number(entryOfKey("reminders", key).detail);
@@ -51,8 +60,9 @@ export class Reminders implements QueueHandler {
       return { outcome: "skipped", why: "the request is gone, has ended or has no message", expected: true };
     }
     await messenger.remind(record, entry, now());
-    this.deps.audit.record(reminderEntry(record, entry, now()));
-    logger.info({ id, type: entry.type, afterSeconds: entry.afterSeconds }, entry.type === "reminder" ? "reminder sent" : "escalation sent");
+    // The escalation is audited with its thread reply (its reason names the channel it is also posted in).
+    if (entry.type !== "escalation_post") this.deps.audit.record(reminderEntry(record, entry, now()));
+    logger.info({ id, type: entry.type, afterSeconds: entry.afterSeconds }, LOGGED[entry.type]);
     return { outcome: "done" };
   }
 }

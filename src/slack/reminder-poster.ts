@@ -6,8 +6,9 @@
  * ChannelQueue, like posts, so reminders keep to Slack's pace and wait out
  * a 429. One attempt per call: a transient failure comes back as
  * TransientDeliveryError and the reminder queue retries it later. An
- * escalation whose thread reply went out but whose channel post failed is
- * sent whole again on retry (at least once, never lost).
+ * escalation's thread reply and its channel post are separate schedule
+ * entries (requests/policy.ts reminderSchedule), each completed on its own:
+ * a retry of the channel post never repeats the thread reply.
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
@@ -30,18 +31,20 @@ const TURN_WAIT_MS = 10_000;
 export async function sendReminder(deps: ReminderPosterDeps, record: RequestRecord, entry: ScheduleEntry, now: number): Promise<void> {
   const slack = record.slack;
   if (!slack) throw new PermanentDeliveryError("the request has no Slack message to remind in");
+  if (entry.type === "escalation_post") {
+    const { channel } = entry;
+    const link = await paced(deps, undefined, now, () => deps.client.chat.getPermalink({ channel: slack.channel, message_ts: slack.ts }));
+    const post = escalationPost(record, typeof link.permalink === "string" ? link.permalink : "", now);
+    await paced(deps, channel, now, () =>
+      deps.client.chat.postMessage({ channel, text: post.text, blocks: post.blocks, unfurl_links: false, unfurl_media: false }),
+    );
+    deps.logger.debug({ id: record.id, channel }, "escalation posted in its channel");
+    return;
+  }
   const text = entry.type === "reminder" ? reminderText(record, now) : escalationText(record, entry.escalation, now);
   await paced(deps, record.channel, now, () =>
     deps.client.chat.postMessage({ channel: slack.channel, thread_ts: slack.ts, text, unfurl_links: false, unfurl_media: false }),
   );
-  const channel = entry.type === "escalation" ? entry.escalation.channel : undefined;
-  if (channel === undefined) return;
-  const link = await paced(deps, undefined, now, () => deps.client.chat.getPermalink({ channel: slack.channel, message_ts: slack.ts }));
-  const post = escalationPost(record, typeof link.permalink === "string" ? link.permalink : "", now);
-  await paced(deps, channel, now, () =>
-    deps.client.chat.postMessage({ channel, text: post.text, blocks: post.blocks, unfurl_links: false, unfurl_media: false }),
-  );
-  deps.logger.debug({ id: record.id, channel }, "escalation posted in its channel");
 }
 
 /** One Web API call in its line (per channel for posts), with Slack's errors turned into delivery errors; outcome-poster.ts calls through it too. */

@@ -3,9 +3,10 @@
  * View full input) and the page buttons inside the full-input modal: one
  * Bolt listener per family, constrained to its action_ids (see actions.ts
  * for why not one per id). Opening a modal records nothing, so these ack
- * at once; the request is then read within the store budget (views.open must
- * follow the click within 3 s, while its trigger_id is valid) and a store
- * that does not answer gets the person a notice instead of silence.
+ * at once; the request is then read, and who may answer checked, within one
+ * store budget (STORE_BUDGET.readMs for both: views.open must follow the
+ * click within 3 s, while its trigger_id is valid), and a store that does
+ * not answer in time gets the person a notice instead of silence.
  */
 import type { App, BlockAction } from "@slack/bolt";
 import { inputModal } from "../blocks/index.js";
@@ -31,7 +32,9 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
   await ack();
   const click = parseClick(deps, raw);
   if (!click) return;
-  const read = await withinBudget(deps.service.requestOnMessage(click.value.r, click.where), STORE_BUDGET.readMs);
+  const started = performance.now();
+  const left = () => STORE_BUDGET.readMs - (performance.now() - started);
+  const read = await withinBudget(deps.service.requestOnMessage(click.value.r, click.where), left());
   if (!read.ok) {
     deps.logger.warn({ id: click.value.r, actionId: click.actionId, reason: read.reason, error: read.error }, "slack modal not opened: store did not answer");
     if (click.where.channel !== undefined) await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_OPENED);
@@ -51,7 +54,7 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
   if (outcome.modal !== "input") {
     if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
     // Checked again when the modal is submitted: who may answer can change meanwhile (an escalation, a group).
-    const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), STORE_BUDGET.readMs);
+    const refusal = await withinBudget(deps.service.refusalFor(record, answererOf(click.body.user)), left());
     if (!refusal.ok) return tellPerson(deps, target, refusalNotice(record, { reason: "unverified" }));
     if (refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.value));
   }

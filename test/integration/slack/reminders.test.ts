@@ -1,11 +1,12 @@
 /**
  * Reminders and escalations (docs/architecture.md §7) through the real messenger, Slack's
- * Web API stubbed with nock: a route that reminds after five minutes and
+ * Web API played by the Slack stand-in: a route that reminds after five minutes and
  * escalates to the SRE leads after ten, the relay's clock moved forward and
  * the service's sweep run by hand. What the approvers see in the request's
  * thread and in the escalation channel, who may answer once it escalated,
- * silence once the request has ended, and a rate-limited reminder sent again
- * after Slack's Retry-After.
+ * silence once the request has ended, a rate-limited reminder sent again
+ * after Slack's Retry-After, and an escalation whose channel post Slack
+ * refused once posting each of its messages exactly once.
  */
 import { describe, expect, it } from "vitest";
 import { parseConfigFile } from "../../../src/config/file.js";
@@ -142,7 +143,7 @@ describe("escalation", () => {
       .onPost("1700000600.000200")
       .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
       .onPost("1700000600.000300", ESCALATION_CHANNEL);
-    expect(await sweepAfter(5 * MINUTE)).toBe(1);
+    expect(await sweepAfter(5 * MINUTE)).toBe(2);
 
     const [, escalated, elsewhere] = posts();
     expect(escalated).toMatchObject({ channel: CHANNEL, thread_ts: MESSAGE_TS });
@@ -157,21 +158,22 @@ describe("escalation", () => {
     relay.api.done();
   });
 
-  it("an escalation whose channel post Slack rate-limits is sent again, whole, after the Retry-After", async () => {
+  it("when Slack refuses the escalation's channel post once, each message is posted exactly once: the post again after the Retry-After, the thread reply never again", async () => {
     await createPosted();
     relay.api
       .on("chat.postMessage", { ok: true, channel: CHANNEL, ts: "1700000600.000200" }, 2)
       .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
       .on("chat.postMessage", { status: 429, headers: { "retry-after": "20" } });
-    expect(await sweepAfter(10 * MINUTE)).toBe(1);
+    expect(await sweepAfter(10 * MINUTE)).toBe(2);
     expect(posts().map((post) => post.channel)).toEqual([CHANNEL, CHANNEL, ESCALATION_CHANNEL]);
     expect(await sweepAfter(10_000)).toBe(0);
-    relay.api
-      .onPost("1700000620.000200")
-      .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
-      .onPost("1700000620.000300", ESCALATION_CHANNEL);
+    relay.api.on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK }).onPost("1700000620.000300", ESCALATION_CHANNEL);
     expect(await sweepAfter(11_000)).toBe(1);
-    expect(posts().map((post) => post.channel)).toEqual([CHANNEL, CHANNEL, ESCALATION_CHANNEL, CHANNEL, ESCALATION_CHANNEL]);
+    expect(posts().map((post) => post.channel)).toEqual([CHANNEL, CHANNEL, ESCALATION_CHANNEL, ESCALATION_CHANNEL]);
+    const [reminded, escalated] = posts();
+    expect(reminded?.text).toMatch(/^⏰ /);
+    expect(escalated?.text).toMatch(/^🔺 Escalated: /);
+    expect(await sweepAfter(10 * MINUTE)).toBe(0);
     relay.api.done();
   });
 
@@ -187,7 +189,7 @@ describe("escalation", () => {
       .on("chat.postMessage", { ok: true, channel: CHANNEL, ts: "1700000600.000200" }, 2)
       .on("chat.getPermalink", { ok: true, channel: CHANNEL, permalink: PERMALINK })
       .onPost("1700000600.000300", ESCALATION_CHANNEL);
-    expect(await sweepAfter(2 * MINUTE)).toBe(2);
+    expect(await sweepAfter(2 * MINUTE)).toBe(3);
     relay.api.on("usergroups.users.list", members(ALICE.id)).on("usergroups.users.list", members(CAROL.id)).on("chat.update");
     await click(record.id, CAROL);
     const answered = await relay.service.get(record.id);

@@ -150,4 +150,15 @@ describe("reminder schedule", () => {
     ]);
     expect(reminderSchedule(undefined)).toEqual([]);
   });
+
+  it("gives an escalation's channel post an entry of its own, after every reminder and escalation, due with its escalation", () => {
+    const quiet = { after: 600, usergroups: [LEADS] };
+    const loud = { after: 1200, usergroups: [LEADS], channel: "C0SRELEADS" };
+    expect(reminderSchedule(policy({ reminders: [300], escalate: [loud, quiet] }))).toEqual([
+      { index: 0, afterSeconds: 300, type: "reminder" },
+      { index: 1, afterSeconds: 1200, type: "escalation", escalation: loud },
+      { index: 2, afterSeconds: 600, type: "escalation", escalation: quiet },
+      { index: 3, afterSeconds: 1200, type: "escalation_post", escalation: loud, channel: "C0SRELEADS" },
+    ]);
+  });
 });
