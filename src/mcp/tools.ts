@@ -60,15 +60,29 @@ export interface McpToolsOptions {
   progressMs: number;
   /** Who asks, shown in Slack; the name defaults to the MCP client's own. */
   agent?: AgentInfo;
+  /** The client, when the transport knows it and the server cannot (stateless HTTP: from the session id). */
+  clientInfo?: ClientInfo | undefined;
   /** A signal that aborts when the transport sees the call cancelled or its connection closed (POST /mcp). */
   callSignal?: (requestId: RequestId) => AbortSignal | undefined;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** The MCP client's name and version, from initialize's `clientInfo`. */
+export interface ClientInfo {
+  name: string;
+  version?: string | undefined;
+}
+
+/** How Slack names the client that asked: "Cursor 1.2.3", or "MCP client" when it never said. */
+export function clientLabel(client: ClientInfo | undefined): string {
+  if (!client?.name) return "MCP client";
+  return (client.version ? `${client.name} ${client.version}` : client.name).slice(0, LIMITS.agentField);
+}
+
 export function createMcpServer(options: McpToolsOptions): McpServer {
   const server = new McpServer({ name: "slack-approval-relay", version: "1" }, { capabilities: { tools: {} } });
-  const agent = (): AgentInfo => ({ name: server.server.getClientVersion()?.name ?? "MCP client", ...options.agent });
+  const agent = (): AgentInfo => ({ name: clientLabel(server.server.getClientVersion() ?? options.clientInfo), ...options.agent });
 
   server.registerTool(
     "approve",

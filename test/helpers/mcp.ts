@@ -14,9 +14,9 @@ import { Action } from "../../src/slack/ids.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** A connected SDK client on `url`/mcp with `token` as Bearer. */
-export async function httpMcpClient(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test-agent", version: "1.0.0" });
+/** A connected SDK client on `url`/mcp with `token` as Bearer, naming itself `clientInfo` at initialize. */
+export async function httpMcpClient(url: string, token: string, clientInfo = { name: "test-agent", version: "1.0.0" }): Promise<Client> {
+  const client = new Client(clientInfo);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
 }

@@ -15,13 +15,13 @@
  *   cancellation that names it aborts it (its request is cancelled, its
  *   stream ends). The session id is only that key: one is handed out at
  *   initialize (Mcp-Session-Id) and clients send it back; no state is kept
- *   under it. A call whose connection closes is aborted the same way. Behind
+ *   under it, only the client's name and version are carried in it
+ *   (../mcp-session.ts). A call whose connection closes is aborted the same way. Behind
  *   a load balancer the cancellation may reach another instance than the
  *   one holding the call: one that holds no such call announces it through
  *   the store (Redis pub/sub) and the instance holding it aborts it. The key
  *   holds the agent token, so only the token that made a call cancels it.
  */
-import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -31,6 +31,7 @@ import type { RequestService } from "../../requests/service.js";
 import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
 import { serviceRelay } from "../mcp-relay.js";
+import { clientInfoOf, newSessionId } from "../mcp-session.js";
 import { clientGone, jsonBody, type HttpApp } from "../transport.js";
 
 const SESSION_HEADER = "mcp-session-id";
@@ -95,7 +96,8 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     gone.addEventListener("abort", () => calls.forEach((controller) => controller.abort(CONNECTION_CLOSED)), { once: true });
 
     const relay = serviceRelay({ service, agent: request.agent, logger: request.log, reference: request.id });
-    const server = createMcpServer({ relay, holders, progressMs, callSignal: (id) => calls.get(id)?.signal });
+    const clientInfo = clientInfoOf(typeof session === "string" ? session : undefined);
+    const server = createMcpServer({ relay, holders, progressMs, clientInfo, callSignal: (id) => calls.get(id)?.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // A cancelled call sends no response (the spec's rule): its stream is ended here instead.
     for (const controller of calls.values()) controller.signal.addEventListener("abort", () => void transport.close(), { once: true });
@@ -105,15 +107,16 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(request), { parsedBody: body });
-    return relayResponse(reply, response, messages.some(isInitialize));
+    return relayResponse(reply, response, messages.find(isInitialize));
   });
 }
 
 /** The SDK's response as the Fastify reply: status, headers and body (an SSE stream or JSON). */
-function relayResponse(reply: FastifyReply, response: Response, initialize: boolean): FastifyReply {
+function relayResponse(reply: FastifyReply, response: Response, initialize: unknown): FastifyReply {
   reply.code(response.status);
   response.headers.forEach((value, name) => void reply.header(name, value));
-  if (initialize && response.ok) reply.header(SESSION_HEADER, randomUUID());
+  if (initialize !== undefined && response.ok)
+    reply.header(SESSION_HEADER, newSessionId((initialize as { params?: { clientInfo?: unknown } }).params?.clientInfo));
   if (!response.body) return reply.send();
   return reply.send(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>));
 }
