@@ -35,8 +35,10 @@ import { openAuditExport } from "./store/audit-export.js";
 import { createMemoryStore } from "./store/memory-store.js";
 import type { OutageListener } from "./store/redis-connection.js";
 import { createMemoryRuleStore } from "./store/memory-rules.js";
+import { createMemorySignInStore } from "./store/memory-sign-ins.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "./requests/store.js";
 import type { RuleStore } from "./requests/rules.js";
+import type { SignInStore } from "./requests/sign-ins.js";
 import { settleBefore } from "./protocol/timing.js";
 import { RelayLifecycle } from "./lifecycle.js";
 
@@ -71,6 +73,8 @@ export interface RelayOverrides {
   store?: RequestStore;
   auditLog?: AuditLog;
   ruleStore?: RuleStore;
+  /** The console's sign-in links, sessions and started Sign in with Slack. */
+  signInStore?: SignInStore;
   metrics?: RelayMetrics;
   /**
    * Slack: `messenger` stands in for the whole Slack side (no Web API client,
@@ -154,12 +158,16 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
   if (overrides.signal?.aborted) throw new StartInterrupted();
   // A file that cannot be opened stops the start before anything else opens.
   const auditExport = config.auditExportPath === undefined ? undefined : await openAuditExport(config.auditExportPath, logger);
-  const { store, auditLog, ruleStore } = await openStorage(config, logger, metrics.storeOutage, interruptibleBy(overrides.signal), overrides).catch(
-    async (error: unknown) => {
-      await auditExport?.close();
-      throw error;
-    },
-  );
+  const { store, auditLog, ruleStore, signInStore } = await openStorage(
+    config,
+    logger,
+    metrics.storeOutage,
+    interruptibleBy(overrides.signal),
+    overrides,
+  ).catch(async (error: unknown) => {
+    await auditExport?.close();
+    throw error;
+  });
   const audit = new AuditTrail({ log: auditLog, logger, now, ...(auditExport ? { export: auditExport } : {}) });
   const queue = new ChannelQueue({ now, ...(overrides.slack?.sleep ? { sleep: overrides.slack.sleep } : {}) });
   // No Slack token: local mode, no Slack at all (no client, directory, messenger or Bolt app).
@@ -201,8 +209,8 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
   });
   const slack = slackParts?.app(service);
   // The console: local mode's one person signs in through the printed link; with Slack, people Sign in with Slack
-  // (SLACK_CLIENT_ID) and admin tokens open a read-only view.
-  const consoleSessions = new ConsoleSessions();
+  // (SLACK_CLIENT_ID) and admin tokens open a read-only view. Kept in the store: any instance serves any signed-in person.
+  const consoleSessions = new ConsoleSessions({ store: signInStore, now });
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = createHttpApp({
@@ -229,7 +237,9 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
       ...(slackParts ? { messageLinks: () => slackParts.links.linker() } : {}),
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.slackSignIn && config.publicUrl
-        ? { slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl }) }
+        ? {
+            slackSignIn: new SlackOpenId({ ...config.slackSignIn, apiUrl: config.slack.apiUrl, publicUrl: config.publicUrl, store: signInStore, now }),
+          }
         : {}),
     },
     readiness: async () => {
@@ -252,6 +262,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
       ...(auditExport ? [() => auditExport.close()] : []),
       ...(overrides.auditLog ? [] : [() => auditLog.close()]),
       ...(overrides.ruleStore ? [] : [() => ruleStore.close()]),
+      ...(overrides.signInStore ? [] : [() => signInStore.close()]),
       ...(overrides.store ? [] : [() => store.close()]),
     ],
     logger,
@@ -329,7 +340,7 @@ export async function startRelay(options: StartOptions = {}): Promise<RunningRel
 
   if (config.local) {
     const file = tokens === config.tokens ? undefined : writeLocalRelay({ url, token: tokens[0]!.token }, config.localStateHome);
-    const signIn = `${url}/console/signin#${relay.consoleSessions.newLink(LOCAL_PERSON)}`;
+    const signIn = `${url}/console/signin#${await relay.consoleSessions.newLink(LOCAL_PERSON)}`;
     logger.info({ url, store: storeName(config), tokens: tokens.map((t) => t.name), ...(file ? { localRelayFile: file } : {}) }, localStartLine(signIn, file));
   } else {
     logger.info(
@@ -402,7 +413,7 @@ function slackSide(config: Config, logger: Logger, metrics: RelayMetrics, queue:
 }
 
 /**
- * The request store, the audit log and the rule store: all on Redis (a
+ * The request store, the audit log, the rule store and the console's sign-ins: all on Redis (a
  * connection each, the same settings, their outages counted by
  * `onUnavailable`) when REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set, else all in
  * memory. Redis is looked at first (./store/redis-probe.ts): credentials or
@@ -416,17 +427,20 @@ async function openStorage(
   logger: Logger,
   onUnavailable: OutageListener,
   interruptible: <T>(task: Promise<T>) => Promise<T>,
-  given: Pick<RelayOverrides, "store" | "auditLog" | "ruleStore"> = {},
-): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore }> {
+  given: Pick<RelayOverrides, "store" | "auditLog" | "ruleStore" | "signInStore"> = {},
+): Promise<{ store: RequestStore; auditLog: AuditLog; ruleStore: RuleStore; signInStore: SignInStore }> {
   const maxEvents = config.auditMaxEvents;
   const retentionMs = config.auditRetentionMs;
   const target = config.redis;
-  if (given.store && given.auditLog && given.ruleStore) return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore };
+  if (given.store && given.auditLog && given.ruleStore && given.signInStore) {
+    return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore, signInStore: given.signInStore };
+  }
   if (target) {
-    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { probeRedis }] = await Promise.all([
+    const [{ connectRedisStore }, { connectRedisAuditLog }, { connectRedisRuleStore }, { connectRedisSignInStore }, { probeRedis }] = await Promise.all([
       import("./store/redis-store.js"),
       import("./store/redis-audit.js"),
       import("./store/redis-rules.js"),
+      import("./store/redis-sign-ins.js"),
       import("./store/redis-probe.js"),
     ]);
     const windowMs = config.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
@@ -438,6 +452,7 @@ async function openStorage(
       store: given.store ?? connectRedisStore(target, options),
       auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
       ruleStore: given.ruleStore ?? connectRedisRuleStore(target, options),
+      signInStore: given.signInStore ?? connectRedisSignInStore(target, options),
     };
   }
   if (!given.store) {
@@ -449,6 +464,7 @@ async function openStorage(
     store: given.store ?? createMemoryStore(),
     auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, retentionMs }),
     ruleStore: given.ruleStore ?? createMemoryRuleStore(),
+    signInStore: given.signInStore ?? createMemorySignInStore(),
   };
 }
 

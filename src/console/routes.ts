@@ -57,7 +57,7 @@ export interface ConsoleDeps {
   links: boolean;
   /** Links to requests' Slack messages (with Slack); resolves undefined while unknown. */
   messageLinks?: () => Promise<MessageLink | undefined>;
-  /** The built page (scripts/build.mjs → dist/console); default: found from this module up to the package root. */
+  /** The built page (scripts/build.mjs → dist/console-page); default: found from this module up to the package root. */
   assetsDir?: string;
   /** Most requests one list returns (pending and ended each). */
   listLimit?: number;
@@ -130,7 +130,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     const session = (need: "reads" | "changes" | "answers" | "audit") => async (request: FastifyRequest) => {
       const changes = need === "changes" || need === "answers";
       if (changes && !originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
-      const found = deps.sessions.get(request.cookies[SESSION_COOKIE]);
+      const found = await deps.sessions.get(request.cookies[SESSION_COOKIE]);
       if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first.");
       const sent = request.headers[CSRF_HEADER];
       if (changes && !csrfMatches(found, typeof sent === "string" ? sent : undefined)) {
@@ -152,7 +152,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
     });
 
     scope.post("/console/api/signout", { onRequest: session("changes") }, async (request, reply) => {
-      deps.sessions.end(request.cookies[SESSION_COOKIE]!);
+      await deps.sessions.end(request.cookies[SESSION_COOKIE]!);
       void reply.clearCookie(SESSION_COOKIE, { path: "/console" });
       return { signedOut: true };
     });
@@ -262,12 +262,12 @@ function answered(
   }
 }
 
-/** dist/console under the package root (the folder with package.json above this module, in src/, dist/ or the bundle). */
+/** dist/console-page under the package root (the folder with package.json above this module, in src/, dist/ or the bundle). */
 function findAssets(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i += 1) {
     if (existsSync(join(dir, "package.json"))) {
-      const assets = join(dir, "dist", "console");
+      const assets = join(dir, "dist", "console-page");
       return existsSync(join(assets, "index.html")) ? assets : undefined;
     }
     dir = dirname(dir);

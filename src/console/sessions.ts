@@ -1,15 +1,21 @@
 /**
  * Who is signed in to the web console (docs/console.md): single-use sign-in
- * links and the sessions they open, in this instance's memory. A link's
- * secret and a session's id are 32 random bytes (node:crypto), kept only as
- * their SHA-256, so a lookup leaks nothing through its timing and a memory
- * dump holds no usable secret; nothing else is cryptography here (the
- * cookie is the session id itself, set HttpOnly and SameSite=Strict by
- * ./routes.ts through @fastify/cookie). Each session carries its own CSRF
- * token, compared in constant time.
+ * links and the sessions they open, kept in the relay's store
+ * (src/requests/sign-ins.ts), so any instance on it serves any signed-in
+ * person and a sign-out or an expiry holds on all of them. A link's secret
+ * and a session's id are 32 random bytes (node:crypto), kept only as their
+ * SHA-256, so a lookup leaks nothing through its timing and neither the
+ * store nor a memory dump holds a usable secret; nothing else is
+ * cryptography here (the cookie is the session id itself, set HttpOnly and
+ * SameSite=Strict by ./signin-routes.ts through @fastify/cookie). Each
+ * session carries its own CSRF token, compared in constant time.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Answerer } from "../requests/policy.js";
+import { signInDigest, type ConsoleRole, type SignInStore } from "../requests/sign-ins.js";
+import { RelayError } from "../requests/errors.js";
+
+export type { ConsoleRole } from "../requests/sign-ins.js";
 
 export interface ConsoleSession {
   /** The value of the session cookie. */
@@ -24,9 +30,9 @@ export interface ConsoleSession {
   expiresAt: number;
 }
 
-export type ConsoleRole = "answerer" | "viewer";
-
 export interface ConsoleSessionsOptions {
+  /** Where links and sessions are kept: the relay's store (memory, or Redis for every instance). */
+  store: SignInStore;
   /** Unix time in milliseconds. */
   now?: () => number;
   /** How long a sign-in link may be used (ms); default 10 minutes. */
@@ -35,71 +41,65 @@ export interface ConsoleSessionsOptions {
   sessionTtlMs?: number;
 }
 
-const secret = () => randomBytes(32).toString("base64url");
-const digest = (value: string) => createHash("sha256").update(value).digest("base64url");
+/** A new random secret: 32 bytes, base64url. */
+export const newSecret = () => randomBytes(32).toString("base64url");
 
 export class ConsoleSessions {
-  private readonly links = new Map<string, { person: Answerer; expiresAt: number }>();
-  private readonly sessions = new Map<string, ConsoleSession>();
+  private readonly store: SignInStore;
   private readonly now: () => number;
   readonly linkTtlMs: number;
   readonly sessionTtlMs: number;
 
-  constructor(options: ConsoleSessionsOptions = {}) {
+  constructor(options: ConsoleSessionsOptions) {
+    this.store = options.store;
     this.now = options.now ?? Date.now;
     this.linkTtlMs = options.linkTtlMs ?? 10 * 60_000;
     this.sessionTtlMs = options.sessionTtlMs ?? 12 * 3600_000;
   }
 
   /** A new single-use sign-in secret for `person`; it goes in the link's fragment, never its query. */
-  newLink(person: Answerer): string {
-    this.prune();
-    const value = secret();
-    this.links.set(digest(value), { person, expiresAt: this.now() + this.linkTtlMs });
+  async newLink(person: Answerer): Promise<string> {
+    const value = newSecret();
+    const now = this.now();
+    kept(await this.store.put("link", signInDigest(value), { person, expiresAt: now + this.linkTtlMs }, now));
     return value;
   }
 
-  /** Opens a session for the link's person and uses the link up; undefined when it is unknown, used or expired. */
-  redeem(linkSecret: string): ConsoleSession | undefined {
-    const key = digest(linkSecret);
-    const link = this.links.get(key);
-    this.links.delete(key);
-    if (!link || link.expiresAt <= this.now()) return undefined;
-    return this.open(link.person, "answerer");
+  /** Opens a session for the link's person and uses the link up (on every instance); undefined when it is unknown, used or expired. */
+  async redeem(linkSecret: string): Promise<ConsoleSession | undefined> {
+    const link = await this.store.take("link", signInDigest(linkSecret), this.now());
+    return link ? this.open(link.person, "answerer") : undefined;
   }
 
   /** Opens a session for a person who proved who they are otherwise (Sign in with Slack, an admin token). */
-  open(person: Answerer, role: ConsoleRole): ConsoleSession {
-    this.prune();
-    const session: ConsoleSession = { id: secret(), person, role, csrf: secret(), expiresAt: this.now() + this.sessionTtlMs };
-    this.sessions.set(digest(session.id), session);
+  async open(person: Answerer, role: ConsoleRole): Promise<ConsoleSession> {
+    const now = this.now();
+    const session: ConsoleSession = { id: newSecret(), person, role, csrf: newSecret(), expiresAt: now + this.sessionTtlMs };
+    const { id, ...entry } = session;
+    kept(await this.store.put("session", signInDigest(id), entry, now));
     return session;
   }
 
   /** The live session of this cookie value, or undefined (unknown, ended or expired). */
-  get(id: string | undefined): ConsoleSession | undefined {
+  async get(id: string | undefined): Promise<ConsoleSession | undefined> {
     if (!id) return undefined;
-    const key = digest(id);
-    const session = this.sessions.get(key);
-    if (session && session.expiresAt <= this.now()) this.sessions.delete(key);
-    return session && session.expiresAt > this.now() ? session : undefined;
+    const entry = await this.store.get("session", signInDigest(id), this.now());
+    return entry && { id, ...entry };
   }
 
-  end(id: string): void {
-    this.sessions.delete(digest(id));
+  /** Ends the session on every instance. */
+  async end(id: string): Promise<void> {
+    await this.store.remove("session", signInDigest(id));
   }
+}
 
-  private prune(): void {
-    const now = this.now();
-    for (const [key, link] of this.links) if (link.expiresAt <= now) this.links.delete(key);
-    for (const [key, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(key);
-  }
+/** A put the store refused (the memory store is full): no session, and a 503 that says why. */
+function kept(stored: boolean): void {
+  if (!stored) throw new RelayError("relay_not_ready", "The console holds as many sign-ins as it may: try again in a few minutes.");
 }
 
 /** Whether the X-CSRF-Token sent matches the session's, in constant time. */
 export function csrfMatches(session: ConsoleSession, sent: string | undefined): boolean {
   if (sent === undefined) return false;
-  const a = Buffer.from(digest(session.csrf));
-  const b = Buffer.from(digest(sent));
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(Buffer.from(signInDigest(session.csrf)), Buffer.from(signInDigest(sent)));
 }

@@ -61,7 +61,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: SignInDeps): 
 
   scope.post("/console/api/signin", { onRequest: sameOrigin }, async (request, reply) => {
     const body = parse(LinkSignIn, jsonBody(request));
-    const session = deps.sessions.redeem(body.secret);
+    const session = await deps.sessions.redeem(body.secret);
     if (!session) throw new RelayError("relay_unauthorized", "This sign-in link was used already or has expired: restart the relay for a new one.");
     opened(request, reply, session);
     return { person: session.person, role: session.role, csrf: session.csrf };
@@ -75,14 +75,14 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: SignInDeps): 
     } catch {
       throw new RelayError("relay_unauthorized", "This is not one of the relay's admin tokens (RELAY_ADMIN_TOKENS).");
     }
-    const session = deps.sessions.open({ id: `admin:${name}`, name: `${name} (admin token, read-only)` }, "viewer");
+    const session = await deps.sessions.open({ id: `admin:${name}`, name: `${name} (admin token, read-only)` }, "viewer");
     opened(request, reply, session);
     return { person: session.person, role: session.role, csrf: session.csrf };
   });
 
   scope.get("/console/signin/slack", async (_request, reply) => {
     const slack = signInWithSlack(deps);
-    const started = refusedAs403(() => slack.start());
+    const started = await refusedAs403(() => slack.start());
     void reply.setCookie(STATE_COOKIE, started.state, {
       httpOnly: true,
       // Slack sends the browser back with a top-level GET from its own site: Strict would drop the cookie.
@@ -98,7 +98,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: SignInDeps): 
     const slack = signInWithSlack(deps);
     void reply.clearCookie(STATE_COOKIE, { path: "/console/signin/slack" });
     const person = await refusedAs403(() => slack.finish(rawQuery(request), request.cookies[STATE_COOKIE]), deps.logger);
-    opened(request, reply, deps.sessions.open(person, "answerer"));
+    opened(request, reply, await deps.sessions.open(person, "answerer"));
     return reply.header("cache-control", "no-store").redirect("/console", 303);
   });
 }
@@ -109,16 +109,12 @@ function signInWithSlack(deps: SignInDeps): SlackOpenId {
 }
 
 /** The step's result; a SignInRefused becomes a 403 with its reason (logged). */
-function refusedAs403<T>(step: () => T, logger?: Logger): T {
-  const refused = (error: unknown): never => {
+async function refusedAs403<T>(step: () => Promise<T>, logger?: Logger): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
     if (!(error instanceof SignInRefused)) throw error;
     logger?.warn({ reason: error.message }, "console: Sign in with Slack refused");
     throw new RelayError("relay_forbidden", error.message);
-  };
-  try {
-    const result = step();
-    return (result instanceof Promise ? result.catch(refused) : result) as T;
-  } catch (error) {
-    return refused(error);
   }
 }

@@ -8,8 +8,9 @@
  * SLACK_API_URL, so a proxy, GovSlack or a test's stand-in serves all three.
  *
  * openid-client checks what matters: the `state` the browser came back with
- * against the one sent (and kept, with the nonce, in this instance's memory
- * for 10 minutes, used once), the ID token's `nonce`, issuer, audience and
+ * against the one sent (and kept, with the nonce, in the relay's store under
+ * the state's SHA-256 for 10 minutes, used once, so the callback may land
+ * on any instance: src/requests/sign-ins.ts), the ID token's `nonce`, issuer, audience and
  * expiry, and that userInfo speaks of the same subject. The ID token comes
  * straight from Slack's token endpoint over TLS in answer to our client
  * secret, so its signature is not checked against Slack's keys (OpenID
@@ -18,6 +19,7 @@
  */
 import * as oidc from "openid-client";
 import { answererIn, type Answerer } from "../requests/policy.js";
+import { signInDigest, type SignInStore } from "../requests/sign-ins.js";
 
 export interface SlackOpenIdOptions {
   clientId: string;
@@ -26,6 +28,8 @@ export interface SlackOpenIdOptions {
   apiUrl: string;
   /** RELAY_PUBLIC_URL: the redirect URL is `<publicUrl>/console/signin/slack/callback`. */
   publicUrl: string;
+  /** Where started sign-ins wait for Slack's callback: the relay's store (memory, or Redis for every instance). */
+  store: SignInStore;
   /** Unix time in milliseconds. */
   now?: () => number;
   /** How long a started sign-in may come back (ms); default 10 minutes. */
@@ -39,8 +43,6 @@ const SCOPES = "openid profile";
 /** The claims Slack adds for the person's user and workspace ids. */
 const USER_ID_CLAIM = "https://slack.com/user_id";
 const TEAM_ID_CLAIM = "https://slack.com/team_id";
-/** Most sign-ins in flight at once: more are refused rather than kept. */
-const MAX_PENDING = 10_000;
 
 /** Why a sign-in failed, as the person is told (never a token or a code). */
 export class SignInRefused extends Error {
@@ -50,7 +52,7 @@ export class SignInRefused extends Error {
 export class SlackOpenId {
   private readonly config: oidc.Configuration;
   private readonly redirectUri: string;
-  private readonly pending = new Map<string, { nonce: string; expiresAt: number }>();
+  private readonly store: SignInStore;
   private readonly now: () => number;
   private readonly pendingTtlMs: number;
 
@@ -69,17 +71,20 @@ export class SlackOpenId {
     // Only a stand-in on this machine speaks plain HTTP (a test's, or a local proxy): Slack itself is HTTPS.
     if (api.protocol === "http:") oidc.allowInsecureRequests(this.config);
     this.redirectUri = `${options.publicUrl}${CALLBACK_PATH}`;
+    this.store = options.store;
     this.now = options.now ?? Date.now;
     this.pendingTtlMs = options.pendingTtlMs ?? 10 * 60_000;
   }
 
   /** A new sign-in: Slack's authorize URL to send the browser to, and its state (the browser keeps it in a cookie too). */
-  start(): { url: string; state: string } {
-    this.prune();
-    if (this.pending.size >= MAX_PENDING) throw new SignInRefused("Too many sign-ins are in progress: try again in a few minutes.");
+  async start(): Promise<{ url: string; state: string }> {
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    this.pending.set(state, { nonce, expiresAt: this.now() + this.pendingTtlMs });
+    const now = this.now();
+    // The memory store holds a bounded number (anyone who reaches the relay may start one); Redis drops them at their TTL.
+    if (!(await this.store.put("slack", signInDigest(state), { nonce, expiresAt: now + this.pendingTtlMs }, now))) {
+      throw new SignInRefused("Too many sign-ins are in progress: try again in a few minutes.");
+    }
     const url = oidc.buildAuthorizationUrl(this.config, { redirect_uri: this.redirectUri, scope: SCOPES, state, nonce });
     return { url: url.href, state };
   }
@@ -93,9 +98,9 @@ export class SlackOpenId {
   async finish(query: string, cookieState: string | undefined): Promise<Answerer> {
     const params = new URLSearchParams(query);
     const state = params.get("state") ?? "";
-    const started = this.pending.get(state);
-    this.pending.delete(state);
-    if (!started || started.expiresAt <= this.now() || cookieState !== state) {
+    // Used up whatever follows: a state comes back once.
+    const started = state === "" ? undefined : await this.store.take("slack", signInDigest(state), this.now());
+    if (!started || cookieState !== state) {
       throw new SignInRefused("This sign-in was not started in this browser, was used already or took too long: sign in again.");
     }
     if (params.has("error")) throw new SignInRefused(`Slack did not sign you in (${params.get("error")}).`);
@@ -115,10 +120,5 @@ export class SlackOpenId {
     const team = claims[TEAM_ID_CLAIM];
     // Placed in their workspace as a Slack click is: a guest from another one is checked as such.
     return answererIn({ id, ...(typeof claims.name === "string" ? { name: claims.name } : {}) }, typeof team === "string" ? team : undefined);
-  }
-
-  private prune(): void {
-    const now = this.now();
-    for (const [state, started] of this.pending) if (started.expiresAt <= now) this.pending.delete(state);
   }
 }

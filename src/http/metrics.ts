@@ -67,7 +67,7 @@ export class RelayMetrics {
     const slackCalls = counter("relay_slack_calls_total", "Slack Web API calls made, by method and outcome (ok, ratelimited, error).", ["method", "outcome"]);
     const queueEntries = counter(
       "relay_queue_entries_total",
-      "Attempts at leased queue entries (posting, updates, reminders, notices, callbacks), by queue and outcome (done, retried, dropped, released).",
+      "Attempts at leased queue entries (posting, updates, reminders, notices, callbacks, tallies), by queue and outcome (done, retried, dropped, released).",
       ["queue", "outcome"],
     );
     const limited = counter(

@@ -24,19 +24,19 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../logger.js";
 import type { AnswerResult } from "./answering.js";
 import { ruleCreatedEntry, ruleRevokedEntry, ruleUsedEntry, type AuditRecorder } from "./audit-entries.js";
-import type { RequestMessenger } from "./delivery.js";
 import type { PeopleDirectory } from "./directory.js";
 import type { RequestRecord } from "./model.js";
 import { refusalFor, type Answerer } from "./policy.js";
 import { answeredByRule, ruleMinutesOf, ruleScopeOf, takesRules } from "./rule-matching.js";
-import { RuleTally } from "./rule-tally.js";
+import type { RuleTallies } from "./rule-tally.js";
 import type { Rule, RuleCreator, RuleQuery, RuleRevoker, RuleStore } from "./rules.js";
 
 export interface RuleBookDeps {
   store: RuleStore;
   directory: PeopleDirectory;
   audit: AuditRecorder;
-  messenger: Pick<RequestMessenger, "postRuleTally" | "updateRuleTally">;
+  /** The `tallies` queue's handler, which shows a rule's uses in its thread; absent: no tally (no Slack). */
+  tallies?: Pick<RuleTallies, "show">;
   logger: Logger;
   /** Unix time in milliseconds. */
   now: () => number;
@@ -65,14 +65,12 @@ export interface RevokeScope {
 }
 
 export class RuleBook {
-  private readonly tally: RuleTally;
   private readonly newId: () => string;
   /** Uses being counted (then shown in the tally); idle() waits for them. */
   private readonly counting = new Set<Promise<void>>();
 
   constructor(private readonly deps: RuleBookDeps) {
     this.newId = deps.newId ?? randomUUID;
-    this.tally = new RuleTally({ store: deps.store, messenger: deps.messenger, logger: deps.logger, now: deps.now });
   }
 
   /** The rule that answers `record` (new, pending, not stored yet) at once, or undefined: then people are asked. Never throws. */
@@ -104,7 +102,7 @@ export class RuleBook {
       .then((counted) => {
         audit.record(ruleUsedEntry(stored, counted ?? match.rule));
         logger.info({ id: stored.id, rule: match.rule.id, uses: counted?.uses }, "request answered by a rule");
-        if (counted) this.tally.show(counted.id);
+        if (counted?.message) return this.deps.tallies?.show(counted.id);
       })
       .catch((error: unknown) => {
         audit.record(ruleUsedEntry(stored, match.rule));
@@ -162,10 +160,9 @@ export class RuleBook {
     return revoked;
   }
 
-  /** Resolves once every use counted and every tally update started so far has settled. */
+  /** Resolves once every use counted (and its tally shown) so far has settled. */
   async idle(): Promise<void> {
     while (this.counting.size > 0) await Promise.all([...this.counting]);
-    await this.tally.idle();
   }
 }
 

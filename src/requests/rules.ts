@@ -113,13 +113,11 @@ export interface RuleStore {
   /** Removes the rule (and its scope, while that still names it); returns it as it was, or undefined when it no longer lived. */
   revoke(id: string, now: number): Promise<Rule | undefined>;
   /**
-   * Leases the posting of the rule's tally (the thread reply counting its
-   * uses) to the caller until `until` (Unix ms): true when the rule lives,
-   * has no tally recorded and no other lease runs. A poster that dies leaves
-   * the next one to post once the lease ran out.
+   * Records the ts of the rule's tally (the thread reply counting its uses)
+   * unless one is recorded already (the first wins); returns the rule as it
+   * now is, or undefined when it no longer lives. Who posts the tally is
+   * settled by the `tallies` queue's lease (./rule-tally.ts), not here.
    */
-  claimTally(id: string, now: number, until: number): Promise<boolean>;
-  /** Records the tally's ts unless one is recorded already (the first wins); returns the rule as it now is, or undefined when it no longer lives. */
   setTally(id: string, ts: string, now: number): Promise<Rule | undefined>;
   close(): Promise<void>;
 }

@@ -32,6 +32,7 @@ import { expiryOf } from "./timeout.js";
 import { OutcomeNotices } from "./outcome-notices.js";
 
 import { RuleBook, type RuleGrant } from "./rule-book.js";
+import { ruleTalliesOf } from "./rule-tally.js";
 import { createRequest, type CreatingContext } from "./creating.js";
 import { DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from "./service-deps.js";
 import { ruleDecision, takesRules } from "./rule-matching.js";
@@ -54,7 +55,7 @@ export class RequestService {
   private readonly ending: Ending;
   private readonly delivery: Delivery;
   private readonly updates: UpdateOutbox;
-  /** Every leased queue but the callbacks: posting, message updates, reminders, outcome notices. */
+  /** Every leased queue but the callbacks: posting, message updates, reminders, outcome notices, rule tallies. */
   private readonly worker: QueueWorker;
   private readonly outage: OutageLog;
   /** Settles once the worker started by startSweeper has stopped. */
@@ -123,8 +124,12 @@ export class RequestService {
     this.worker.add(this.updates);
     this.worker.add(new Reminders({ store: deps.store, messenger, audit: this.audit, logger: this.logger, now: this.now }));
     this.worker.add(new OutcomeNotices({ store: deps.store, messenger, logger: this.logger, now: this.now }));
+    const tallies = deps.rules
+      ? ruleTalliesOf({ rules: deps.rules, store: deps.store, worker: this.worker, messenger, logger: this.logger, now: this.now })
+      : undefined;
+    if (tallies) this.worker.add(tallies);
     this.rules = deps.rules
-      ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, messenger, logger: this.logger, now: this.now })
+      ? new RuleBook({ store: deps.rules, directory: this.directory, audit: this.audit, ...(tallies ? { tallies } : {}), logger: this.logger, now: this.now })
       : undefined;
     this.creating = {
       deps,
@@ -402,7 +407,7 @@ export class RequestService {
   /**
    * Runs `expireDue` every `intervalMs` (./sweeper.ts) and the queue worker
    * (./queue-worker.ts: posting recovery, message updates, reminders, outcome
-   * notices), each queue looking every `intervalMs` when nothing is due;
+   * notices, rule tallies), each queue looking every `intervalMs` when nothing is due;
    * returns a function that stops both (`idle` waits for the worker's stop).
    */
   startSweeper(intervalMs: number): () => void {

@@ -21,7 +21,9 @@
  * any instance claims, retries and completes each part.
  *
  * Every such queue is a leased queue (QueueName), claimed, retried and
- * completed by name through the same three methods.
+ * completed by name through the same three methods. One queue no step of
+ * this store fills, a rule's tally (its uses live in the RuleStore), is
+ * filled by its caller (`enqueue`).
  *
  * A store backed by a service that can be down (Redis) answers every call,
  * or throws StoreUnavailableError, within its bound (DEFAULT_STORE_TIMEOUT_MS):
@@ -185,18 +187,24 @@ export interface StoreCounts {
  *   the message and dropped by the step that ends the request.
  * - `notices`: outcome notice parts (entry: `<id>:<part>`, see NoticePart).
  * - `callbacks`: callbacks to POST (entry: the id).
+ * - `tallies`: "Allow for a while" rules whose thread tally is to show
+ *   their uses again (entry: the rule's id; see requests/rule-tally.ts),
+ *   queued by the caller that counted a use (`enqueue`).
  *
- * An entry stays queued until completed, even after its request is forgotten
- * (then `get` returns undefined and its handler completes it).
+ * An entry stays queued until completed, even after its request (or rule)
+ * is forgotten (then its handler finds nothing and completes it).
  */
-export const QUEUE_NAMES = ["posting", "updates", "reminders", "notices", "callbacks"] as const;
+export const QUEUE_NAMES = ["posting", "updates", "reminders", "notices", "callbacks", "tallies"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** The queues a caller fills itself (`enqueue`); the store's own steps fill the others. */
+export type CallerQueueName = Extract<QueueName, "tallies">;
 
 /** A queued entry handed to one caller for the length of a lease. */
 export interface ClaimedEntry {
   /** The entry as queued: its request's id, or `<id>:<index>` / `<id>:<part>` (see entryKey). */
   key: string;
-  /** Id of the request the entry belongs to. */
+  /** Id of the request the entry belongs to (of the rule, in `tallies`). */
   id: string;
   /** Attempts made before this claim (0 for the first); `retry` records them. */
   attempts: number;
@@ -309,6 +317,13 @@ export interface RequestStore {
   retry(queue: QueueName, key: string, nextAt: number, attempts: number): Promise<boolean>;
   /** Forgets a queued entry (done, or given up); false when it was not queued. */
   complete(queue: QueueName, key: string): Promise<boolean>;
+  /**
+   * Queues `key` on a queue its caller fills (CallerQueueName), due at
+   * `dueAt` (Unix ms), unless it is queued already: then it keeps its due
+   * time, its lease and its attempts (a claim in hand is never cut short).
+   * True when it was added.
+   */
+  enqueue(queue: CallerQueueName, key: string, dueAt: number): Promise<boolean>;
   /**
    * Forgets a queued message update after its message was shown pending
    * with `shownApprovals` approvals (and, when given, the deadline

@@ -10,7 +10,8 @@
  * shard follows from its id (`shardOf`); a create picks an id of its agent
  * token's shard (`shardOfToken`), so every create of one token meets its
  * idempotency keys, pending count and same-ask keys on one shard. The rule keys share a tag of their own, and
- * the audit stream is one key (and its drops hash another, never in one script with it).
+ * the audit stream is one key (and its drops hash another, never in one script with it); the console's sign-in
+ * entries are one key each, untagged (no script touches two).
  *
  * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
  * keeps the key names the relay has always used (`<prefix>:deadlines`,
@@ -22,6 +23,7 @@
 import { createHash } from "node:crypto";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RuleScope } from "../requests/rules.js";
+import type { SignInKind } from "../requests/sign-ins.js";
 import { QUEUE_NAMES, type QueueName } from "../requests/store.js";
 
 /** Shards of the tagged layout (Redis Cluster): enough to spread over a few masters, few enough that a sweep of every shard stays cheap. */
@@ -39,7 +41,7 @@ export interface ShardKeys {
    * Each leased queue's keys (requests/store.ts QueueName), named after the
    * queue: a ZSET `<queue>` of entries scored by when each is due (Unix ms;
    * for `posting`, the end of the poster's lease) and a HASH
-   * `<queue without its last s>-attempts` of the attempts made at each entry
+   * `<queue in the singular>-attempts` of the attempts made at each entry
    * (none stored for 0).
    */
   readonly queues: Readonly<Record<QueueName, QueueKeys>>;
@@ -82,6 +84,11 @@ export interface StoreKeys {
   ruleScope(scope: RuleScope): string;
   /** ZSET of rule ids, scored by when each expires (Unix ms); the listing walks it. */
   readonly rules: string;
+  /**
+   * STRING: a console sign-in entry (src/requests/sign-ins.ts) as JSON, under the SHA-256 of its secret, expiring with it.
+   * The same name in both layouts, with no hash tag: each command and script touches one such key, so they spread over the slots.
+   */
+  signIn(kind: SignInKind, digest: string): string;
 }
 
 /** FNV-1a over the UTF-16 code units: cheap, stable across processes and versions. */
@@ -91,14 +98,18 @@ function spread(text: string, buckets: number): number {
   return (hash >>> 0) % buckets;
 }
 
+/** A queue's name for one of its entries: `callbacks` → `callback`, `tallies` → `tally`. */
+const singular = (queue: QueueName) => queue.replace(/ies$/, "y").replace(/s$/, "");
+
 function shardKeys(base: string): ShardKeys {
   return {
     deadlines: `${base}:deadlines`,
     idempotency: (scopedKey) => `${base}:idem:${scopedKey}`,
     message: (slack) => `${base}:msg:${slack.channel}:${slack.ts}`,
-    queues: Object.fromEntries(
-      QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${queue.replace(/s$/, "")}-attempts` }]),
-    ) as Record<QueueName, QueueKeys>,
+    queues: Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, { due: `${base}:${queue}`, attempts: `${base}:${singular(queue)}-attempts` }])) as Record<
+      QueueName,
+      QueueKeys
+    >,
     recent: `${base}:recent`,
     pendingOf: (tokenName) => `${base}:pending:${tokenName}`,
     sameAs: (key) => `${base}:same:${key}`,
@@ -115,7 +126,13 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     createHash("sha256")
       .update(JSON.stringify([token, sessionId, toolName]))
       .digest("hex");
-  const common = { ended: `${prefix}:ended`, changed: `${prefix}:changed`, audit: `${prefix}:audit`, auditDrops: `${prefix}:audit:drops` };
+  const common = {
+    ended: `${prefix}:ended`,
+    changed: `${prefix}:changed`,
+    audit: `${prefix}:audit`,
+    auditDrops: `${prefix}:audit:drops`,
+    signIn: (kind: SignInKind, digest: string) => `${prefix}:console:${kind}:${digest}`,
+  };
   if (shards === undefined) {
     return {
       ...common,

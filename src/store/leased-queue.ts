@@ -8,7 +8,7 @@
 import type { RequestStore } from "../requests/store.js";
 
 /** The RequestStore methods over the queues (memory-queues.ts, redis-queues.ts). */
-export type QueueMethods = Pick<RequestStore, "claim" | "retry" | "complete" | "completePendingUpdate">;
+export type QueueMethods = Pick<RequestStore, "claim" | "retry" | "complete" | "enqueue" | "completePendingUpdate">;
 
 export interface LeasedEntry {
   key: string;
@@ -22,6 +22,13 @@ export class LeasedQueue {
   /** Queues `key` due at `dueAt`; one already queued keeps the attempts made (as ZADD leaves the attempts hash). */
   add(key: string, dueAt: number): void {
     this.entries.set(key, { dueAt, attempts: this.entries.get(key)?.attempts ?? 0 });
+  }
+
+  /** Queues `key` due at `dueAt` unless it is queued already (as ZADD NX); true when it was added. */
+  addNew(key: string, dueAt: number): boolean {
+    if (this.entries.has(key)) return false;
+    this.entries.set(key, { dueAt, attempts: 0 });
+    return true;
   }
 
   has(key: string): boolean {

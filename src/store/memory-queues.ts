@@ -57,6 +57,7 @@ export class MemoryQueues {
           .map(({ key, attempts }) => ({ key, id: entryOfKey(queue, key).id, attempts })),
       retry: async (queue, key, nextAt, attempts) => this.of(queue).retry(key, nextAt, attempts),
       complete: async (queue, key) => this.of(queue).complete(key),
+      enqueue: async (queue, key, dueAt) => this.of(queue).addNew(key, dueAt),
       async completePendingUpdate(id, shownApprovals, retryAt, shownExpiresAt) {
         const record = read(id);
         const moved = shownExpiresAt !== undefined && record?.expiresAt !== shownExpiresAt;

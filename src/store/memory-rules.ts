@@ -10,8 +10,6 @@ export function createMemoryRuleStore(): RuleStore {
   const rules = new Map<string, Rule>();
   /** Scope key → id of the scope's live rule. */
   const scopes = new Map<string, string>();
-  /** Tally lease ends (Unix ms), by rule id. */
-  const leases = new Map<string, number>();
 
   const keyOf = (scope: RuleScope) => JSON.stringify([scope.token, scope.sessionId, scope.toolName]);
 
@@ -19,7 +17,6 @@ export function createMemoryRuleStore(): RuleStore {
     const rule = rules.get(id);
     if (!rule) return;
     rules.delete(id);
-    leases.delete(id);
     const key = keyOf(rule);
     if (scopes.get(key) === id) scopes.delete(key);
   }
@@ -79,18 +76,10 @@ export function createMemoryRuleStore(): RuleStore {
       return copy(rule);
     },
 
-    async claimTally(id, now, until) {
-      const rule = live(id, now);
-      if (!rule || rule.tallyTs !== undefined || (leases.get(id) ?? 0) > now) return false;
-      leases.set(id, until);
-      return true;
-    },
-
     async setTally(id, ts, now) {
       const rule = live(id, now);
       if (!rule) return undefined;
       rule.tallyTs ??= ts;
-      leases.delete(id);
       return copy(rule);
     },
 

@@ -48,7 +48,7 @@ import type { RedisOptions } from "ioredis";
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import { StoreUnavailableError } from "../requests/errors.js";
-import type { RedisClient } from "./redis-target.js";
+import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
 
 /** How long a new connection to Redis may take to open (ms). */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -183,4 +183,29 @@ export function within<T>(ms: number, task: Promise<T>): Promise<T | undefined> 
     { ms },
     () => undefined,
   );
+}
+
+/** A store's own connection to `target` for commands and scripts (bounded by `timeoutMs`), kept connected and watched as `name`; the store quits it with shutdown(). */
+export function openCommandConnection(target: RedisTargetInput, timeoutMs: number, name: string, logger: Logger): RedisClient {
+  const redis = openRedis(target, commandConnectionOptions(timeoutMs));
+  keepConnected(redis);
+  watchConnection(redis, name, logger);
+  return redis;
+}
+
+/**
+ * A store's calls on `redis`, each bounded by `timeoutMs` (StoreUnavailableError
+ * after, named `<scope> <operation>`). On a connection of the store's own
+ * (`owned`: no offline queue, so commands fail until it is ready) each first
+ * waits for it to be ready, within the same bound.
+ */
+export function boundedCalls(redis: RedisClient, owned: boolean, scope: string, timeoutMs: number) {
+  const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
+  connected.catch(() => undefined);
+  return <T>(operation: string, run: () => Promise<T>): Promise<T> =>
+    bounded(
+      `${scope} ${operation}`,
+      timeoutMs,
+      connected.then(() => run()),
+    );
 }

@@ -44,8 +44,9 @@ export async function probeRedis(target: RedisTarget, { windowMs = DEFAULT_STORE
     const look = target.mode === "sentinel" ? await lookThroughSentinels(target, left) : await ping(target, left);
     if (look.kind === "ok") return undefined;
     if (look.kind === "problem") return look.problem;
-    if (Date.now() + RETRY_MS >= end) return { kind: "unreachable", by: look.by, reason: look.reason, seconds: Math.round(windowMs / 1000) };
-    await sleep(RETRY_MS);
+    // Given up only once the whole window has passed (the line says so), with a last look at its end.
+    if (Date.now() >= end) return { kind: "unreachable", by: look.by, reason: look.reason, seconds: Math.round(windowMs / 100) / 10 };
+    await sleep(Math.min(RETRY_MS, end - Date.now()));
   }
 }
 

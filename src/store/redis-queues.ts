@@ -4,7 +4,8 @@
  * Lua triad (claim-entries, retry-entry, complete-entry) for every queue,
  * each on the queue's own zset and attempts hash (./keys.ts). The steps that
  * fill them (create, set-slack, approve, every transition) are in
- * redis-store.ts.
+ * redis-store.ts; a queue its caller fills (`enqueue`: rule tallies) takes
+ * one ZADD NX, atomic without a script.
  *
  * Each shard has its own queues, and an entry sits on its request's shard;
  * a claim over several shards (Redis Cluster) looks at every shard's due
@@ -16,6 +17,7 @@ import { entryOfKey, type QueueName } from "../requests/store.js";
 import { toClaimedEntries, toPendingUpdateResult, toQueuedResult } from "./codes.js";
 import type { StoreKeys } from "./keys.js";
 import type { QueueMethods } from "./leased-queue.js";
+import { redisCall } from "./redis-connection.js";
 import { claimAcross } from "./redis-shards.js";
 import type { RedisClient } from "./redis-target.js";
 import type { Scripts } from "./scripts.js";
@@ -56,6 +58,11 @@ export function queueMethods(context: RedisContext): QueueMethods {
       call(`retry ${queue}`, async () => toQueuedResult("retry-entry", await scripts.retryEntry(queueKeys(queue, key), [key, nextAt, attempts]))),
     complete: (queue, key) =>
       call(`complete ${queue}`, async () => toQueuedResult("complete-entry", await scripts.completeEntry(queueKeys(queue, key), [key]))),
+    enqueue: (queue, key, dueAt) =>
+      call(`enqueue ${queue}`, async () => {
+        const [due] = queueKeys(queue, key);
+        return (await redisCall("ZADD", context.redis.zadd(due!, "NX", dueAt, key))) === 1;
+      }),
     completePendingUpdate: (id, shownApprovals, retryAt, shownExpiresAt) =>
       call("completePendingUpdate", async () => {
         const args = [id, shownApprovals, retryAt, ...(shownExpiresAt === undefined ? [] : [shownExpiresAt])];

@@ -5,7 +5,7 @@
  * session, tool → the scope's live rule id), both expiring with the rule
  * (PEXPIRE / SET PX), and a ZSET of rule ids scored by expiry for listing.
  * Every step that must be atomic is one Lua script (./lua: create-rule-4,
- * use-rule-1, revoke-rule-3, claim-tally-1, set-tally-1); each also checks
+ * use-rule-1, revoke-rule-3, set-tally-1); each also checks
  * the rule's own `expiresAt` against the caller's clock, so a rule past its
  * time never applies while Redis still keeps its key.
  *
@@ -21,8 +21,8 @@ import { Rule, scopeOf, type CreatedRule, type RuleQuery, type RuleStore } from 
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { parseScriptReply, ScriptCode, type ScriptReply } from "./codes.js";
 import { CLUSTER_SHARDS, storeKeys } from "./keys.js";
-import { bounded, commandConnectionOptions, keepConnected, redisCall, shutdown, watchConnection } from "./redis-connection.js";
-import { openRedis, type RedisClient, type RedisTargetInput } from "./redis-target.js";
+import { boundedCalls, openCommandConnection, redisCall, shutdown } from "./redis-connection.js";
+import type { RedisClient, RedisTargetInput } from "./redis-target.js";
 import { pairsToHash } from "./redis-record.js";
 import { loadScripts, registerScripts, type ScriptArg, type ScriptName } from "./scripts.js";
 
@@ -47,9 +47,7 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
 
 /** A store that owns its connection to `target` (a redis:// or rediss:// URL, Sentinel's master, or a Redis Cluster), with the request store's bounded-call options; close() quits it. */
 export function connectRedisRuleStore(target: RedisTargetInput, options: ConnectRedisRuleStoreOptions = {}): RuleStore {
-  const redis = openRedis(target, commandConnectionOptions(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS));
-  keepConnected(redis);
-  watchConnection(redis, "rules", options.logger ?? silentLogger);
+  const redis = openCommandConnection(target, options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, "rules", options.logger ?? silentLogger);
   return buildRuleStore({ ...options, redis }, true);
 }
 
@@ -59,16 +57,7 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
   // On a cluster, the tagged layout: every rule key shares one slot, so each rule script touches one.
   const keys = storeKeys(prefix, redis instanceof Cluster ? CLUSTER_SHARDS : undefined);
   const scripts = registerScripts(redis, loadScripts());
-  // With no offline queue (connectRedisRuleStore), commands fail until the connection is ready.
-  const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
-  connected.catch(() => undefined);
-
-  const call = <T>(operation: string, run: () => Promise<T>): Promise<T> =>
-    bounded(
-      `rules ${operation}`,
-      timeoutMs,
-      connected.then(() => run()),
-    );
+  const call = boundedCalls(redis, owned, "rules", timeoutMs);
   const script = async (name: ScriptName, scriptKeys: string[], args: ScriptArg[]) =>
     parseScriptReply(name, await redisCall(`script ${name}`, scripts[name](scriptKeys, args)));
 
@@ -138,8 +127,6 @@ function buildRuleStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIM
         const key = keys.rule(id);
         return ruleOf(key, await script("revokeRule", [key, keys.ruleScope(rule), keys.rules], [id, now]));
       }),
-
-    claimTally: (id, now, until) => call("claimTally", async () => (await script("claimTally", [keys.rule(id)], [now, until])).code === ScriptCode.Applied),
 
     setTally: (id, ts, now) => call("setTally", async () => ruleOf(keys.rule(id), await script("setTally", [keys.rule(id)], [ts, now]))),
 

@@ -28,9 +28,9 @@ const FILES = {
   createRule: "create-rule-4.lua",
   useRule: "use-rule-1.lua",
   revokeRule: "revoke-rule-3.lua",
-  claimTally: "claim-tally-1.lua",
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
+  takeSignIn: "take-sign-in-1.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

@@ -101,6 +101,30 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 }
 
 /**
+ * Runs the compiled CLI on a real pseudo-terminal, through util-linux's
+ * `script` (stdin, stdout and stderr are then one terminal, as for a person
+ * at a shell): resolves with the exit code and everything the terminal
+ * showed, in order (stdout and stderr together, newlines as CR LF).
+ */
+export function startCliOnTerminal(args: string[], env: Record<string, string> = {}): CliRun {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, (compiled ??= compileCli()).entry, ...args].map(quote).join(" ");
+  const child = spawn("script", ["--quiet", "--return", "--command", command, "/dev/null"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const output = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk: Buffer) => (output.stdout += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString("utf8")));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, ...output }));
+  });
+  return { child, done, output };
+}
+
+/**
  * A test with its own relay stand-in and the environment that points the CLI
  * at it, so CLI tests can run concurrently (each spawn costs a second).
  */

@@ -2,24 +2,25 @@
  * Several Slack-side relay instances (./slack-relay.ts) on one real Redis,
  * as a deployment behind a load balancer runs them: each instance has its
  * own request store and rule store with their own connections, all on the
- * test's own key prefix, and its own clock to move. Slack's Web API is stubbed with nock, which
- * intercepts for every instance at once: stub on one instance's `api` and
- * its `calls` then hold what every instance asked of Slack.
+ * test's own key prefix, and its own clock to move. They share one Slack
+ * Web API stand-in and one script (./slack-script.ts), as instances of one
+ * deployment share Slack: script on any instance's `api` and its `calls`
+ * then hold what every instance asked of Slack.
  *
- * `useRelaysOnRedis` registers the hooks: no network but loopback, a fresh
- * prefix per test, and after each test every instance closed, no unexpected
- * Web API call, every key under the prefix deleted (never a flush: the
- * test Redis is shared).
+ * `useRelaysOnRedis` registers the hooks: a fresh prefix and stand-in per
+ * test, and after each test every instance closed, no unexpected Web API
+ * call, every key under the prefix deleted (never a flush: the test Redis
+ * is shared).
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { RequestStore } from "../../src/requests/store.js";
 import { connectRedisStore } from "../../src/store/redis-store.js";
 import { connectRedisRuleStore } from "../../src/store/redis-rules.js";
 import type { RuleStore } from "../../src/requests/rules.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "./redis.js";
 import { startSlackRelay, type SlackRelay, type SlackRelayOptions } from "./slack-relay.js";
-import type { FakeSlackApi } from "./slack.js";
+import { SlackScript } from "./slack-script.js";
+import { startSlackWebApi } from "./slack-web-api.js";
 
 export interface RelaysOnRedis {
   /** Starts one more instance on the test's prefix. */
@@ -30,6 +31,7 @@ export interface RelaysOnRedis {
 
 export function useRelaysOnRedis(): RelaysOnRedis {
   let prefix = "";
+  let api: SlackScript | undefined;
   const running = new Map<SlackRelay, [RequestStore, RuleStore]>();
 
   const stop = async (relay: SlackRelay) => {
@@ -41,20 +43,16 @@ export function useRelaysOnRedis(): RelaysOnRedis {
     expect(relay.unexpected).toEqual([]);
   };
 
-  beforeAll(() => {
-    nock.disableNetConnect();
-    nock.enableNetConnect("127.0.0.1");
-  });
-  afterAll(() => nock.enableNetConnect());
-  beforeEach(() => {
+  beforeEach(async () => {
     prefix = uniquePrefix();
+    api = new SlackScript(await startSlackWebApi());
   });
   afterEach(async () => {
     for (const relay of [...running.keys()]) await stop(relay);
     const admin = connectTestRedis();
     await deleteKeysUnder(admin, prefix);
     await admin.quit();
-    nock.cleanAll();
+    await api?.standIn.close();
   });
 
   return {
@@ -62,7 +60,7 @@ export function useRelaysOnRedis(): RelaysOnRedis {
       const store = connectRedisStore(REDIS_TEST_URL, { prefix });
       await store.ready();
       const rules = connectRedisRuleStore(REDIS_TEST_URL, { prefix });
-      const relay = await startSlackRelay({ ...options, store, rules });
+      const relay = await startSlackRelay({ ...options, store, rules, api: api! });
       running.set(relay, [store, rules]);
       return relay;
     },
@@ -71,7 +69,7 @@ export function useRelaysOnRedis(): RelaysOnRedis {
 }
 
 /** Answers the next `times` chat.postMessage calls (requests, thread replies, channel posts), each with a ts of its own. */
-export function onPosts(api: FakeSlackApi, times: number): FakeSlackApi {
+export function onPosts(api: SlackScript, times: number): SlackScript {
   let made = 0;
   return api.on(
     "chat.postMessage",

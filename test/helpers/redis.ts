@@ -1,10 +1,11 @@
 /**
  * Shared helpers for tests that run against a real Redis server: the one
  * test/global-setup.ts provides for the run (REDIS_TEST_URL, or a throwaway
- * redis-server it started), connections, a unique key prefix per test, and
- * cleanup of everything under that prefix.
+ * redis-server it started), connections, a unique key prefix per test,
+ * cleanup of everything under that prefix, and a Redis that never answers.
  */
 import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
 
@@ -63,4 +64,19 @@ export async function keysUnder(redis: Redis, prefix: string): Promise<string[]>
 export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
   const keys = await keysUnder(redis, prefix);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+}
+
+/** A server on loopback that takes connections and never answers: a Redis that hangs. `close()` drops its connections and stops it. */
+export async function silentRedis(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const { port } = silent.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    },
+  };
 }

@@ -3,7 +3,8 @@
  * run against the memory store and the Redis store so they stay
  * interchangeable: create, find by scope (never across tokens, sessions or
  * tools), expiry by the caller's clock, replacement within a scope, revoke,
- * atomic use counting, listing, and the tally lease.
+ * atomic use counting, listing, and the tally's ts (the first recorded wins;
+ * who posts it is the `tallies` queue's lease, in the store contract).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Rule, RuleStore } from "../../src/requests/rules.js";
@@ -82,7 +83,6 @@ export function runRuleStoreContract(name: string, makeStore: MakeRuleStore): vo
       expect(await store.use(rule.id, end)).toBeUndefined();
       expect(await store.list({ now: end, limit: 10 })).toStrictEqual([]);
       expect(await store.revoke(rule.id, end)).toBeUndefined();
-      expect(await store.claimTally(rule.id, end, end + 1000)).toBe(false);
       expect(await store.setTally(rule.id, "1.2", end)).toBeUndefined();
     });
 
@@ -157,18 +157,13 @@ export function runRuleStoreContract(name: string, makeStore: MakeRuleStore): vo
       expect(await ids({ limit: 0 })).toStrictEqual([]);
     });
 
-    it("leases the tally to one caller until the lease ends, and to nobody once its ts is recorded (the first wins)", async () => {
+    it("records the tally's ts once: the first recorded wins, and an unknown rule records nothing", async () => {
       const store = await open();
       const rule = ruleOf();
       await store.create(rule, T0);
-      expect(await store.claimTally(rule.id, T0 + 1, T0 + 1000)).toBe(true);
-      expect(await store.claimTally(rule.id, T0 + 2, T0 + 1000)).toBe(false);
-      expect(await store.claimTally(rule.id, T0 + 1000, T0 + 2000)).toBe(true);
       expect((await store.setTally(rule.id, "1700000001.000200", T0 + 1001))?.tallyTs).toBe("1700000001.000200");
       expect((await store.setTally(rule.id, "1700000009.000900", T0 + 1002))?.tallyTs).toBe("1700000001.000200");
-      expect(await store.claimTally(rule.id, T0 + 5000, T0 + 6000)).toBe(false);
       expect((await store.get(rule.id, T0 + 5000))?.tallyTs).toBe("1700000001.000200");
-      expect(await store.claimTally("no-such-rule", T0, T0 + 1000)).toBe(false);
       expect(await store.setTally("no-such-rule", "1.2", T0)).toBeUndefined();
     });
 

@@ -2,12 +2,12 @@
  * The relay as buildRelay (src/main.ts) makes it for integration tests of
  * its Slack side: a real RequestService and store, the real messenger and
  * Bolt HTTP receiver at POST /slack/events of the relay's HTTP server on
- * loopback, and Slack's Web API stubbed with nock (FakeSlackApi). Clocks are
+ * loopback, and Slack's Web API played by the loopback stand-in
+ * (./slack-web-api.ts) from the test's script (./slack-script.ts). Clocks are
  * controllable so expiry and retries take no time; nothing runs in the
  * background (tests sweep when they mean to).
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { silentLogger } from "../../src/logger.js";
 import type { RequestRecord } from "../../src/requests/model.js";
 import { CreateRequestBody } from "../../src/protocol/request-body.js";
@@ -23,7 +23,9 @@ import type { AuditEntry, AuditLog } from "../../src/requests/audit.js";
 import { createMemoryAuditLog } from "../../src/store/memory-audit.js";
 import type { RequestStore } from "../../src/requests/store.js";
 import { relayConfig } from "./relay-config.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, postToSlackEndpoint, SIGNING_SECRET, SLACK_API_URL, TEAM_ID, type PostOptions } from "./slack.js";
+import { BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET, TEAM_ID, type PostOptions } from "./slack.js";
+import { SlackScript } from "./slack-script.js";
+import { startSlackWebApi } from "./slack-web-api.js";
 
 export interface SlackRelayOptions {
   store?: RequestStore;
@@ -35,10 +37,13 @@ export interface SlackRelayOptions {
   routes?: Route[];
   /** The relay's metrics (they hear how every Web API call of its client ended); its own by default. */
   metrics?: RelayMetrics;
+  /** A script on a stand-in shared with other instances (it is then not closed by close()); a stand-in of the relay's own by default. */
+  api?: SlackScript;
 }
 
 export interface SlackRelay {
-  api: FakeSlackApi;
+  /** Slack's Web API: the test's script, and through `api.standIn` the stand-in's own powers (refuse, dropReply, waitFor, …). */
+  api: SlackScript;
   service: RequestService;
   /** URL of POST /slack/events on the loopback server. */
   url: string;
@@ -52,24 +57,18 @@ export interface SlackRelay {
   post(payload: { type: string }, options?: PostOptions): ReturnType<typeof postToSlackEndpoint>;
   /** Waits until every interaction and every Slack call it caused has finished. */
   settle(): Promise<void>;
-  /** Web API requests nock did not expect. */
+  /** Web API calls the script did not expect. */
   unexpected: string[];
   /** Every audit event the service recorded, oldest first (also passed on to the `audit` option). */
   audited: AuditEntry[];
   close(): Promise<void>;
 }
 
-export async function startSlackRelay({ store, rules, audit, routes, metrics }: SlackRelayOptions = {}): Promise<SlackRelay> {
+export async function startSlackRelay({ store, rules, audit, routes, metrics, api: shared }: SlackRelayOptions = {}): Promise<SlackRelay> {
   let offset = 0;
   const sleeps: number[] = [];
   const now = () => Date.now() + offset;
-  const api = new FakeSlackApi();
-  const unexpected: string[] = [];
-  const onNoMatch = (req: { method?: string; href?: string; path?: string }) => {
-    const where = req.href ?? req.path ?? "?";
-    if (!where.includes("127.0.0.1")) unexpected.push(`${req.method ?? "?"} ${where}`);
-  };
-  nock.emitter.on("no match", onNoMatch);
+  const api = shared ?? new SlackScript(await startSlackWebApi());
 
   // Storage this helper makes is its own to close; what a test gives, the test closes.
   const owned = { store: store ?? createMemoryStore(), rules: rules ?? createMemoryRuleStore() };
@@ -79,7 +78,7 @@ export async function startSlackRelay({ store, rules, audit, routes, metrics }: 
     audit?.record(entry);
   });
   const config = relayConfig(
-    { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL, SLACK_DEFAULT_CHANNEL: CHANNEL, RELAY_DEFAULT_TIMEOUT: "600" },
+    { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: api.url, SLACK_DEFAULT_CHANNEL: CHANNEL, RELAY_DEFAULT_TIMEOUT: "600" },
     { routes: routes ?? [] },
   );
   const relay = await buildRelay(config, {
@@ -113,7 +112,7 @@ export async function startSlackRelay({ store, rules, audit, routes, metrics }: 
     service,
     url,
     sleeps,
-    unexpected,
+    unexpected: api.unexpected,
     audited,
     advance: (ms) => {
       offset += ms;
@@ -127,9 +126,9 @@ export async function startSlackRelay({ store, rules, audit, routes, metrics }: 
     settle,
     async close() {
       await settle();
-      nock.emitter.removeListener("no match", onNoMatch);
       relay.http.server.closeAllConnections();
       await relay.close();
+      if (!shared) await api.standIn.close();
       await auditLog.close();
       if (!store) await owned.store.close();
       if (!rules) await owned.rules.close();
@@ -143,17 +142,12 @@ export function hasNoButtons(blocks: unknown): boolean {
 }
 
 /**
- * Registers the hooks most Slack integration files share: no network but
- * loopback, a fresh relay per test (handed to `use`), and after each test the
- * relay closed, no unexpected Web API call, nock cleaned.
+ * Registers the hooks most Slack integration files share: a fresh relay and
+ * stand-in per test (handed to `use`), and after each test the relay closed
+ * and no unexpected Web API call.
  */
 export function useSlackRelay(use: (relay: SlackRelay) => void, options: SlackRelayOptions = {}): void {
   let relay: SlackRelay | undefined;
-  beforeAll(() => {
-    nock.disableNetConnect();
-    nock.enableNetConnect("127.0.0.1");
-  });
-  afterAll(() => nock.enableNetConnect());
   beforeEach(async () => {
     relay = await startSlackRelay(options);
     use(relay);
@@ -161,7 +155,6 @@ export function useSlackRelay(use: (relay: SlackRelay) => void, options: SlackRe
   afterEach(async () => {
     await relay?.close();
     expect(relay?.unexpected).toEqual([]);
-    nock.cleanAll();
   });
 }
 

@@ -3,7 +3,9 @@
  * store-contract.ts against every store: the outcome notice queue (a thread
  * part for every ended request with a Slack message, a dm part when it has a
  * requestedBy, queued by the very step that ends it, leased like the other
- * queues) and an expiry that carries a decision (a route's onTimeout: halt).
+ * queues), an expiry that carries a decision (a route's onTimeout: halt),
+ * and the queue its caller fills (`enqueue`: rule tallies), leased like the
+ * others so one instance at a time shows a rule's tally.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -182,6 +184,46 @@ export function runOutcomeContract(open: OpenStore): void {
       await store.transition(answered.id, { status: "answered", decision: { reply: "y" }, answeredBy: { id: ALICE.id }, at: clock.t });
       const late = await store.transition(answered.id, { status: "expired", at: clock.t, decision: { reply: "q" } });
       expect(late).toMatchObject({ outcome: "already_ended", record: { status: "answered", decision: { reply: "y" } } });
+    });
+  });
+
+  describe("a queue its caller fills (rule tallies)", () => {
+    it("hands an entry queued by its caller to one claim until the lease ends, then again with the attempts made", async () => {
+      const { store, clock } = await open();
+      const rule = randomUUID();
+      expect(await store.enqueue("tallies", rule, clock.t + 5)).toBe(true);
+      expect(await store.claim("tallies", clock.t + 4, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("tallies", clock.t + 5, LEASE_MS, 10)).toStrictEqual([{ key: rule, id: rule, attempts: 0 }]);
+      expect(await store.claim("tallies", clock.t + 6, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.retry("tallies", rule, clock.t + 100, 1)).toBe(true);
+      expect(await store.claim("tallies", clock.t + 100, LEASE_MS, 10)).toStrictEqual([{ key: rule, id: rule, attempts: 1 }]);
+    });
+
+    it("an entry queued again while claimed keeps its lease and attempts; once completed it is queued anew", async () => {
+      const { store, clock } = await open();
+      const rule = randomUUID();
+      await store.enqueue("tallies", rule, clock.t);
+      await store.claim("tallies", clock.t, LEASE_MS, 10);
+      await store.retry("tallies", rule, clock.t + LEASE_MS, 2);
+      expect(await store.enqueue("tallies", rule, clock.t + 1)).toBe(false);
+      expect(await store.claim("tallies", clock.t + LEASE_MS - 1, LEASE_MS, 10)).toStrictEqual([]);
+      expect(await store.claim("tallies", clock.t + LEASE_MS, LEASE_MS, 10)).toStrictEqual([{ key: rule, id: rule, attempts: 2 }]);
+      expect(await store.complete("tallies", rule)).toBe(true);
+      expect(await store.enqueue("tallies", rule, clock.t + 2)).toBe(true);
+      expect(await store.claim("tallies", clock.t + 2, LEASE_MS, 10)).toStrictEqual([{ key: rule, id: rule, attempts: 0 }]);
+    });
+
+    it("each of many rules queued is handed out once when 10 claims race", async () => {
+      const { store, clock } = await open();
+      const rules = Array.from({ length: 6 }, () => randomUUID());
+      await Promise.all(rules.map((rule) => store.enqueue("tallies", rule, clock.t)));
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claim("tallies", clock.t, LEASE_MS, 1)));
+      expect(
+        claims
+          .flat()
+          .map(({ id }) => id)
+          .sort(),
+      ).toStrictEqual([...rules].sort());
     });
   });
 }

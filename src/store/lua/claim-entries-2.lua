@@ -1,6 +1,6 @@
 --[[
   Any leased queue (requests/store.ts QueueName: posting, updates,
-  reminders, notices, callbacks), each a zset of entries scored by when each
+  reminders, notices, callbacks, tallies), each a zset of entries scored by when each
   is due and a hash of the attempts made at each (store/keys.ts queues).
 
   Hands out the entries that are due, each to one caller only: every entry

@@ -1,6 +1,6 @@
 --[[
   Records the ts of a rule's tally unless one is recorded already (the
-  first wins), and ends the posting lease.
+  first wins). Who posts it is settled by the tallies queue's lease.
 
   KEYS[1] rule hash     <prefix>:rule:{<id>}
   ARGV[1] the tally's ts
@@ -15,5 +15,4 @@
 
 if not ruleLives(KEYS[1], ARGV[2]) then return {NOT_FOUND} end
 redis.call("HSETNX", KEYS[1], "tallyTs", ARGV[1])
-redis.call("HDEL", KEYS[1], "tallyLease")
 return reply(APPLIED, KEYS[1])

@@ -1,6 +1,9 @@
 import { describe } from "vitest";
 import { type RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
-import { cliTest as it, runCli, startCli } from "../../helpers/cli.js";
+import { cliTest as it, runCli, startCli, startCliOnTerminal } from "../../helpers/cli.js";
+
+/** What the countdown writes before each rewrite of its line: carriage return, then ANSI "erase line". */
+const CLEAR_LINE = "\r\x1b[2K";
 import { until } from "../../helpers/until.js";
 import { ALICE } from "../../fixtures/people.js";
 
@@ -143,6 +146,31 @@ describe.concurrent("approval-relay ask", () => {
     expect(result).toMatchObject({ code: 0, stdout: "yes\n" });
     expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(3);
     expect(result.stderr).not.toContain("\r");
+  });
+
+  it("on a real terminal, the countdown is one line rewritten every second, cleared before the next line and before the answer", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const next = relay.nextRequest();
+    const run = startCliOnTerminal(["ask", "Deploy v1.2.3?", "--timeout", "120"], env);
+    const request = await next;
+    const countdowns = () => run.output.stdout.split(CLEAR_LINE).filter((part) => /^approval-relay: waiting for an answer, \d:\d\d left$/.test(part));
+    await until(() => countdowns().length >= 3, 15_000, `three countdown writes; the terminal showed ${JSON.stringify(run.output.stdout)}`);
+    relay.answer(request.id, { answers: { answer: true } });
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    const screen = result.stdout;
+    // Each write rewrites the same line (carriage return, erase line), counting down from at most 2:00.
+    const shown = countdowns().map((part) => /(\d):(\d\d) left/.exec(part)!.slice(1).map(Number));
+    const seconds = shown.map(([m, s]) => m! * 60 + s!);
+    expect(seconds[0]).toBeLessThanOrEqual(120);
+    expect(seconds).toEqual([...seconds].sort((a, b) => b - a));
+    expect(screen.split("\n").filter((line) => line.includes("waiting for an answer,"))).toHaveLength(1);
+    // The first line stands alone, and the answer comes on a cleared line of its own.
+    expect(screen).toMatch(new RegExp(`^approval-relay: asked as request ${request.id}; waiting for an answer until [^\r\n]+\r\n`));
+    expect(screen.endsWith(`${CLEAR_LINE}yes\r\n`), JSON.stringify(screen.slice(-80))).toBe(true);
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -6,13 +6,15 @@
  * (no scripts/, no src/) runs dist/ without a check. The build itself is a
  * recording stand-in in a throwaway project (helpers/build-project.ts).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildProject, recordingBuild } from "../../helpers/build-project.js";
+import { freePort } from "../../helpers/ports.js";
+import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -32,6 +34,44 @@ describe("the approval-relay executable in this clone", () => {
     expect(result.stderr).toBe("");
     // A build takes 20–30 s; a start from a current build well under a second on an idle machine.
     expect(elapsed, `--help took ${elapsed} ms`).toBeLessThan(10_000);
+  });
+
+  it("serves from the built dist/ (as `npm link` runs it): a relay in local mode answers /healthz and serves the console page and its script", async () => {
+    const stateHome = mkdtempSync(join(tmpdir(), "relay-bin-state-"));
+    const port = await freePort();
+    const child = spawn(join(root, "bin", "approval-relay.mjs"), ["serve"], {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? "", HOME: stateHome, XDG_STATE_HOME: stateHome, PORT: String(port), RELAY_SHUTDOWN_GRACE: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await until(
+        () =>
+          child.exitCode !== null ||
+          fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        20_000,
+        "/healthz",
+      );
+      expect(child.exitCode, output).toBeNull();
+      const page = await fetch(`${url}/console`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script, html).toBeDefined();
+      expect((await fetch(`${url}${script!}`)).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      expect(await exited, output).toBe(0);
+      rmSync(stateHome, { recursive: true, force: true });
+    }
   });
 });
 

@@ -130,7 +130,7 @@ describe("approval-relay serve", () => {
     const ended = Date.now();
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `approval-relay serve: REDIS_URL: Redis at 127.0.0.1:${redisPort} did not answer within 2 s (connect ECONNREFUSED 127.0.0.1:${redisPort}): check the address, and that Redis runs and accepts this host\n`,
+      `approval-relay serve: REDIS_URL: Redis at 127.0.0.1:${redisPort} did not answer within 1.5 s (connect ECONNREFUSED 127.0.0.1:${redisPort}): check the address, and that Redis runs and accepts this host\n`,
     );
     const connecting = result.stdout
       .split("\n")

@@ -27,7 +27,7 @@ let relay: FullRelay;
 let browser: Browser;
 
 beforeAll(async () => {
-  // The page is served from dist/console: build it when the sources are newer, as npm start does.
+  // The page is served from dist/console-page: build it when the sources are newer, as npm start does.
   const root = fileURLToPath(new URL("../../..", import.meta.url));
   const built = spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", ""], { cwd: root, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stderr}`);

@@ -8,6 +8,7 @@ import { validate } from "@readme/openapi-parser";
 import { afterEach, describe, expect, it } from "vitest";
 import { openApiPath, ROUTES } from "../../../src/http/api.js";
 import { ConsoleSessions } from "../../../src/console/sessions.js";
+import { createMemorySignInStore } from "../../../src/store/memory-sign-ins.js";
 import { RelayMetrics } from "../../../src/http/metrics.js";
 import { openApiDocument, openApiText } from "../../../src/http/openapi.js";
 import { startApiRelay, type ApiRelay } from "../../helpers/api-relay.js";
@@ -73,7 +74,7 @@ describe("the OpenAPI document", () => {
 
     relay = await startApiRelay({
       metrics: new RelayMetrics(),
-      http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions(), links: true } },
+      http: { slackListener: () => undefined, console: { sessions: new ConsoleSessions({ store: createMemorySignInStore() }), links: true } },
     });
     const unserved = Object.values(ROUTES).filter(({ method, path }) => !relay!.app.hasRoute({ method, url: path }));
     expect(unserved).toEqual([]);

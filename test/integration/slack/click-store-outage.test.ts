@@ -9,8 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { NOT_RECORDED, NOT_RECORDED_FIELD } from "../../../src/slack/listeners/context.js";
 import { Action, encodeButton, encodeMetadata, Field, View } from "../../../src/slack/ids.js";
 import { NOT_EXTENDED } from "../../../src/slack/listeners/more-time.js";
@@ -29,11 +28,6 @@ let server: RedisServer | undefined;
 let store: RequestStore | undefined;
 let relay: SlackRelay | undefined;
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), "relay-outage-"));
 });
@@ -43,7 +37,6 @@ afterEach(async () => {
   await store?.close();
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  nock.cleanAll();
 });
 
 it("while Redis is down a click gets 'not recorded' and the buttons stay; once it is back, a click counts", { timeout: 30_000 }, async () => {

@@ -1,26 +1,20 @@
 /**
- * Posting requests to Slack through the real messenger and WebClient, with
- * the Web API stubbed by nock: permanent refusals fail the request with
- * Slack's error, transient ones are retried until the message is posted.
+ * Posting requests to Slack through the real messenger and WebClient of a
+ * relay built as `npm start` builds it, the Web API played by the stand-in:
+ * permanent refusals fail the request with Slack's error, transient ones are
+ * retried until the message is posted; /readyz's ping of Slack is cached.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
-import { createMemoryStore } from "../../../src/store/memory-store.js";
-import { RequestService } from "../../../src/requests/service.js";
-import { createSlackApp, createSlackClient } from "../../../src/slack/app.js";
+import { buildRelay, type Relay } from "../../../src/main.js";
+import { relayConfig } from "../../helpers/relay-config.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SIGNING_SECRET, SLACK_API_URL } from "../../helpers/slack.js";
-import { createSlackMessenger } from "../../../src/slack/messenger.js";
+import { BOT_TOKEN, CHANNEL, MESSAGE_TS, SIGNING_SECRET } from "../../helpers/slack.js";
+import { SlackScript } from "../../helpers/slack-script.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 import { ALICE } from "../../fixtures/people.js";
 
 const stepGate = { kind: "step_gate", toolName: "Bash", input: { command: "ls" } };
-
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
 
 describe("posting a request", () => {
   let relay: SlackRelay;
@@ -30,7 +24,6 @@ describe("posting a request", () => {
   afterEach(async () => {
     await relay.close();
     expect(relay.unexpected).toEqual([]);
-    nock.cleanAll();
   });
 
   it.each([["channel_not_found"], ["not_in_channel"], ["invalid_blocks"], ["is_archived"]])(
@@ -111,6 +104,13 @@ describe("posting a request", () => {
     relay.api.done();
   });
 
+  it("the messenger refuses a Slack answer without channel or ts as a permanent failure", async () => {
+    relay.api.on("chat.postMessage", { ok: true });
+    const record = await relay.create(stepGate);
+    expect(record.status).toBe("failed");
+    relay.api.done();
+  });
+
   it("a failing message update is retried later by the sweep and never changes the recorded answer", async () => {
     relay.api.onPost().on("chat.update", { ok: false, error: "internal_error" }).on("chat.update");
     const record = await relay.create(stepGate);
@@ -128,95 +128,77 @@ describe("posting a request", () => {
 });
 
 describe("readiness ping", () => {
-  afterEach(() => {
-    nock.abortPendingRequests();
-    nock.cleanAll();
+  let api: SlackScript;
+  let relay: Relay | undefined;
+  beforeEach(async () => {
+    api = new SlackScript(await startSlackWebApi());
+  });
+  afterEach(async () => {
+    await relay?.close();
+    relay = undefined;
+    await api.standIn.close();
+    expect(api.unexpected).toEqual([]);
   });
 
-  function app(clock?: () => number) {
-    const store = createMemoryStore();
-    const slack = createSlackApp({
-      botToken: BOT_TOKEN,
-      signingSecret: SIGNING_SECRET,
-      apiUrl: SLACK_API_URL,
-      logger: silentLogger,
-      service: new RequestService({
-        store,
-        messenger: { post: async () => ({ channel: "C", ts: "1" }), showEnded: async () => {}, remind: async () => {}, tellOutcome: async () => {} },
-        defaultTimeoutSeconds: 60,
-      }),
-      pingTimeoutMs: 200,
-      ...(clock ? { now: clock } : {}),
-    });
-    return slack;
+  /** The Slack app of a relay built as `npm start` builds it, its Web API the stand-in, on `clock` when given. */
+  async function app(clock?: () => number) {
+    const config = relayConfig({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: api.url });
+    relay = await buildRelay(config, { logger: silentLogger, ...(clock ? { now: clock } : {}) });
+    return relay.slack!.app;
   }
 
   it("constructing the app calls nothing; ping() asks auth.test with the bot token at SLACK_API_URL", async () => {
-    const authTest = nock("https://slack.test", { reqheaders: { authorization: `Bearer ${BOT_TOKEN}` } })
-      .post("/api/auth.test")
-      .reply(200, { ok: true, user_id: "U0BOT", bot_id: "B0BOT" });
-    const slack = app();
+    api.on("auth.test", { ok: true, user_id: "U0BOT", bot_id: "B0BOT" });
+    const slack = await app();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(authTest.isDone()).toBe(false);
+    expect(api.standIn.calls).toEqual([]);
     expect(await slack.ping()).toBe(true);
-    expect(authTest.isDone()).toBe(true);
+    expect(api.standIn.calls.map((call) => [call.method, call.authorization])).toEqual([["auth.test", `Bearer ${BOT_TOKEN}`]]);
+    api.done();
   });
 
   it("many /readyz probes within 10 s cost one auth.test call; the next one after 10 s asks Slack again", async () => {
-    const authTest = nock("https://slack.test").post("/api/auth.test").times(2).reply(200, { ok: true, user_id: "U0BOT" });
+    api.on("auth.test", { ok: true, user_id: "U0BOT" }, 2);
     const clock = { t: 1_800_000_000_000 };
-    const slack = app(() => clock.t);
+    const slack = await app(() => clock.t);
     expect(await Promise.all(Array.from({ length: 20 }, () => slack.ping()))).toEqual(Array(20).fill(true));
     for (let i = 0; i < 30; i += 1) {
       clock.t += 300;
       expect(await slack.ping()).toBe(true);
     }
-    expect(authTest.pendingMocks()).toHaveLength(1);
+    expect(api.callsTo("auth.test")).toHaveLength(1);
     clock.t += 1_000;
     expect(await slack.ping()).toBe(true);
-    expect(authTest.isDone()).toBe(true);
+    expect(api.callsTo("auth.test")).toHaveLength(2);
+    api.done();
   });
 
   it("a Slack outage is cached too: probes within 10 s do not call auth.test again", async () => {
-    const authTest = nock("https://slack.test").post("/api/auth.test").reply(200, { ok: false, error: "invalid_auth" });
+    api.on("auth.test", { ok: false, error: "invalid_auth" }).on("auth.test", { ok: true });
     const clock = { t: 1_800_000_000_000 };
-    const slack = app(() => clock.t);
+    const slack = await app(() => clock.t);
     expect(await slack.ping()).toBe(false);
-    expect(authTest.isDone()).toBe(true);
-    const recovered = nock("https://slack.test").post("/api/auth.test").reply(200, { ok: true });
+    expect(api.callsTo("auth.test")).toHaveLength(1);
     clock.t += 9_000;
     expect(await slack.ping()).toBe(false);
-    expect(recovered.isDone()).toBe(false);
+    expect(api.callsTo("auth.test")).toHaveLength(1);
     clock.t += 1_000;
     expect(await slack.ping()).toBe(true);
+    api.done();
   });
 
   it("ping() is false when Slack rejects the token", async () => {
-    new FakeSlackApi().on("auth.test", { ok: false, error: "invalid_auth" });
-    expect(await app().ping()).toBe(false);
+    api.on("auth.test", { ok: false, error: "invalid_auth" });
+    expect(await (await app()).ping()).toBe(false);
+    api.done();
   });
 
-  it("ping() is false when Slack does not answer in time", async () => {
-    nock("https://slack.test").post("/api/auth.test").delay(2000).reply(200, { ok: true });
+  it("ping() is false when Slack does not answer within the ping's 3 s", async () => {
+    api.on("auth.test", "hang");
+    const slack = await app();
     const started = Date.now();
-    expect(await app().ping()).toBe(false);
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(await slack.ping()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(4500);
+    api.done();
   });
-});
-
-it("the messenger refuses a Slack answer without channel or ts as a permanent failure", async () => {
-  const api = new FakeSlackApi().on("chat.postMessage", { ok: true });
-  const store = createMemoryStore();
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
-  const service = new RequestService({
-    store,
-    messenger: createSlackMessenger({ client, logger: silentLogger }),
-    defaultTimeoutSeconds: 60,
-    defaultChannel: CHANNEL,
-  });
-  const { record } = await service.create({ tokenName: "t", body: { kind: "step_gate", toolName: "Bash", input: {} } });
-  await service.idle();
-  expect((await service.get(record.id))?.status).toBe("failed");
-  api.done();
-  nock.cleanAll();
 });

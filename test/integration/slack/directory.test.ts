@@ -1,30 +1,29 @@
 /**
- * The Slack people directory on a real WebClient, the Web API stubbed with
- * nock: what it asks Slack, what it serves from its caches and for how long,
+ * The Slack people directory on a real WebClient, the Web API played by the
+ * loopback stand-in: what it asks Slack, what it serves from its caches and for how long,
  * and that every way Slack can fail ends in DirectoryUnavailableError.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { DirectoryUnavailableError } from "../../../src/requests/directory.js";
 import { createSlackClient } from "../../../src/slack/app.js";
 import { EMAIL_MAX_AGE_MS, MEMBERS_MAX_AGE_MS, MEMBERS_REFRESH_AFTER_MS, SlackPeopleDirectory } from "../../../src/slack/directory.js";
 import { ALICE, BOB, RELAY_BOT } from "../../fixtures/people.js";
-import { API_HOST, BOT_TOKEN, FakeSlackApi, SLACK_API_URL } from "../../helpers/slack.js";
+import { BOT_TOKEN } from "../../helpers/slack.js";
+import { SlackScript } from "../../helpers/slack-script.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+import { sleep } from "../../helpers/until.js";
 
 const GROUP = "S0ONCALL1";
 const EMAIL = "alice@example.com";
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-
-let api: FakeSlackApi;
+let api: SlackScript;
 let clock: { t: number };
 let logs: string[];
 
 function directory(options: { homeTeamId?: string; callTimeoutMs?: number } = {}) {
   const logger = createLogger({ level: "debug", write: (line) => logs.push(line) });
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger });
+  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: api.url, logger });
   return new SlackPeopleDirectory({ client, logger, now: () => clock.t, ...options });
 }
 
@@ -40,13 +39,14 @@ async function expectUnavailable(promise: Promise<unknown>, reason: string): Pro
   expect((error as DirectoryUnavailableError).reason).toBe(reason);
 }
 
-beforeEach(() => {
-  api = new FakeSlackApi();
+beforeEach(async () => {
+  api = new SlackScript(await startSlackWebApi());
   clock = { t: 1_700_000_000_000 };
   logs = [];
 });
-afterEach(() => {
-  nock.cleanAll();
+afterEach(async () => {
+  await api.standIn.close();
+  expect(api.unexpected).toEqual([]);
 });
 
 describe("user group members", () => {
@@ -149,11 +149,14 @@ describe("user group members", () => {
   });
 
   it("stops waiting after the call timeout with DirectoryUnavailableError, and a late answer still fills the cache", async () => {
-    nock(API_HOST).post("/api/usergroups.users.list").delay(300).reply(200, members(ALICE.id));
+    api.on("usergroups.users.list", async () => {
+      await sleep(300);
+      return members(ALICE.id);
+    });
     const people = directory({ callTimeoutMs: 50 });
     await expectUnavailable(people.usergroupMembers(GROUP), "usergroups.users.list: no answer within 50 ms");
     await vi.waitFor(async () => expect(await people.usergroupMembers(GROUP)).toEqual(new Set([ALICE.id])));
-    expect(nock.isDone()).toBe(true);
+    api.done();
   });
 
   it("never serves an entry 60 s old, even when Slack then fails", async () => {
@@ -226,7 +229,7 @@ describe("user id by email", () => {
 describe("the relay's team id", () => {
   it("is the seeded one, without a call", async () => {
     expect(await directory({ homeTeamId: "T0HOME001" }).homeTeamId()).toBe("T0HOME001");
-    expect(api.calls).toEqual([]);
+    expect(api.standIn.calls).toEqual([]);
   });
 
   it("is asked of auth.test once, then kept", async () => {
@@ -249,6 +252,6 @@ describe("the relay's team id", () => {
     const people = directory();
     people.knowHomeTeamId("T0HOME001");
     expect(await people.homeTeamId()).toBe("T0HOME001");
-    expect(api.calls).toEqual([]);
+    expect(api.standIn.calls).toEqual([]);
   });
 });

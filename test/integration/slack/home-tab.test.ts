@@ -1,60 +1,54 @@
 /**
- * The App Home tab's gathering and publishing (src/slack/home-tab.ts) on a
- * real RequestService, memory stores, the Slack people directory and a
- * real WebClient, the Web API stubbed with nock: which pending requests
+ * The App Home tab's gathering and publishing (src/slack/home-tab.ts) on the
+ * RequestService, people directory and WebClient of a relay built as
+ * `npm start` builds it (memory stores), the Web API played by the loopback
+ * stand-in: which pending requests
  * wait on a person, how many are shown and counted, links built from the
  * workspace URL asked once, one view per person at a time, and every
  * failure logged and shown, never thrown.
  */
 import type { HomeView } from "@slack/types";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
+import { buildRelay, type Relay } from "../../../src/main.js";
 import type { RequestPolicy, RequestRecord } from "../../../src/requests/model.js";
-import { RequestService } from "../../../src/requests/service.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
-import { createSlackClient } from "../../../src/slack/app.js";
 import { HOME_LIMITS, type HomeWaiting } from "../../../src/slack/blocks/index.js";
 import { ChannelQueue } from "../../../src/slack/channel-queue.js";
-import { SlackPeopleDirectory } from "../../../src/slack/directory.js";
 import { HomeTab } from "../../../src/slack/home-tab.js";
 import { MessageLinks } from "../../../src/slack/permalinks.js";
-import { createMemoryRuleStore } from "../../../src/store/memory-rules.js";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { deployPolicy, ONCALL } from "../../fixtures/policies.js";
 import { CREATED_AT, permissionRecord } from "../../fixtures/records.js";
 import { sectionText } from "../../helpers/blocks.js";
-import { FakeMessenger } from "../../helpers/fake-messenger.js";
-import { BOT_TOKEN, FakeSlackApi, SLACK_API_URL, TEAM_ID } from "../../helpers/slack.js";
+import { relayConfig } from "../../helpers/relay-config.js";
+import { BOT_TOKEN, TEAM_ID } from "../../helpers/slack.js";
+import { SlackScript } from "../../helpers/slack-script.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 
 const NOW = CREATED_AT + 60_000;
 const WORKSPACE = { ok: true, url: "https://acme.slack.com/" };
 const ALICE_ONLY: RequestPolicy = { alwaysAllow: "tool", approvers: { users: [ALICE.id] } };
 
-let api: FakeSlackApi;
+let api: SlackScript;
+let relay: Relay | undefined;
 let clock: { t: number };
 let logs: string[];
 let store: RequestStore;
 let home: HomeTab;
 let seq: number;
 
-function start(storeOverride?: RequestStore) {
+/** A relay on `storeOverride` (the test's store by default) and the test's clock, and a Home tab on its service and Web API client. */
+async function start(storeOverride?: RequestStore) {
+  await relay?.close();
   const logger = createLogger({ level: "warn", write: (line) => logs.push(line) });
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger });
   const now = () => clock.t;
-  const directory = new SlackPeopleDirectory({ client, logger, now, homeTeamId: TEAM_ID });
-  const service = new RequestService({
-    store: storeOverride ?? store,
-    messenger: new FakeMessenger(),
-    rules: createMemoryRuleStore(),
-    directory,
-    defaultTimeoutSeconds: 600,
-    logger,
-    now,
-  });
-  home = new HomeTab({ service, client, links: new MessageLinks({ client, logger, now }), queue: new ChannelQueue({ now }), logger, now });
+  const config = relayConfig({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: api.url, RELAY_DEFAULT_TIMEOUT: "600" });
+  relay = await buildRelay(config, { store: storeOverride ?? store, now, logger, slack: { homeTeamId: TEAM_ID } });
+  const client = relay.slack!.app.client;
+  home = new HomeTab({ service: relay.service, client, links: new MessageLinks({ client, logger, now }), queue: new ChannelQueue({ now }), logger, now });
 }
 
 /** Stores a pending request created `seq` ms after the last, its message at ts 1700000000.000<seq>. */
@@ -76,19 +70,20 @@ const waitingOf = async (person = ALICE) => (await home.content(person)).waiting
 const ids = (waiting: HomeWaiting) => waiting.shown.map((item) => item.record.id);
 const published = () => api.callsTo("views.publish").map((call) => call.args.view as HomeView);
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-beforeEach(() => {
-  api = new FakeSlackApi();
+beforeEach(async () => {
+  api = new SlackScript(await startSlackWebApi());
   clock = { t: NOW };
   logs = [];
   seq = 0;
   store = createMemoryStore({ now: () => clock.t });
-  start();
+  await start();
 });
 afterEach(async () => {
   await home.idle();
-  nock.cleanAll();
+  await relay?.close();
+  relay = undefined;
+  await api.standIn.close();
+  expect(api.unexpected).toEqual([]);
 });
 
 describe("the requests waiting on a person", () => {
@@ -173,7 +168,7 @@ describe("publishing", () => {
   });
 
   it("logs a publish Slack refuses, never throws, and shows what could not be read", async () => {
-    start({ ...store, listRequests: () => Promise.reject(new StoreUnavailableError("test: the store is away")) });
+    await start({ ...store, listRequests: () => Promise.reject(new StoreUnavailableError("test: the store is away")) });
     api.on("auth.test", WORKSPACE).on("views.publish", { ok: false, error: "not_enabled" }).on("views.publish");
     home.show(ALICE);
     await home.idle();

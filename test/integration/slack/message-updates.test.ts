@@ -2,18 +2,18 @@
  * Decided messages never keep live buttons (issue 7): the update of an ended
  * request's Slack message is retried until Slack takes it, honouring
  * Retry-After, and survives the relay that ended the request. Real Redis,
- * the real messenger and WebClient against the local Web API stand-in.
+ * relays built as `npm start` builds them (buildRelay), the real messenger
+ * and WebClient against the local Web API stand-in.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
+import { buildRelay } from "../../../src/main.js";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
 import type { RequestMessenger } from "../../../src/requests/delivery.js";
 import { UPDATE_GRACE_MS, type RequestStore } from "../../../src/requests/store.js";
-import { RequestService } from "../../../src/requests/service.js";
-import { createSlackClient } from "../../../src/slack/app.js";
-import { createSlackMessenger } from "../../../src/slack/messenger.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { relayConfig } from "../../helpers/relay-config.js";
 import { hasNoButtons } from "../../helpers/slack-relay.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { BOT_TOKEN } from "../../helpers/slack.js";
@@ -39,23 +39,30 @@ afterEach(async () => {
   await admin.quit();
 });
 
-/** One relay instance on the shared Redis prefix; `messenger` defaults to the real one against the stand-in. */
+/**
+ * One relay instance on the shared Redis prefix; `messenger` stands in for its Slack side, which is otherwise the real one against
+ * the stand-in. `close` stops it as SIGTERM does; `die` as a killed process: nothing awaited, only its store connection cut.
+ */
 async function instance(options: { now?: () => number; messenger?: RequestMessenger } = {}) {
   const now = options.now ?? Date.now;
   const store: RequestStore = connectRedisStore(REDIS_TEST_URL, { prefix, now });
   await store.ready();
-  const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: slack.url, logger: silentLogger, timeoutMs: 2000 });
-  const messenger = options.messenger ?? createSlackMessenger({ client, logger: silentLogger, now });
-  const service = new RequestService({ store, messenger, now, logger: silentLogger, defaultChannel: CHANNEL, defaultTimeoutSeconds: 600 });
+  const config = relayConfig({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: slack.url, SLACK_DEFAULT_CHANNEL: CHANNEL, RELAY_DEFAULT_TIMEOUT: "600" });
+  const relay = await buildRelay(config, { store, now, logger: silentLogger, ...(options.messenger ? { slack: { messenger: options.messenger } } : {}) });
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
-    service.close();
+    await relay.close();
+    await store.close();
+  };
+  const die = async () => {
+    closed = true;
+    relay.service.close();
     await store.close();
   };
   closing.push(close);
-  return { store, service, close };
+  return { store, service: relay.service, close, die };
 }
 
 describe("the message of a decided request", () => {
@@ -120,7 +127,7 @@ describe("the message of a decided request", () => {
     const { record } = await first.service.create({ tokenName: "ci-bot", body });
     await until(async () => (await first.service.get(record.id))?.slack !== undefined, 3000, "the message to be recorded");
     await first.service.cancel(record.id, "agent");
-    await first.close();
+    await first.die();
 
     const second = await instance({ now });
     clock.t += UPDATE_GRACE_MS - 1;

@@ -1,11 +1,10 @@
 /**
- * relay_slack_calls_total against Slack's Web API stubbed with nock: the
+ * relay_slack_calls_total against Slack's Web API stand-in: the
  * client the relay builds counts every call by method and outcome (ok,
  * ratelimited, error), whatever the method and however it fails, and leaves
  * each error as it was, so the retries still tell a 429 from a refusal.
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RelayMetrics } from "../../../src/http/metrics.js";
 import { silentLogger } from "../../../src/logger.js";
 import { createSlackClient } from "../../../src/slack/app.js";
@@ -14,14 +13,9 @@ import { classifySlackError } from "../../../src/slack/retry.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { sample } from "../../helpers/metrics.js";
 import { startSlackRelay, type SlackRelay } from "../../helpers/slack-relay.js";
-import { blockAction, BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../../helpers/slack.js";
-
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-afterEach(() => nock.cleanAll());
+import { blockAction, BOT_TOKEN, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
+import { SlackScript } from "../../helpers/slack-script.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 
 async function calls(metrics: RelayMetrics, method: string) {
   const text = await metrics.expose();
@@ -30,10 +24,19 @@ async function calls(metrics: RelayMetrics, method: string) {
 }
 
 describe("the counted Web API client", () => {
+  let api: SlackScript;
+  beforeEach(async () => {
+    api = new SlackScript(await startSlackWebApi());
+  });
+  afterEach(async () => {
+    await api.standIn.close();
+    expect(api.unexpected).toEqual([]);
+  });
+
   it("counts an accepted call as ok and returns Slack's answer", async () => {
     const metrics = new RelayMetrics();
-    const api = new FakeSlackApi().on("chat.postMessage", { ok: true, channel: CHANNEL, ts: MESSAGE_TS });
-    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger, onCall: metrics.slackCall });
+    api.on("chat.postMessage", { ok: true, channel: CHANNEL, ts: MESSAGE_TS });
+    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: api.url, logger: silentLogger, onCall: metrics.slackCall });
     expect(await client.chat.postMessage({ channel: CHANNEL, text: "hello" })).toMatchObject({ ok: true, ts: MESSAGE_TS });
     expect(await calls(metrics, "chat.postMessage")).toStrictEqual({ ok: 1, ratelimited: 0, error: 0 });
     api.done();
@@ -41,10 +44,8 @@ describe("the counted Web API client", () => {
 
   it("counts a 429 and Slack's own `ratelimited` as ratelimited, and the retries still read Retry-After", async () => {
     const metrics = new RelayMetrics();
-    const api = new FakeSlackApi()
-      .on("chat.update", { status: 429, headers: { "retry-after": "7" } })
-      .on("usergroups.users.list", { ok: false, error: "ratelimited" });
-    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger, onCall: metrics.slackCall });
+    api.on("chat.update", { status: 429, headers: { "retry-after": "7" } }).on("usergroups.users.list", { ok: false, error: "ratelimited" });
+    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: api.url, logger: silentLogger, onCall: metrics.slackCall });
     const limited = await client.chat.update({ channel: CHANNEL, ts: MESSAGE_TS, text: "x" }).catch((error: unknown) => error);
     expect(classifySlackError(limited)).toStrictEqual({ kind: "transient", code: "ratelimited", retryAfterMs: 7000 });
     await expect(client.usergroups.users.list({ usergroup: "S0ONCALL1" })).rejects.toThrow("ratelimited");
@@ -55,11 +56,11 @@ describe("the counted Web API client", () => {
 
   it("counts a refusal, a 5xx and a network failure as errors, each still classified as before", async () => {
     const metrics = new RelayMetrics();
-    const api = new FakeSlackApi()
+    api
       .on("views.open", { ok: false, error: "invalid_trigger_id" })
-      .on("usergroups.users.list", { status: 503, body: "unavailable" });
-    nock(new URL(SLACK_API_URL).origin).post("/api/chat.postEphemeral").replyWithError({ code: "ECONNRESET", message: "socket hang up" });
-    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger, onCall: metrics.slackCall });
+      .on("usergroups.users.list", { status: 503, body: "unavailable" })
+      .onDrop("chat.postEphemeral");
+    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: api.url, logger: silentLogger, onCall: metrics.slackCall });
     const refused = await client.views
       .open({ trigger_id: "trigger-1", view: { type: "modal", title: { type: "plain_text", text: "x" }, blocks: [] } })
       .catch((e: unknown) => e);

@@ -1,6 +1,6 @@
 /**
  * Everyone told (docs/architecture.md §7) through the real messenger and the Bolt HTTP
- * receiver, Slack's Web API stubbed with nock: once a person answers (or
+ * receiver, Slack's Web API played by the stand-in: once a person answers (or
  * nobody does), the service's sweep, run by hand, replies in the request's
  * thread with the outcome, who decided and when, and DMs the person the
  * request was made for (their user id as the channel) with the outcome and

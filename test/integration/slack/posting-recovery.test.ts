@@ -4,22 +4,24 @@
  * When the instance that created a request dies before its message is
  * recorded, another instance posts it once the lease has run out, exactly
  * once, and it can then be answered. A slow post that keeps renewing its
- * lease (Slack rate limits, the real messenger against a nock stand-in for
- * the Web API) is never taken over, and stops when the request ends first.
+ * lease (Slack rate limits, the real messenger against the Web API
+ * stand-in) is never taken over, and stops when the request ends first.
+ * Each instance is built as `npm start` builds it (buildRelay, src/main.ts).
  */
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
+import { buildRelay, type RelayOverrides } from "../../../src/main.js";
 import { CreateRequestBody } from "../../../src/protocol/request-body.js";
-import { RequestService, type RequestMessenger } from "../../../src/requests/service.js";
-import { createSlackClient } from "../../../src/slack/app.js";
-import { createSlackMessenger } from "../../../src/slack/messenger.js";
+import type { RequestService, RequestMessenger } from "../../../src/requests/service.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { DEFAULT_CHANNEL } from "../../helpers/api-relay.js";
 import { FakeMessenger } from "../../helpers/fake-messenger.js";
-import { BOT_TOKEN, CHANNEL, FakeSlackApi, MESSAGE_TS, SLACK_API_URL } from "../../helpers/slack.js";
+import { relayConfig } from "../../helpers/relay-config.js";
+import { BOT_TOKEN, CHANNEL, MESSAGE_TS } from "../../helpers/slack.js";
+import { SlackScript } from "../../helpers/slack-script.js";
+import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 import { sleep, until } from "../../helpers/until.js";
 import { ALICE } from "../../fixtures/people.js";
 
@@ -35,41 +37,56 @@ interface Instance {
   store: RequestStore;
   service: RequestService;
   close(): Promise<void>;
+  /** Stops as a killed process does: no drain, nothing awaited, only its store connection cut. */
+  die(): Promise<void>;
 }
 
 let prefix: string;
+let api: SlackScript;
 const opened: Instance[] = [];
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
-beforeEach(() => {
+beforeEach(async () => {
   prefix = uniquePrefix();
+  api = new SlackScript(await startSlackWebApi());
 });
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((relay) => relay.close()));
-  nock.cleanAll();
+  await api.standIn.close();
+  expect(api.unexpected).toEqual([]);
   const admin = connectTestRedis();
   await deleteKeysUnder(admin, prefix);
   await admin.quit();
 });
 
-/** One relay process: its own store connections on the shared prefix, its own service; `clock` undefined → real time. */
-async function instance(messenger: RequestMessenger, clock?: Clock, postLeaseMs = LEASE_MS): Promise<Instance> {
+/**
+ * One relay process: its own store connections on the shared prefix, its own service; `clock` undefined → real time.
+ * `slack` is a messenger standing in for Slack, or the real Slack side's waits (its Web API: the test's stand-in).
+ */
+async function instance(slack: RequestMessenger | NonNullable<RelayOverrides["slack"]>, clock?: Clock, postLeaseMs = LEASE_MS): Promise<Instance> {
   const now = clock ? () => clock.t : Date.now;
   const store = connectRedisStore(REDIS_TEST_URL, { prefix, now });
   await store.ready();
-  const service = new RequestService({ store, messenger, now, postLeaseMs, defaultChannel: DEFAULT_CHANNEL, defaultTimeoutSeconds: 600 });
+  const config = relayConfig({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: api.url, SLACK_DEFAULT_CHANNEL: DEFAULT_CHANNEL, RELAY_DEFAULT_TIMEOUT: "600" });
+  const built = await buildRelay(config, {
+    store,
+    now,
+    postLeaseMs,
+    logger: silentLogger,
+    slack: "post" in slack ? { messenger: slack } : slack,
+  });
   let closed = false;
   const relay: Instance = {
     store,
-    service,
+    service: built.service,
     async close() {
       if (closed) return;
       closed = true;
-      service.close();
+      await built.close();
+      await store.close();
+    },
+    async die() {
+      closed = true;
+      built.service.close();
       await store.close();
     },
   };
@@ -89,7 +106,7 @@ const dyingMessenger = (): RequestMessenger => ({
 async function createThenDie(clock?: Clock, postLeaseMs = LEASE_MS): Promise<string> {
   const dying = await instance(dyingMessenger(), clock, postLeaseMs);
   const { record } = await dying.service.create({ tokenName: "ci-bot", body });
-  await dying.close();
+  await dying.die();
   return record.id;
 }
 
@@ -141,23 +158,16 @@ describe("a request whose creating instance died before posting it", () => {
 describe("a slow post under Slack rate limits", () => {
   /** An instance posting through the real messenger and WebClient; each wait runs `during` and moves the clock. */
   async function postingInstance(clock: Clock, during: () => Promise<void>): Promise<Instance> {
-    const client = createSlackClient({ botToken: BOT_TOKEN, apiUrl: SLACK_API_URL, logger: silentLogger });
-    const messenger = createSlackMessenger({
-      client,
-      logger: silentLogger,
-      now: () => clock.t,
-      random: () => 0.5,
-      sleep: async (ms) => {
-        clock.t += ms;
-        await during();
-      },
-    });
-    return instance(messenger, clock);
+    const sleep = async (ms: number) => {
+      clock.t += ms;
+      await during();
+    };
+    return instance({ random: () => 0.5, sleep }, clock);
   }
 
   it("keeps renewing its lease, so no other instance takes the request over while it waits longer than a lease", async () => {
     const clock: Clock = { t: T0 };
-    const api = new FakeSlackApi().on("chat.postMessage", { status: 429, headers: { "retry-after": "45" } }, 2).onPost();
+    api.on("chat.postMessage", { status: 429, headers: { "retry-after": "45" } }, 2).onPost();
     const other = new FakeMessenger();
     const b = await instance(other, clock);
     const claimedDuringWaits: number[] = [];
@@ -179,7 +189,7 @@ describe("a slow post under Slack rate limits", () => {
 
   it("stops without another call to Slack when the request is cancelled while it waits", async () => {
     const clock: Clock = { t: T0 };
-    const api = new FakeSlackApi().on("chat.postMessage", { status: 429, headers: { "retry-after": "5" } }).onPost();
+    api.on("chat.postMessage", { status: 429, headers: { "retry-after": "5" } }).onPost();
     let id = "";
     const a = await postingInstance(clock, async () => {
       await a.service.cancel(id, "agent");

@@ -3,20 +3,21 @@
  * told): the step that ends a request queues its thread reply and its DM in
  * Redis, so whichever instances sweep, each part goes out once; and what an
  * instance ended just before it stopped is told by the instance that comes
- * after. The real messenger sends them, Slack's Web API stubbed with nock.
+ * after. The real messenger sends them, Slack's Web API played by the stand-in.
  */
 import { describe, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { onPosts, sweepTogether as sweepAll, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import type { SlackRelay } from "../../helpers/slack-relay.js";
-import { blockAction, CHANNEL, type FakeSlackApi } from "../../helpers/slack.js";
+import { blockAction, CHANNEL } from "../../helpers/slack.js";
+import type { SlackScript } from "../../helpers/slack-script.js";
 
 const relays = useRelaysOnRedis();
 const forBob = { kind: "permission", toolName: "Bash", input: { command: "make deploy" }, requestedBy: { slackUserId: BOB.id } };
 
 /** Answers every chat.postMessage with a ts of its own, chat.update, and the permalink a DM links to. */
-function stubSlack(api: FakeSlackApi, requests: number): void {
+function stubSlack(api: SlackScript, requests: number): void {
   onPosts(api, requests * 3)
     .on("chat.update", { ok: true }, requests)
     .on(
@@ -35,7 +36,7 @@ async function allow(relay: SlackRelay, ts: string, id: string): Promise<void> {
 const sweepTogether = (instances: SlackRelay[], rounds = 3) => sweepAll(instances, (relay) => relay.service.sweepNotices(), rounds);
 
 /** Who was told what: `thread <ts>` for a thread reply, `dm <user>` for a DM. */
-function told(api: FakeSlackApi): string[] {
+function told(api: SlackScript): string[] {
   return api
     .callsTo("chat.postMessage")
     .filter((call) => call.args.thread_ts !== undefined || call.args.channel === BOB.id)

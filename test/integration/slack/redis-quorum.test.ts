@@ -23,7 +23,7 @@ const routes = [Route.parse({ match: { kind: "permission" }, approvers: { users:
 
 const relays = useRelaysOnRedis();
 
-/** Two instances; every Web API call either makes is stubbed on the first (nock is global), each post getting its own ts. */
+/** Two instances; every Web API call either makes is scripted on the first (they share one Slack script), each post getting its own ts. */
 async function twoInstances(): Promise<[SlackRelay, SlackRelay]> {
   const a = await relays.start({ routes });
   const b = await relays.start({ routes });

@@ -4,8 +4,8 @@
  * and each escalation whatever the number of instances; none is sent for a
  * request that ended on another instance; and what was queued before a
  * restart is sent by the instance that comes after. The real messenger
- * posts them (thread replies, the escalation channel's post), stubbed with
- * nock; each instance's clock is moved past the due time on its own.
+ * posts them (thread replies, the escalation channel's post), played by the
+ * Slack stand-in; each instance's clock is moved past the due time on its own.
  */
 import { describe, expect, it } from "vitest";
 import { Route } from "../../../src/requests/route-schema.js";
@@ -15,7 +15,8 @@ import { ALICE } from "../../fixtures/people.js";
 import { LEADS, ONCALL } from "../../fixtures/policies.js";
 import { onPosts, sweepTogether as sweepAll, useRelaysOnRedis } from "../../helpers/redis-relays.js";
 import type { SlackRelay } from "../../helpers/slack-relay.js";
-import { blockAction, CHANNEL, type FakeSlackApi } from "../../helpers/slack.js";
+import { blockAction, CHANNEL } from "../../helpers/slack.js";
+import type { SlackScript } from "../../helpers/slack-script.js";
 
 const ESCALATION_CHANNEL = "C0SRELEADS";
 const routes = [
@@ -32,7 +33,7 @@ const ESCALATED = `🔺 Escalated: <!subteam^${LEADS}> may answer this request n
 const relays = useRelaysOnRedis();
 
 /** Answers every chat.postMessage (requests, thread replies, escalation posts) with a ts of its own, and the permalink an escalation links to. */
-function stubSlack(api: FakeSlackApi, posts: number): void {
+function stubSlack(api: SlackScript, posts: number): void {
   onPosts(api, posts).on(
     "chat.getPermalink",
     (args) => ({ ok: true, channel: args.channel, permalink: `https://acme.slack.com/archives/${String(args.channel)}/p1` }),
@@ -43,7 +44,7 @@ function stubSlack(api: FakeSlackApi, posts: number): void {
 const create = (relay: SlackRelay) => relay.create({ kind: "permission", toolName: "Bash", input: { command: "make deploy" } });
 
 /** Every thread reply Slack was asked for (reminders and escalations), oldest first, as `thread ts: opening`. */
-function threadReplies(api: FakeSlackApi): string[] {
+function threadReplies(api: SlackScript): string[] {
   return api
     .callsTo("chat.postMessage")
     .filter((call) => call.args.thread_ts !== undefined)

@@ -1,6 +1,6 @@
 /**
  * Reminders and escalations (docs/architecture.md §7) through the real messenger, Slack's
- * Web API stubbed with nock: a route that reminds after five minutes and
+ * Web API played by the Slack stand-in: a route that reminds after five minutes and
  * escalates to the SRE leads after ten, the relay's clock moved forward and
  * the service's sweep run by hand. What the approvers see in the request's
  * thread and in the escalation channel, who may answer once it escalated,

@@ -10,8 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { NOT_RECORDED_REPLY, STORE_BUDGET } from "../../../src/slack/listeners/context.js";
 import { connectRedisStore } from "../../../src/store/redis-store.js";
 import type { RequestStore } from "../../../src/requests/store.js";
@@ -28,11 +27,6 @@ let server: RedisServer | undefined;
 let store: RequestStore | undefined;
 let relay: SlackRelay | undefined;
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect("127.0.0.1");
-});
-afterAll(() => nock.enableNetConnect());
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), "relay-thread-outage-"));
 });
@@ -42,7 +36,6 @@ afterEach(async () => {
   await store?.close();
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  nock.cleanAll();
 });
 
 it(

@@ -5,12 +5,11 @@
  * by two stores on separate connections, a hash that does not parse, and a
  * Redis that never answers.
  */
-import { createServer, type AddressInfo, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { connectRedisRuleStore, createRedisRuleStore, UnreadableRuleError } from "../../../src/store/redis-rules.js";
 import { storeKeys } from "../../../src/store/keys.js";
-import { keysUnder, REDIS_TEST_URL, useTestRedis } from "../../helpers/redis.js";
+import { keysUnder, REDIS_TEST_URL, silentRedis, useTestRedis } from "../../helpers/redis.js";
 import { ruleOf, runRuleStoreContract, T0 } from "../../helpers/rule-store-contract.js";
 
 const testRedis = useTestRedis();
@@ -75,19 +74,15 @@ describe("redis rule store specifics", () => {
   });
 
   it("throws StoreUnavailableError within its bound when Redis never answers", async () => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const { port } = silent.address() as AddressInfo;
-    const store = connectRedisRuleStore(`redis://127.0.0.1:${port}`, { timeoutMs: 300 });
+    const silent = await silentRedis();
+    const store = connectRedisRuleStore(silent.url, { timeoutMs: 300 });
     try {
       const started = Date.now();
       await expect(store.find(ruleOf(), T0)).rejects.toThrow(StoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await store.close();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await silent.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 --[[
   Shared by the rule scripts (create-rule-4, use-rule-1, revoke-rule-3,
-  claim-tally-1, set-tally-1), after "common".
+  set-tally-1), after "common".
 ]]
 
 -- True when the rule hash exists and its expiresAt (Unix ms) is after now:
