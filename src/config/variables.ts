@@ -262,7 +262,7 @@ export const VARIABLES = {
     schema: intBetween(1, 1_000_000).default(600),
     hint: "use a whole number of creates per minute between 1 and 1000000",
     about:
-      "Creates one agent token may make per minute on one instance (POST /v1/requests and Claude Code hook calls; MCP asks are not limited); past it they answer 429 `relay_rate_limited`.",
+      "Creates one agent token may make per minute on one instance (POST /v1/requests, Claude Code hook calls, MCP approve and ask_user calls); past it they answer 429 `relay_rate_limited` (a deny or a tool error over MCP).",
   },
   RELAY_HOOK_TIMEOUT: {
     schema: intBetween(MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS).default(DEFAULT_HOOK_TIMEOUT_SECONDS),

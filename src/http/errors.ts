@@ -19,6 +19,7 @@ import type { ErrorReply } from "../protocol/request-view.js";
 import {
   internalErrorMessage,
   RelayError,
+  RateLimitedError,
   SHUTDOWN_RETRY_AFTER_SECONDS,
   SlackUnavailableError,
   StoreUnavailableError,
@@ -77,6 +78,9 @@ export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: E
   }
   if (error instanceof TooManyPendingError) {
     log.info({ pending: error.pending, limit: error.limit }, "the agent token holds as many pending requests as it may: answered 429");
+    return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
+  if (error instanceof RateLimitedError) {
     return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
   }
   if (error instanceof SlackUnavailableError) {

@@ -28,7 +28,7 @@ import { REQUEST_ID_HEADER, RequestLines, requestIdOf, requestLogger } from "./l
 import type { RelayMetrics } from "./metrics.js";
 import { refuseOtherMethods, routesByPath } from "./methods.js";
 import { registerOpenApiRoute } from "./openapi.js";
-import { useCreateRateLimit } from "./rate-limit.js";
+import { CreateRateLimit } from "./rate-limit.js";
 import { registerAuditRoutes } from "./routes/audit.js";
 import { registerClaudeCodeHookRoutes } from "./routes/claude-code-hook.js";
 import { registerHealthRoutes, type ReadinessCheck } from "./routes/health.js";
@@ -76,7 +76,7 @@ export interface HttpDeps {
   metrics?: RelayMetrics;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; absent → open. */
   metricsToken?: string;
-  /** RELAY_CREATE_RATE_LIMIT: creates (POST /v1/requests, hook calls) one agent token may make per minute here; absent → no limit. */
+  /** RELAY_CREATE_RATE_LIMIT: creates (POST /v1/requests, hook calls, MCP tool calls that create) one agent token may make per minute here; absent → no limit. */
   createRateLimit?: number;
   /** The web console (src/console): served under /console when given. */
   console?: Omit<ConsoleDeps, "service" | "listing" | "logger" | "audit" | "adminTokens">;
@@ -160,10 +160,11 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   if (deps.metrics) registerMetricsRoute(app, { metrics: deps.metrics, ...(deps.metricsToken === undefined ? {} : { token: deps.metricsToken }) });
   const agentBodies = deps.agentBodyLimitBytes === undefined ? {} : { bodyLimitBytes: deps.agentBodyLimitBytes };
   const perMinute = deps.createRateLimit;
-  const creates =
+  const createLimit =
     perMinute === undefined
-      ? {}
-      : { limitCreates: useCreateRateLimit(app, { perMinute, onLimited: (token, reference) => deps.service.rateLimited(token, reference, perMinute) }) };
+      ? undefined
+      : new CreateRateLimit(app, { perMinute, onLimited: (token, reference) => deps.service.rateLimited(token, reference, perMinute) });
+  const creates = createLimit ? { limitCreates: createLimit.preHandler } : {};
   registerRequestRoutes(app, {
     service: deps.service,
     listing: deps.listing,
@@ -188,6 +189,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     authenticate: auth.agent,
     progressMs: deps.mcpProgressMs ?? DEFAULT_MCP_PROGRESS_SECONDS * 1000,
     allowedOrigins: deps.mcpOrigins ?? [],
+    ...(createLimit ? { createLimit } : {}),
   });
   if (deps.slackListener) registerSlackRoute(app, { listener: deps.slackListener, bodyLimitBytes });
   if (deps.console) {

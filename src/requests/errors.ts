@@ -106,6 +106,27 @@ export function shuttingDown(): RelayError {
   );
 }
 
+/**
+ * An agent token made more creates in the last minute than
+ * RELAY_CREATE_RATE_LIMIT allows on this instance (POST /v1/requests, hook
+ * calls and MCP tool calls that create count alike): nothing was created.
+ * Answered 429 with Retry-After; a hook call and an MCP `approve` deny with
+ * the message, which says when to try again.
+ */
+export class RateLimitedError extends RelayError {
+  constructor(
+    readonly limitPerMinute: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      "relay_rate_limited",
+      `This agent token made more than ${limitPerMinute} requests in a minute, the most it may; nothing was created. Try again in ${retryAfterSeconds} s.`,
+      { limitPerMinute, retryAfterSeconds },
+    );
+    this.name = "RateLimitedError";
+  }
+}
+
 /** Longest Retry-After (seconds) a token at its pending cap is told: a pending request may be answered any time. */
 export const MAX_PENDING_RETRY_AFTER_SECONDS = 60;
 

@@ -21,6 +21,10 @@
  *   one holding the call: one that holds no such call announces it through
  *   the store (Redis pub/sub) and the instance holding it aborts it. The key
  *   holds the agent token, so only the token that made a call cancels it.
+ * - Limits: a tool call that creates (approve, ask_user) counts against the
+ *   token's create rate (RELAY_CREATE_RATE_LIMIT, the agent API's window) and
+ *   its pending cap, like POST /v1/requests; past either, ask_user is a tool
+ *   error and approve a deny, each naming the limit and when to retry.
  */
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
@@ -30,6 +34,7 @@ import { RelayError } from "../../requests/errors.js";
 import type { RequestService } from "../../requests/service.js";
 import { serveRoute } from "../api.js";
 import type { AuthHook } from "../auth.js";
+import type { CreateRateLimit } from "../rate-limit.js";
 import { serviceRelay } from "../mcp-relay.js";
 import { clientInfoOf, newSessionId } from "../mcp-session.js";
 import { clientGone, jsonBody, type HttpApp } from "../transport.js";
@@ -43,6 +48,8 @@ export interface McpRouteDeps {
   progressMs: number;
   /** Origins (scheme://host[:port]) a request carrying an Origin header may come from (RELAY_MCP_ORIGINS). */
   allowedOrigins: readonly string[];
+  /** The create rate limit per token (../rate-limit.ts), shared with the agent API: each tool call that creates counts; absent → none. */
+  createLimit?: CreateRateLimit;
 }
 
 type JsonRpcId = string | number;
@@ -61,7 +68,7 @@ async function loadSdk() {
   return { createMcpServer, WebStandardStreamableHTTPServerTransport };
 }
 
-export function registerMcpRoute(app: HttpApp, { service, authenticate, progressMs, allowedOrigins }: McpRouteDeps): void {
+export function registerMcpRoute(app: HttpApp, { service, authenticate, progressMs, allowedOrigins, createLimit }: McpRouteDeps): void {
   const holders = new Holders();
   /** The tools/call requests in flight, by callKey. */
   const inFlight = new Map<string, AbortController>();
@@ -95,7 +102,13 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     const gone = clientGone(reply.raw);
     gone.addEventListener("abort", () => calls.forEach((controller) => controller.abort(CONNECTION_CLOSED)), { once: true });
 
-    const relay = serviceRelay({ service, agent: request.agent, logger: request.log, reference: request.id });
+    const relay = serviceRelay({
+      service,
+      agent: request.agent,
+      logger: request.log,
+      reference: request.id,
+      ...(createLimit ? { createLimit: { limit: createLimit, request } } : {}),
+    });
     const clientInfo = clientInfoOf(typeof session === "string" ? session : undefined);
     const server = createMcpServer({ relay, holders, progressMs, clientInfo, callSignal: (id) => calls.get(id)?.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
