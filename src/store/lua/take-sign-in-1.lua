@@ -5,6 +5,7 @@
   within its time is judged by the caller, against its own clock.
 
   KEYS[1] the entry     <prefix>:console:<kind>:<SHA-256 of its secret>
+  ARGV    none
 
   Returns
     {APPLIED, json}  the entry as it was kept
