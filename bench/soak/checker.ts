@@ -131,12 +131,15 @@ function clickRule(history: SoakHistory): Violation[] {
 }
 
 /**
- * A thread reply written once its request had ended unanswered is ignored silently, by design (the message
- * already says how it ended): after the deadline of one that expired, after the agent heard the end of another.
+ * A thread reply written once its request had ended is ignored silently, by design (src/slack/listeners/messages.ts:
+ * a thread is a conversation, and the message says how it ended): after the answer was recorded (a person who
+ * repeats their own reply because a Slack fault delays the message's update included), after the deadline of one
+ * that expired, after the agent heard the end of another.
  */
 function writtenAfterTheEnd(request: SoakRequest, click: Click): boolean {
   const status = request.final?.status;
-  if (status === undefined || status === "answered" || status === "pending") return false;
+  if (status === undefined || status === "pending") return false;
+  if (status === "answered") return request.final!.answeredAt !== undefined && click.at > request.final!.answeredAt;
   const end = endedAt(request) ?? Infinity;
   return click.at >= (status === "expired" ? Math.min(request.deadline, end) : end);
 }

@@ -178,6 +178,13 @@ describe("the soak checker", () => {
       expect(rules(history({ clicks: [click("m1"), click("m2", { how: "thread", at: T0 + 19_990 })] }))).toEqual([["click", "m2"]]);
     });
 
+    it("accepts a thread reply written after its request was answered (the person repeating theirs while a Slack fault delays the update; the 2-minute soak found one), but not one before", () => {
+      const repeat = click("m1", { how: "thread", at: T0 + 14_000 });
+      expect(check(history({ clicks: [click("m1", { how: "thread" }), repeat] }))).toEqual([]);
+      const early = answered("m1", { final: { status: "answered", decision: ALLOW, answeredBy: "U-other", answeredAt: T0 + 15_000 } });
+      expect(rules(history({ requests: [early, expired()], clicks: [repeat] }))).toContainEqual(["click", "m1"]);
+    });
+
     it("catches a thread reply written before a cancel that was neither recorded nor told (the 30-minute soak found one)", () => {
       const cancelled = expired("m2", { via: "hook", agent: { at: T0 + 18_257, status: "denied" }, final: { status: "cancelled" } });
       const reply = click("m2", { how: "thread", at: T0 + 18_178 });
