@@ -104,12 +104,18 @@ describe("approval-relay serve", () => {
     );
   });
 
-  it("when its port is in use, it exits 1 with one line naming PORT, and logs no success after the failure", async () => {
+  it("when its port is in use, it exits 1 with one line naming PORT, logs no success after the failure, and does not linger on a Slack that never answers", async () => {
+    // What holds the port is also a "Slack" that takes the bot token check and never answers it.
     const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as AddressInfo).port;
     try {
-      const result = await runCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port) } });
+      const run = startCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), SLACK_API_URL: `http://127.0.0.1:${port}/api/` } });
+      await until(() => run.output.stderr.includes("PORT:"), 20_000, "the PORT line");
+      const failedAt = Date.now();
+      const result = await run.done;
+      // The pending auth.test would hold the process for its own timeout (10 s); a failed start exits at once.
+      expect(Date.now() - failedAt).toBeLessThan(3_000);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
         `approval-relay serve: PORT: port ${port} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port\n`,
