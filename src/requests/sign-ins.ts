@@ -63,13 +63,30 @@ export function signInDigest(secret: string): string {
  */
 export const MAX_SIGN_INS_PER_KIND = 10_000;
 
+/**
+ * Most live answering sessions of one person a store holds, by default: one
+ * more ends the one of theirs that ends first (a sign-in on one more browser
+ * signs out their oldest), so that one person (anyone with a Slack account
+ * may Sign in with Slack) cannot fill the sessions' bound and lock everyone
+ * else out. An admin token's read-only sessions are not held to it: one
+ * token may serve a whole team's consoles, and only who holds it opens them.
+ */
+export const MAX_SESSIONS_PER_PERSON = 10;
+
+/** Whether the entry is a session held to its person's bound (MAX_SESSIONS_PER_PERSON): one that answers. */
+export function boundedByPerson(kind: SignInKind, entry: SignInEntry<SignInKind>): entry is SignInEntry<"session"> {
+  return kind === "session" && "role" in entry && entry.role === "answerer";
+}
+
 export interface SignInStore {
   /**
    * Keeps `entry` under `digest` (signInDigest of its secret) until its
    * `expiresAt`. False when the store already holds as many live entries of
    * this kind as it may (its `maxPerKind`, by default MAX_SIGN_INS_PER_KIND;
    * the same digest again replaces its entry and is not counted twice), and
-   * then nothing is kept.
+   * then nothing is kept. An answering session of a person who already has
+   * as many live ones as they may (`maxSessionsPerPerson`, by default
+   * MAX_SESSIONS_PER_PERSON) ends the one of theirs that ends first.
    */
   put<K extends SignInKind>(kind: K, digest: string, entry: SignInEntry<K>, now: number): Promise<boolean>;
   /** The live entry, or undefined (unknown, removed, or past its time at `now`). */

@@ -98,11 +98,20 @@ export interface SignInKeys {
   entry(digest: string): string;
   /** ZSET: the digest of every entry of the kind, scored by its end (Unix ms): what the kind's bound counts. */
   readonly live: string;
+  /** ZSET: the digests of one person's sessions (the `session` kind's), scored by their end: what a person's bound counts. */
+  ofPerson(personId: string): string;
 }
 
-/** A sign-in kind's keys under `base`: `<base>:<digest>` and `<base>:live` (a digest is 43 characters, never "live"). */
+/**
+ * A sign-in kind's keys under `base`: `<base>:<digest>`, `<base>:live` and `<base>:of:<SHA-256 of the person's id, hex>`
+ * (a digest is 43 characters of base64url, never "live" nor holding a colon).
+ */
 function signInKeys(base: string): SignInKeys {
-  return { entry: (digest) => `${base}:${digest}`, live: `${base}:live` };
+  return {
+    entry: (digest) => `${base}:${digest}`,
+    live: `${base}:live`,
+    ofPerson: (personId) => `${base}:of:${createHash("sha256").update(personId).digest("hex")}`,
+  };
 }
 
 /** FNV-1a over the UTF-16 code units: cheap, stable across processes and versions. */

@@ -2,12 +2,15 @@
  * In-memory SignInStore for a single relay instance (no Redis): the same
  * contract as the Redis one, lost when the process exits. An entry past its
  * time is treated as gone on every read, and dropped on the next write.
- * Each kind holds at most `maxPerKind` live entries, as the Redis store does:
- * Sign in with Slack is started by anyone who can reach the relay, and must
- * not fill its memory.
+ * Each kind holds at most `maxPerKind` live entries, and each person at most
+ * `maxSessionsPerPerson` sessions, as the Redis store does: Sign in with
+ * Slack is started by anyone who can reach the relay, and must not fill its
+ * memory.
  */
 import {
+  MAX_SESSIONS_PER_PERSON,
   MAX_SIGN_INS_PER_KIND,
+  boundedByPerson,
   parseSignInEntry,
   SIGN_IN_KINDS,
   signInLives,
@@ -19,11 +22,16 @@ import {
 export interface MemorySignInStoreOptions {
   /** Most live entries of one kind; default MAX_SIGN_INS_PER_KIND. */
   maxPerKind?: number;
+  /** Most live sessions of one person; default MAX_SESSIONS_PER_PERSON. */
+  maxSessionsPerPerson?: number;
 }
 
 type Entry = SignInEntry<SignInKind>;
 
-export function createMemorySignInStore({ maxPerKind = MAX_SIGN_INS_PER_KIND }: MemorySignInStoreOptions = {}): SignInStore {
+export function createMemorySignInStore({
+  maxPerKind = MAX_SIGN_INS_PER_KIND,
+  maxSessionsPerPerson = MAX_SESSIONS_PER_PERSON,
+}: MemorySignInStoreOptions = {}): SignInStore {
   const kinds = new Map<SignInKind, Map<string, Entry>>(SIGN_IN_KINDS.map((kind) => [kind, new Map()]));
   const of = (kind: SignInKind) => kinds.get(kind)!;
 
@@ -34,11 +42,20 @@ export function createMemorySignInStore({ maxPerKind = MAX_SIGN_INS_PER_KIND }: 
     return undefined;
   }
 
+  /** When the person already has maxSessionsPerPerson live sessions besides `digest`, ends the one that ends first. */
+  function endFirstBeyond(sessions: Map<string, Entry>, digest: string, personId: string): void {
+    const theirs = [...sessions].filter(([key, entry]) => key !== digest && boundedByPerson("session", entry) && entry.person.id === personId);
+    if (theirs.length < maxSessionsPerPerson) return;
+    const [first] = theirs.reduce((earliest, next) => (next[1].expiresAt < earliest[1].expiresAt ? next : earliest));
+    sessions.delete(first);
+  }
+
   return {
     async put(kind, digest, entry, now) {
       const kept = parseSignInEntry(kind, entry);
       const entries = of(kind);
       for (const [key, other] of entries) if (!signInLives(other, now)) entries.delete(key);
+      if (boundedByPerson(kind, kept)) endFirstBeyond(entries, digest, kept.person.id);
       if (entries.size >= maxPerKind && !entries.has(digest)) return false;
       entries.set(digest, kept);
       return true;

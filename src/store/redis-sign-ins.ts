@@ -8,9 +8,13 @@
  * (`<prefix>:console:<kind>:live`) holds every entry's digest scored by its
  * end, and bounds the kind's live entries over every instance, as the
  * memory store bounds its own (`maxPerKind`): a flood of Sign in with Slack
- * starts fills neither. Keeping an entry (lua/put-sign-in-2.lua: count and
- * write) and using it up or removing it (lua/take-sign-in-2.lua: read and
- * delete) are one Lua script each, so a link opens one session however many
+ * starts fills neither. A person's answering sessions are bounded too
+ * (`maxSessionsPerPerson`, a ZSET per person, `…:session:of:<SHA-256 of
+ * their id>`: lua/put-session-4.lua ends their oldest), so that one Slack
+ * account cannot fill the sessions' bound for everyone. Keeping an entry
+ * (lua/put-sign-in-2.lua: count and write) and using it up or removing it
+ * (lua/take-sign-in-3.lua: read and delete, out of every index; a session's
+ * person is read from it first) are one Lua script each, so a link opens one session however many
  * instances it is posted to at once, and instances that put at once never
  * pass the bound together. On Redis Cluster a kind's keys share a hash tag,
  * so each script touches one slot (and all of a kind sit on one master).
@@ -23,7 +27,16 @@
 import { Cluster } from "ioredis";
 import { z } from "zod";
 import { silentLogger, type Logger } from "../logger.js";
-import { MAX_SIGN_INS_PER_KIND, parseSignInEntry, signInLives, type SignInEntry, type SignInKind, type SignInStore } from "../requests/sign-ins.js";
+import {
+  boundedByPerson,
+  MAX_SESSIONS_PER_PERSON,
+  MAX_SIGN_INS_PER_KIND,
+  parseSignInEntry,
+  signInLives,
+  type SignInEntry,
+  type SignInKind,
+  type SignInStore,
+} from "../requests/sign-ins.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { parseScriptReply, ScriptCode, ScriptReplyError } from "./codes.js";
 import { CLUSTER_SHARDS, storeKeys } from "./keys.js";
@@ -40,7 +53,22 @@ export interface RedisSignInStoreOptions {
   timeoutMs?: number;
   /** Most live entries of one kind, over every instance on this Redis and prefix; default MAX_SIGN_INS_PER_KIND. */
   maxPerKind?: number;
+  /** Most live sessions of one person, over every instance; default MAX_SESSIONS_PER_PERSON. */
+  maxSessionsPerPerson?: number;
 }
+
+/** The person id a kept session names, or undefined (none kept, or unreadable: it is removed all the same). */
+function sessionPerson(json: string | null): string | undefined {
+  if (json === null) return undefined;
+  try {
+    return parseSignInEntry("session", JSON.parse(json)).person.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A session's put calls again at most this often when the person's first session changed between its calls. */
+const PERSON_RETRIES = 4;
 
 export type ConnectRedisSignInStoreOptions = Omit<RedisSignInStoreOptions, "redis"> & { logger?: Logger };
 
@@ -62,12 +90,20 @@ export class UnreadableSignInError extends Error {
 }
 
 function buildSignInStore(
-  { redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIMEOUT_MS, maxPerKind = MAX_SIGN_INS_PER_KIND }: RedisSignInStoreOptions,
+  {
+    redis,
+    prefix = "relay",
+    timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    maxPerKind = MAX_SIGN_INS_PER_KIND,
+    maxSessionsPerPerson = MAX_SESSIONS_PER_PERSON,
+  }: RedisSignInStoreOptions,
   owned: boolean,
 ): SignInStore {
   if (redis.options.keyPrefix) throw new Error("the Redis sign-in store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
-  if (!Number.isSafeInteger(maxPerKind) || maxPerKind <= 0) throw new Error("maxPerKind must be a positive integer");
+  for (const [name, bound] of Object.entries({ maxPerKind, maxSessionsPerPerson })) {
+    if (!Number.isSafeInteger(bound) || bound <= 0) throw new Error(`${name} must be a positive integer`);
+  }
   const keys = storeKeys(prefix, redis instanceof Cluster ? CLUSTER_SHARDS : undefined);
   const scripts = registerScripts(redis, loadScripts());
   const call = boundedCalls(redis, owned, "sign-ins", timeoutMs);
@@ -84,10 +120,12 @@ function buildSignInStore(
     return signInLives(entry, now) ? entry : undefined;
   }
 
-  /** Removes the entry with its place in the index; its JSON as it was kept, or undefined. */
+  /** Removes the entry with its place in the indexes; its JSON as it was kept, or undefined. */
   async function takeRaw(kind: SignInKind, digest: string): Promise<string | undefined> {
-    const { entry, live } = keys.signIns(kind);
-    const raw = await redisCall("script takeSignIn", scripts.takeSignIn([entry(digest), live], [digest]));
+    const { entry, live, ofPerson } = keys.signIns(kind);
+    // A session's person (whose index holds it too) is in the session: read it first.
+    const personId = kind === "session" ? sessionPerson(await redisCall("GET", redis.get(entry(digest)))) : undefined;
+    const raw = await redisCall("script takeSignIn", scripts.takeSignIn([entry(digest), live, personId === undefined ? live : ofPerson(personId)], [digest]));
     const { code, rest } = parseScriptReply("takeSignIn", raw);
     if (code === ScriptCode.NotFound) return undefined;
     if (code !== ScriptCode.Applied || rest.length !== 1) throw new ScriptReplyError("takeSignIn", raw);
@@ -98,15 +136,39 @@ function buildSignInStore(
     return decode(kind, keys.signIns(kind).entry(digest), await takeRaw(kind, digest), now);
   }
 
+  /** Whether a put script kept its entry (APPLIED) or found the kind full (TOO_MANY); throws for any other reply. */
+  function kept(script: string, raw: unknown): boolean {
+    const { code } = parseScriptReply(script, raw);
+    if (code !== ScriptCode.Applied && code !== ScriptCode.TooMany) throw new ScriptReplyError(script, raw);
+    return code === ScriptCode.Applied;
+  }
+
+  /** A session, ending the person's first when they are at their bound (named to the script, again when another ended first meanwhile). */
+  async function putSession(digest: string, json: string, session: SignInEntry<"session">, now: number): Promise<boolean> {
+    const { entry, live, ofPerson } = keys.signIns("session");
+    let first = "";
+    for (let attempt = 0; attempt < PERSON_RETRIES; attempt += 1) {
+      const sessionKeys = [entry(digest), live, ofPerson(session.person.id), entry(first || digest)];
+      const raw = await redisCall(
+        "script putSession",
+        scripts.putSession(sessionKeys, [digest, json, session.expiresAt, now, maxPerKind, maxSessionsPerPerson, first]),
+      );
+      const { code, rest } = parseScriptReply("putSession", raw);
+      if (code !== ScriptCode.Changed) return kept("putSession", raw);
+      if (rest.length !== 1) throw new ScriptReplyError("putSession", raw);
+      first = rest[0]!;
+    }
+    throw new Error(`a person's sessions changed under ${PERSON_RETRIES} puts in a row`);
+  }
+
   return {
     put: (kind, digest, entry, now) =>
       call("put", async () => {
-        const json = JSON.stringify(parseSignInEntry(kind, entry));
+        const parsed: SignInEntry<SignInKind> = parseSignInEntry(kind, entry);
+        const json = JSON.stringify(parsed);
+        if (boundedByPerson(kind, parsed)) return putSession(digest, json, parsed, now);
         const { entry: key, live } = keys.signIns(kind);
-        const raw = await redisCall("script putSignIn", scripts.putSignIn([key(digest), live], [digest, json, entry.expiresAt, now, maxPerKind]));
-        const { code } = parseScriptReply("putSignIn", raw);
-        if (code !== ScriptCode.Applied && code !== ScriptCode.TooMany) throw new ScriptReplyError("putSignIn", raw);
-        return code === ScriptCode.Applied;
+        return kept("putSignIn", await redisCall("script putSignIn", scripts.putSignIn([key(digest), live], [digest, json, entry.expiresAt, now, maxPerKind])));
       }),
 
     get: (kind, digest, now) =>

@@ -31,7 +31,8 @@ const FILES = {
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
   putSignIn: "put-sign-in-2.lua",
-  takeSignIn: "take-sign-in-2.lua",
+  putSession: "put-session-4.lua",
+  takeSignIn: "take-sign-in-3.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

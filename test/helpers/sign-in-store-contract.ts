@@ -5,14 +5,20 @@
  * field back exactly, each kind apart, expiry by the caller's clock, single
  * use (also when two take at once), removal, keys that are digests, and a
  * bound on the live entries of each kind (anyone who reaches the relay may
- * start a Sign in with Slack).
+ * start a Sign in with Slack) and on each person's sessions.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { signInDigest, type SignInEntry, type SignInStore } from "../../src/requests/sign-ins.js";
-import { ALICE } from "../fixtures/people.js";
+import { ALICE, BOB } from "../fixtures/people.js";
 
-/** Builds a fresh, empty sign-in store (with `maxPerKind` when given); the suite closes it. */
-export type MakeSignInStore = (options?: { maxPerKind?: number }) => Promise<SignInStore>;
+/** The bounds a suite's store is built with (each store's defaults when absent). */
+export interface SignInBounds {
+  maxPerKind?: number;
+  maxSessionsPerPerson?: number;
+}
+
+/** Builds a fresh, empty sign-in store (with `bounds` when given); the suite closes it. */
+export type MakeSignInStore = (bounds?: SignInBounds) => Promise<SignInStore>;
 
 export const T0 = 1_800_000_000_000;
 const MINUTE = 60_000;
@@ -35,7 +41,7 @@ export function runSignInStoreContract(name: string, makeStore: MakeSignInStore)
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((store) => store.close()));
     });
-    async function open(options?: { maxPerKind: number }): Promise<SignInStore> {
+    async function open(options?: SignInBounds): Promise<SignInStore> {
       const store = await makeStore(options);
       opened.push(store);
       return store;
@@ -146,6 +152,40 @@ export function runSignInStoreContract(name: string, makeStore: MakeSignInStore)
       expect(kept.filter(Boolean)).toHaveLength(5);
       const found = await Promise.all(digests.map((digest) => store.get("link", digest, T0 + 1)));
       expect(found.map((entry) => entry !== undefined)).toStrictEqual(kept);
+    });
+
+    it("keeps at most maxSessionsPerPerson sessions of a person: one more ends theirs that ends first, which frees its place in the kind; other people's stay", async () => {
+      const store = await open({ maxPerKind: 3, maxSessionsPerPerson: 2 });
+      const bob = { id: BOB.id, name: BOB.name! };
+      const [a1, a2, a3, a4, b1] = [digestOf(), digestOf(), digestOf(), digestOf(), digestOf()];
+      const at = (minutes: number, overrides: Partial<SignInEntry<"session">> = {}) => sessionOf({ expiresAt: T0 + minutes * MINUTE, ...overrides });
+      expect(await store.put("session", a1, at(10), T0)).toBe(true);
+      expect(await store.put("session", a2, at(20), T0)).toBe(true);
+      expect(await store.put("session", b1, at(5, { person: bob }), T0)).toBe(true);
+      // The same session again is not one more.
+      expect(await store.put("session", a2, at(20, { csrf: "again" }), T0)).toBe(true);
+      expect(await store.get("session", a1, T0 + 1)).toBeDefined();
+      // A third of Alice's ends her first (a1), and takes its place: the kind (3) is not full.
+      expect(await store.put("session", a3, at(30), T0 + 1)).toBe(true);
+      expect(await store.get("session", a1, T0 + 2)).toBeUndefined();
+      expect(await store.get("session", a2, T0 + 2)).toStrictEqual(at(20, { csrf: "again" }));
+      expect(await store.get("session", a3, T0 + 2)).toStrictEqual(at(30));
+      expect(await store.get("session", b1, T0 + 2)).toStrictEqual(at(5, { person: bob }));
+      // The kind is full for Bob.
+      expect(await store.put("session", digestOf(), at(40, { person: bob }), T0 + 2)).toBe(false);
+      // Alice signs out of a2; her next ends nothing of hers that lives.
+      await store.remove("session", a2);
+      expect(await store.put("session", a4, at(40), T0 + 3)).toBe(true);
+      expect(await store.get("session", a3, T0 + 4)).toStrictEqual(at(30));
+      expect(await store.get("session", a4, T0 + 4)).toStrictEqual(at(40));
+    });
+
+    it("does not hold an admin token's read-only sessions to the person's bound: one token may serve many consoles", async () => {
+      const store = await open({ maxSessionsPerPerson: 2 });
+      const admin = sessionOf({ role: "viewer", person: { id: "admin:ops", name: "ops (admin token, read-only)" } });
+      const digests = [digestOf(), digestOf(), digestOf(), digestOf()];
+      for (const digest of digests) expect(await store.put("session", digest, admin, T0)).toBe(true);
+      for (const digest of digests) expect(await store.get("session", digest, T0 + 1)).toStrictEqual(admin);
     });
   });
 }

@@ -5,7 +5,7 @@
   bound together. An entry counts while its end is after the caller's
   `now` (the memory store's rule); one put again under its digest replaces
   itself and is not counted twice. The index lives as long as its last
-  entry.
+  entry. (A session goes through put-session-4.lua.)
 
   KEYS[1] the entry     <prefix>:console:<kind>:<SHA-256 of its secret>
   KEYS[2] kind's index  <prefix>:console:<kind>:live (digest → end, Unix ms)
@@ -20,15 +20,7 @@
     {TOO_MANY}  the kind is full: nothing was kept
 ]]
 --- @include "common"
+--- @include "sign-in"
 
-local now = tonumber(ARGV[4])
-redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", now)
-if not redis.call("ZSCORE", KEYS[2], ARGV[1]) and redis.call("ZCARD", KEYS[2]) >= tonumber(ARGV[5]) then
-  return {TOO_MANY}
-end
-local ends = tonumber(ARGV[3])
-redis.call("SET", KEYS[1], ARGV[2], "PX", math.max(1, ends - now))
-redis.call("ZADD", KEYS[2], ends, ARGV[1])
-local last = redis.call("ZRANGE", KEYS[2], -1, -1, "WITHSCORES")
-redis.call("PEXPIRE", KEYS[2], math.max(1, tonumber(last[2]) - now))
-return {APPLIED}
+if keepSignIn(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])) then return {APPLIED} end
+return {TOO_MANY}

@@ -5,8 +5,9 @@
  * in on B (in Chromium, then over HTTP) and that session answers a request
  * through A; a used link is refused on either; a sign-out on one holds on
  * the other; a forged, expired or Redis-expired cookie is refused on both;
- * a Sign in with Slack started on A comes back through B; and once Redis
- * holds as many started ones as it may, both refuse another with a 429.
+ * a Sign in with Slack started on A comes back through B; a person's
+ * sessions past their bound end their oldest; and once Redis holds as many
+ * started ones as it may, both refuse another with a 429.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,10 +17,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { SIGN_INS_RETRY_AFTER_SECONDS } from "../../../src/requests/errors.js";
-import { MAX_SIGN_INS_PER_KIND, signInDigest } from "../../../src/requests/sign-ins.js";
+import { MAX_SESSIONS_PER_PERSON, MAX_SIGN_INS_PER_KIND, signInDigest } from "../../../src/requests/sign-ins.js";
 import { storeKeys } from "../../../src/store/keys.js";
 import { createRedisSignInStore } from "../../../src/store/redis-sign-ins.js";
-import { ALICE } from "../../fixtures/people.js";
+import { ALICE, BOB } from "../../fixtures/people.js";
 import { CHROMIUM, consoleCaller, cookieOf, launchChromium, signInWithSlack, startSlackSignIn } from "../../helpers/console.js";
 import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
@@ -177,6 +178,27 @@ describe("console sign-ins across instances (Redis)", () => {
     expect((await fetch(callback, { headers: { cookie: stateCookie }, redirect: "manual" })).status).toBe(403);
     // The helper's whole round trip, across the pair, still works for a second person's browser.
     expect((await signInWithSlack(b, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! })).session).toMatchObject({ person: { id: ALICE.id } });
+    expect([...a.errors(), ...b.errors()]).toEqual([]);
+  });
+
+  it("a person signed in on one browser more than they may ends their oldest session, on both instances; another person's stays", async () => {
+    const [a, b] = await slackPair();
+    const bob = await signInWithSlack(b, PUBLIC_URL, { id: BOB.id, name: BOB.name! });
+    const cookies: string[] = [];
+    for (let i = 0; i <= MAX_SESSIONS_PER_PERSON; i += 1)
+      cookies.push((await signInWithSlack(i % 2 ? a : b, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! })).cookie);
+    const [oldest, ...kept] = cookies;
+    for (const relay of [a, b]) {
+      expect(await sessionStatus(relay.url, oldest!)).toBe(401);
+      for (const cookie of [...kept, bob.cookie]) expect(await sessionStatus(relay.url, cookie)).toBe(200);
+    }
+    const sessions = storeKeys(prefix).signIns("session");
+    expect(await redis.zcard(sessions.ofPerson(ALICE.id))).toBe(MAX_SESSIONS_PER_PERSON);
+    expect(await redis.zcard(sessions.live)).toBe(MAX_SESSIONS_PER_PERSON + 1);
+    // A sign-out takes the session out of both indexes.
+    expect((await (await consoleCaller(a.url, kept[0]!)).call("/console/api/signout", {})).status).toBe(200);
+    expect(await redis.zcard(sessions.ofPerson(ALICE.id))).toBe(MAX_SESSIONS_PER_PERSON - 1);
+    expect(await redis.zcard(sessions.live)).toBe(MAX_SESSIONS_PER_PERSON);
     expect([...a.errors(), ...b.errors()]).toEqual([]);
   });
 

@@ -2,12 +2,13 @@
  * What only the Redis sign-in store has (the shared sign-in store contract
  * runs on it, on one server and on a cluster, in
  * rule-and-sign-in-stores.test.ts), on a real Redis server: the key layout
- * (one key per entry, named by the digest, never the secret, and the kind's
- * index, both with a TTL to the entry's end), entries shared by stores on
+ * (one key per entry, named by the digest, never the secret, the kind's
+ * index and a session's person's, all with a TTL to the entry's end), entries shared by stores on
  * separate connections (two relay instances), a single use and a bound that
  * hold across them, an entry that does not parse, and a Redis that never
  * answers.
  */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../../src/requests/errors.js";
 import { signInDigest } from "../../../src/requests/sign-ins.js";
@@ -19,24 +20,28 @@ import { digestOf, sessionOf } from "../../helpers/sign-in-store-contract.js";
 const testRedis = useTestRedis();
 
 describe("redis sign-in store specifics", () => {
-  it("keeps an entry as one key <prefix>:console:<kind>:<digest>, with no secret in it, and its digest in <prefix>:console:<kind>:live, both expiring at the entry's end", async () => {
+  it("keeps an entry as one key <prefix>:console:<kind>:<digest>, with no secret in it, its digest in <prefix>:console:<kind>:live and a session's in its person's index, all expiring at the entry's end", async () => {
     const redis = testRedis.redis();
     const prefix = testRedis.prefix();
     const store = createRedisSignInStore({ redis, prefix });
     const secret = "the-session-cookie-value";
     const digest = signInDigest(secret);
     const now = Date.now();
-    await store.put("session", digest, sessionOf({ expiresAt: now + 60_000 }), now);
-    const [key, live] = [`${prefix}:console:session:${digest}`, `${prefix}:console:session:live`];
+    const session = sessionOf({ expiresAt: now + 60_000 });
+    await store.put("session", digest, session, now);
+    const base = `${prefix}:console:session`;
+    const person = `${base}:of:${createHash("sha256").update(session.person.id).digest("hex")}`;
+    const [key, live] = [`${base}:${digest}`, `${base}:live`];
     expect(storeKeys(prefix).signIns("session")).toMatchObject({ live });
     expect(storeKeys(prefix).signIns("session").entry(digest)).toBe(key);
-    // On a cluster a kind's keys share a hash tag: a script touches both.
-    expect(storeKeys(prefix, 16).signIns("session").entry(digest)).toBe(`${prefix}:{${prefix}:console:session}:${digest}`);
-    expect(storeKeys(prefix, 16).signIns("session").live).toBe(`${prefix}:{${prefix}:console:session}:live`);
-    expect((await keysUnder(redis, prefix)).sort()).toStrictEqual([key, live].sort());
+    expect(storeKeys(prefix).signIns("session").ofPerson(session.person.id)).toBe(person);
+    // On a cluster a kind's keys share a hash tag: a script touches them together.
+    const tagged = storeKeys(prefix, 16).signIns("session");
+    for (const name of [tagged.entry(digest), tagged.live, tagged.ofPerson(session.person.id)]) expect(name).toMatch(`${prefix}:{${prefix}:console:session}:`);
+    expect((await keysUnder(redis, prefix)).sort()).toStrictEqual([key, live, person].sort());
     expect(await redis.get(key)).not.toContain(secret);
-    expect(await redis.zrange(live, "0", "-1", "WITHSCORES")).toStrictEqual([digest, String(now + 60_000)]);
-    for (const name of [key, live]) {
+    for (const index of [live, person]) expect(await redis.zrange(index, "0", "-1", "WITHSCORES")).toStrictEqual([digest, String(now + 60_000)]);
+    for (const name of [key, live, person]) {
       const ttl = await redis.pttl(name);
       expect(ttl, name).toBeGreaterThan(55_000);
       expect(ttl, name).toBeLessThanOrEqual(60_000);
