@@ -13,10 +13,10 @@
  * their id>`: lua/put-session-4.lua ends their oldest), so that one Slack
  * account cannot fill the sessions' bound for everyone. Keeping an entry
  * (lua/put-sign-in-2.lua: count and write) and using it up or removing it
- * (lua/take-sign-in-3.lua: read and delete, out of every index; a session's
- * person is read from it first) are one Lua script each, so a link opens one session however many
- * instances it is posted to at once, and instances that put at once never
- * pass the bound together. On Redis Cluster a kind's keys share a hash tag,
+ * (lua/take-sign-in-3.lua: read and delete, out of every index; a
+ * session's person is read from it first) are one Lua script each, so a
+ * link opens one session however many instances it is posted to at once,
+ * and instances that put at once never pass the bound together. On Redis Cluster a kind's keys share a hash tag,
  * so each script touches one slot (and all of a kind sit on one master).
  *
  * Every entry is parsed with its schema on read (a trust boundary), and
