@@ -6,8 +6,10 @@
  * through A; a used link is refused on either; a sign-out on one holds on
  * the other; a forged, expired or Redis-expired cookie is refused on both;
  * a Sign in with Slack started on A comes back through B; a person's
- * sessions past their bound end their oldest; and once Redis holds as many
- * started ones as it may, both refuse another with a 429.
+ * sessions past their bound end their oldest; once Redis holds as many
+ * started ones as it may, both refuse another with a 429; and on a real
+ * Redis Cluster of the file's own, a link, its session and a sign-out hold
+ * across two instances, with each kind's keys on one master.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +20,7 @@ import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
 import { SIGN_INS_RETRY_AFTER_SECONDS } from "../../../src/requests/errors.js";
 import { MAX_SESSIONS_PER_PERSON, MAX_SIGN_INS_PER_KIND, signInDigest } from "../../../src/requests/sign-ins.js";
-import { storeKeys } from "../../../src/store/keys.js";
+import { CLUSTER_SHARDS, storeKeys } from "../../../src/store/keys.js";
 import { createRedisSignInStore } from "../../../src/store/redis-sign-ins.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 import { CHROMIUM, consoleCaller, cookieOf, launchChromium, signInWithSlack, startSlackSignIn } from "../../helpers/console.js";
@@ -26,6 +28,7 @@ import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
 import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../../helpers/slack-openid.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { useTestCluster } from "../../helpers/store-backends.js";
 
 const AGENT = "tok_sign_ins_agent_0123456789";
 const PUBLIC_URL = "https://relay.example.test";
@@ -45,12 +48,12 @@ afterEach(async () => {
   await deleteKeysUnder(redis, prefix);
 });
 
-/** A relay in local mode (no Slack) on the test Redis under this test's prefix, and the sign-in link it printed. */
-async function localInstance(): Promise<{ relay: RunningRelay; url: string; secret: string }> {
+/** A relay in local mode (no Slack) on the test Redis (or `redis`: another target) under this test's prefix, and the sign-in link it printed. */
+async function localInstance(redis: Record<string, string> = { REDIS_URL: REDIS_TEST_URL }): Promise<{ relay: RunningRelay; url: string; secret: string }> {
   const logs: string[] = [];
   const stateHome = mkdtempSync(join(tmpdir(), "console-sign-ins-"));
   const relay = await startRelay({
-    env: { RELAY_TOKENS: `ci-bot:${AGENT}`, XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix },
+    env: { RELAY_TOKENS: `ci-bot:${AGENT}`, XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", ...redis, REDIS_PREFIX: prefix },
     port: 0,
     logger: createLogger({ write: (line) => logs.push(line) }),
     sweepIntervalMs: 100,
@@ -232,6 +235,31 @@ describe("console sign-ins across instances (Redis)", () => {
     expect([...a.errors(), ...b.errors()]).toEqual([]);
     expect(a.logs.some((line) => line.includes("as many sign-ins of this kind") && line.includes('"kind":"slack"'))).toBe(true);
   }, 60_000);
+});
+
+describe("console sign-ins across instances on a Redis Cluster", () => {
+  const testCluster = useTestCluster();
+
+  it("a link printed by A signs in on B, the session holds on A, a sign-out on A ends it on B, and a kind's keys sit on one master", async () => {
+    prefix = testCluster.prefix();
+    const nodes = { REDIS_CLUSTER_NODES: testCluster.cluster().nodes };
+    const [a, b] = [await localInstance(nodes), await localInstance(nodes)];
+    const cookie = cookieOf(await signIn(b.url, a.secret), "relay_console")!;
+    expect(await sessionStatus(a.url, cookie)).toBe(200);
+    expect((await signIn(a.url, a.secret)).status).toBe(401);
+    const id = await create(a.url);
+    const answered = waitFor(b.url, id);
+    const onA = await consoleCaller(a.url, cookie);
+    expect((await onA.call(`/console/api/requests/${id}/answer`, { decision: { reply: "y" } })).status).toBe(200);
+    expect(await answered).toMatchObject({ status: "answered", answeredBy: { id: "local", via: "console" } });
+    const session = storeKeys(prefix, CLUSTER_SHARDS).signIns("session");
+    const perMaster = await testCluster.keysPerMaster(prefix);
+    const holding = perMaster.filter((keys) => keys.some((key) => key.startsWith(session.live.replace(/:live$/, ""))));
+    expect(holding).toHaveLength(1);
+    expect(holding[0]).toEqual(expect.arrayContaining([session.live, session.ofPerson("local")]));
+    expect((await onA.call("/console/api/signout", {})).status).toBe(200);
+    expect(await sessionStatus(b.url, cookie)).toBe(401);
+  });
 });
 
 /** Two relays with Sign in with Slack on the test Redis under a fresh prefix, and their Slack stand-in. */
