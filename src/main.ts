@@ -212,7 +212,9 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
       callbacks.start();
       // With a shared store, the callbacks go to the instances that stay once this one is drained: a claim it made
       // while closing would wait for the end of its close to be handed back (its attempt stopped), and then for
-      // another instance's next look at the queue. With the memory store it delivers until its last closer.
+      // another instance's next look at the queue. A delivery in flight at the drain's end is let finish (within
+      // the worker's stop grace), not thrown away to be made again elsewhere. With the memory store it delivers
+      // until its last closer.
       const handOverCallbacks = config.redis === undefined ? [] : [() => void callbacks.stop()];
       lifecycle.serve(stopSweeper, ...handOverCallbacks);
     },

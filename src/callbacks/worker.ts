@@ -10,7 +10,8 @@
  * backoff and jitter until `giveUpAfterMs` after the request ended (or until
  * the store forgets the request), then given up with a warning. An ended
  * request wakes the worker, so a callback goes out at once, not at the next
- * poll.
+ * poll. An instance that stops lets a delivery in flight finish (within
+ * `stopGraceMs`) instead of throwing it away to be made again elsewhere.
  */
 import { silentLogger, type Logger } from "../logger.js";
 import { callbackHostAllowed, hostOf } from "../requests/callback-hosts.js";
@@ -50,6 +51,11 @@ export interface CallbackWorkerOptions {
   backoffMaxMs?: number;
   /** Milliseconds after the request ended when delivery is given up. */
   giveUpAfterMs?: number;
+  /**
+   * Milliseconds a delivery in flight when the worker stops may take to finish before it is stopped and handed
+   * back (due at once, for another instance); default 3000.
+   */
+  stopGraceMs?: number;
 }
 
 /** What one round did with the callbacks it claimed. */
@@ -125,6 +131,8 @@ export class CallbackDelivery implements QueueHandler {
 export class CallbackWorker {
   private readonly worker: QueueWorker;
   private unsubscribe: (() => void) | undefined;
+  /** The stop in progress, if any. */
+  private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: CallbackWorkerOptions) {
     const logger = options.logger ?? silentLogger;
@@ -148,11 +156,16 @@ export class CallbackWorker {
     this.worker.start();
   }
 
-  /** Stops the loop and any attempt in flight (handed back, due at once); resolves when done. */
-  async stop(): Promise<void> {
+  /**
+   * Claims nothing more; a delivery in flight may finish within `stopGraceMs`, then any still running is
+   * stopped and handed back (due at once, for another instance); resolves when done. A draining instance
+   * calls it right after its drain and again at its end: both wait for the one stop.
+   */
+  stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    await this.worker.stop();
+    const stopping = (this.stopping ??= this.worker.stop(this.options.stopGraceMs ?? 3000).finally(() => (this.stopping = undefined)));
+    return stopping;
   }
 
   /** Claims the callbacks due now and makes one attempt at each. */

@@ -43,6 +43,14 @@ export interface RequestMessenger {
    */
   showEnded(record: RequestRecord): Promise<void>;
   /**
+   * The messages posted for `record` in its channel since it was created,
+   * as Slack's history shows them (a post whose poster died before Slack's
+   * reply left one the store never recorded). One call, paced like every
+   * call; throws TransientDeliveryError or PermanentDeliveryError. Absent:
+   * nothing is looked up.
+   */
+  findPosted?(record: RequestRecord): Promise<SlackRef[]>;
+  /**
    * Sends the reminder or escalation `entry` of a pending request with a
    * Slack message, as of `now` (Unix ms): see ./reminders.ts. Throws
    * TransientDeliveryError (retry later) or PermanentDeliveryError (give up).

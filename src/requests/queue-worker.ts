@@ -158,16 +158,21 @@ export class QueueWorker {
     loop.nap?.abort();
   }
 
-  /** Stops every loop and tells every attempt in flight to let go; resolves once they all have. */
-  async stop(): Promise<void> {
+  /**
+   * Stops every loop (nothing more is claimed) and tells every attempt in flight to let go, at once or, with
+   * `graceMs`, once that long has passed and it is still running (one about to finish is not thrown away, to be
+   * made again elsewhere); resolves once they all have settled.
+   */
+  async stop(graceMs = 0): Promise<void> {
     const running = this.running;
     this.running = undefined;
-    this.stopping.abort();
     if (running) {
       running.stop.abort();
       for (const loop of running.loops) loop.nap?.abort();
-      await Promise.all(running.loops.map((loop) => loop.done));
     }
+    if (graceMs > 0) await Promise.race([this.idle(), pause(graceMs, this.stopping.signal)]);
+    this.stopping.abort();
+    if (running) await Promise.all(running.loops.map((loop) => loop.done));
     await this.idle();
   }
 

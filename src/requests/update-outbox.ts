@@ -11,6 +11,13 @@
  * permanent one (message deleted, bot removed from the channel) or a request
  * the store no longer has ends it with a warning.
  *
+ * A request that ended while still being posted has its update queued too
+ * (the store's ending step): its poster may have died after Slack took the
+ * message and before the reply, leaving a message with live buttons the
+ * store never heard of. Its update looks the channel's history up for the
+ * request's messages (their metadata carries its id), records what it finds
+ * as copies and shows them ended.
+ *
  * A pending request's message is updated too, to show its approvals so far
  * (approve queues that update as it counts one) or its new deadline (extend
  * queues it as it moves the deadline). Instances race there: A
@@ -23,14 +30,15 @@
  * same request runs is shown right after it.
  */
 import type { Logger } from "../logger.js";
+import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestMessenger } from "./delivery.js";
 import type { RequestRecord } from "./model.js";
 import type { Handled, QueueHandler, QueueWorker } from "./queue-worker.js";
 import type { ClaimedEntry, RequestStore } from "./store.js";
 
 export interface UpdateOutboxDeps {
-  store: Pick<RequestStore, "get" | "completePendingUpdate">;
-  messenger: Pick<RequestMessenger, "showEnded">;
+  store: Pick<RequestStore, "get" | "completePendingUpdate" | "addOtherMessage">;
+  messenger: Pick<RequestMessenger, "showEnded" | "findPosted">;
   /** Runs the attempts `show` starts, as it runs the claimed ones. */
   worker: Pick<QueueWorker, "run">;
   logger: Logger;
@@ -67,7 +75,8 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
    * (waking the waiting agent, acking the click) goes first.
    */
   show(record: RequestRecord, { later = true }: { later?: boolean } = {}): void {
-    if (!record.slack) return;
+    // One with no message known yet is left to its queued update: a post still on its way to Slack lands meanwhile.
+    if (messagesOf(record).length === 0) return;
     if (this.updating.has(record.id)) {
       this.followUps.set(record.id, record);
       return;
@@ -83,14 +92,17 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
   /** Shows the request as it now is (or as `known`) and, while it keeps changing under a pending render, again. */
   async handle({ id }: ClaimedEntry, _work: unknown, known?: RequestRecord): Promise<Handled> {
     if (this.updating.has(id)) return { outcome: "left" };
-    const first = known ?? (await this.deps.store.get(id));
-    if (!first?.slack) return { outcome: "skipped", why: "the request is gone or has no message" };
+    const stored = known ?? (await this.deps.store.get(id));
+    if (!stored) return { outcome: "skipped", why: "the request is gone" };
+    const first = await this.withUnrecordedPosts(stored);
+    // Ended before any message of it reached Slack: nothing to show.
+    if (messagesOf(first).length === 0) return { outcome: "done" };
     const { store, messenger, now } = this.deps;
     this.updating.add(id);
     let shown: RequestRecord | undefined;
     try {
       let record: RequestRecord | undefined = first;
-      while (record?.slack) {
+      while (record && messagesOf(record).length > 0) {
         await messenger.showEnded(record);
         shown = record;
         if (record.status !== "pending") return { outcome: "done" };
@@ -105,6 +117,22 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
       this.followUps.delete(id);
       if (next && !(shown && sameView(shown, next))) this.track(this.runFor(next));
     }
+  }
+
+  /**
+   * An ended request whose post was never recorded, with the messages Slack's history shows for it recorded as
+   * copies (so clicks on them count as the request's, and they are shown ended); any other request as it is.
+   */
+  private async withUnrecordedPosts(record: RequestRecord): Promise<RequestRecord> {
+    const { store, messenger, logger } = this.deps;
+    if (record.status === "pending" || record.slack || !messenger.findPosted) return record;
+    let found = record;
+    for (const message of await messenger.findPosted(record)) {
+      if (isKnown(found, message)) continue;
+      logger.warn({ id: record.id, ...message }, "a message of an ended request that was never recorded was found: showing it ended");
+      found = (await store.addOtherMessage(record.id, message)) ?? found;
+    }
+    return found;
   }
 
   /** An attempt at the update of `record`, which this instance just queued (it holds it for UPDATE_GRACE_MS). */
@@ -122,4 +150,13 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
 /** True when a message rendered from `a` shows what one rendered from `b` would: the same status, count of approvals and deadline. */
 function sameView(a: RequestRecord, b: RequestRecord): boolean {
   return a.status === b.status && (a.approvals?.length ?? 0) === (b.approvals?.length ?? 0) && a.expiresAt === b.expiresAt;
+}
+
+/** Every message of `record` the store knows: its main one, then the copies. */
+function messagesOf(record: RequestRecord): SlackRef[] {
+  return [...(record.slack ? [record.slack] : []), ...(record.otherMessages ?? [])];
+}
+
+function isKnown(record: RequestRecord, message: SlackRef): boolean {
+  return messagesOf(record).some((known) => known.channel === message.channel && known.ts === message.ts);
 }

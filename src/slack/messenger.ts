@@ -17,6 +17,7 @@ import { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type 
 import { endedMessage } from "./blocks/index.js";
 import { ChannelQueue, queueKey } from "./channel-queue.js";
 import { MessageLookup, requestMetadata } from "./message-lookup.js";
+import { pacedCall } from "./paced.js";
 import { postRequest } from "./poster.js";
 import { sendOutcome } from "./outcome-poster.js";
 import { sendReminder } from "./reminder-poster.js";
@@ -63,15 +64,17 @@ export function createSlackMessenger({
     updateRuleTally: (rule) => updateRuleTally({ client, queue }, rule, now()),
 
     async showEnded(record: RequestRecord): Promise<void> {
-      if (!record.slack) return;
+      const main = record.slack;
+      // A click adopted before the post's own reply was recorded leaves the main message among the copies too: it is updated once.
+      const copies = (record.otherMessages ?? []).filter((copy) => !main || copy.channel !== main.channel || copy.ts !== main.ts);
+      // The main message first; a copy that is gone (deleted by someone) needs no update. A request whose post was
+      // never recorded (its poster died before Slack's reply) has copies only.
+      const messages = main ? [main, ...copies] : copies;
+      if (messages.length === 0) return;
       const { text, blocks } = endedMessage(record);
       const metadata = requestMetadata(record.id);
       const key = queueKey("chat.update");
-      // The main message first; a copy that is gone (deleted by someone) needs no update.
-      const main = record.slack;
-      // A click adopted before the post's own reply was recorded leaves the main message among the copies too: it is updated once.
-      const copies = (record.otherMessages ?? []).filter((copy) => copy.channel !== main.channel || copy.ts !== main.ts);
-      for (const [index, { channel, ts }] of [main, ...copies].entries()) {
+      for (const [index, { channel, ts }] of messages.entries()) {
         // Wait out a pause Slack asked for (429) when it is short; a longer one comes back as the retry's delay.
         const turn = await queue.turn(key, now() + updateWaitMs);
         if (!turn) throw new TransientDeliveryError("chat.update is paused by Slack's rate limit", queue.pausedFor(key));
@@ -79,7 +82,7 @@ export function createSlackMessenger({
           await client.chat.update({ channel, ts, text, blocks, metadata });
         } catch (error) {
           const failure = classifySlackError(error);
-          if (failure.kind === "permanent" && index > 0) continue;
+          if (failure.kind === "permanent" && (index > 0 || !main)) continue;
           if (failure.kind === "permanent") throw new PermanentDeliveryError(failure.code);
           if (failure.retryAfterMs !== undefined) queue.pause(key, failure.retryAfterMs);
           throw new TransientDeliveryError(failure.code, failure.retryAfterMs);
@@ -88,5 +91,8 @@ export function createSlackMessenger({
         }
       }
     },
+
+    findPosted: (record: RequestRecord) =>
+      pacedCall(queue, queueKey("conversations.history"), now() + updateWaitMs, () => lookup.posted(record.channel, record.id, record.createdAt)),
   };
 }

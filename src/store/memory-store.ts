@@ -98,11 +98,13 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
     records.set(id, record);
     pendingIds.delete(id);
     notPending(record);
+    // Still being posted: its post may have reached Slack unrecorded, and the update looks for it.
+    const unposted = posting.has(id);
     posting.complete(id);
     queues.dropReminders(id);
     forgetAt(id, at + retentionMs);
     queueCallback(record, at);
-    if (record.slack) updates.add(id, at + UPDATE_GRACE_MS);
+    if (record.slack || unposted) updates.add(id, at + UPDATE_GRACE_MS);
     queues.queueNotices(record, at);
     // After this step returns, as Redis's notification comes after its reply: the service wakes its own waiters with the record first.
     queueMicrotask(() => listeners.forEach((listener) => listener(id)));

@@ -11,7 +11,9 @@ import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, test as base } from "vitest";
+import { freePort } from "./ports.js";
 import { RelayStandIn, TOKEN } from "./relay-stand-in.js";
+import { sleep } from "./until.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Static relative imports only: `serve` loads the relay lazily, and is spawned through tsx. */
@@ -94,6 +96,41 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
     child.once("close", (code) => resolve({ code, ...output }));
   });
   return { child, done, output };
+}
+
+/** A relay process (`approval-relay serve`) a test started, and where it answers. */
+export interface ServeRun {
+  url: string;
+  run: CliRun;
+}
+
+/** SIGKILLs every run in `runs` (emptying it) and waits for each to end: a test's afterEach. */
+export async function killRuns(runs: CliRun[]): Promise<void> {
+  for (const run of runs.splice(0)) {
+    run.child.kill("SIGKILL");
+    await run.done;
+  }
+}
+
+/**
+ * Starts `approval-relay serve` (through tsx) with `env` on `port` (default: a free one) and resolves once its
+ * /healthz answers (20 s at most); the run is added to `runs`, for the test's afterEach to end.
+ */
+export async function startServe(env: Record<string, string>, runs: CliRun[], port?: number): Promise<ServeRun> {
+  const listenOn = port ?? (await freePort());
+  const run = startCli(["serve"], { tsx: true, env: { ...env, PORT: String(listenOn) } });
+  runs.push(run);
+  const url = `http://127.0.0.1:${listenOn}`;
+  const end = Date.now() + 20_000;
+  while (Date.now() < end) {
+    const healthy = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (healthy) return { url, run };
+    await sleep(100);
+  }
+  throw new Error(`the relay did not become healthy: ${(await Promise.race([run.done, sleep(10).then(() => undefined)]))?.stderr ?? ""}`);
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {

@@ -488,15 +488,30 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         ]);
       });
 
-      it("queues nothing for a request that ended without a message, or for a refused transition", async () => {
+      it("queues nothing for a request that ended without a message and out of the posting queue, or for a refused transition", async () => {
         const { store, created, clock } = await open();
         const [unposted, posted] = [await created(), await created()];
+        await store.complete("posting", unposted.id);
         await store.setSlackMessage(posted.id, slack(1));
         await store.transition(unposted.id, answer(clock.t));
         await store.transition(posted.id, answer(clock.t));
         await store.complete("updates", posted.id);
         await store.transition(posted.id, { status: "cancelled", at: clock.t });
         expect(await store.claim("updates", clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+      });
+
+      it("a request that ended while still being posted (its post may be in Slack unrecorded) gets its update queued, once", async () => {
+        const { store, created, clock } = await open();
+        const [expired, answered] = [await created({ expiresAt: clock.t }), await created()];
+        await store.transition(expired.id, { status: "expired", at: clock.t + 1 });
+        await store.transition(answered.id, answer(clock.t + 2));
+        await store.transition(answered.id, { status: "cancelled", at: clock.t + 3 });
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
+        expect(await store.claim("updates", clock.t + UPDATE_GRACE_MS + 2, LEASE_MS, 10)).toStrictEqual([
+          { key: expired.id, id: expired.id, attempts: 0 },
+          { key: answered.id, id: answered.id, attempts: 0 },
+        ]);
+        expect(await store.claim("posting", clock.t + 10 * UPDATE_GRACE_MS, LEASE_MS, 10)).toStrictEqual([]);
       });
 
       it("another message of a request is found from its channel and ts, read back, and gets the update once the request ended", async () => {

@@ -156,14 +156,15 @@ describe("the worker running in the background", () => {
     await relay.worker.stop();
   });
 
-  it("stop() cuts an attempt in flight short and hands the callback back, due at once", async () => {
-    const { clock, receiver, relay, ended } = await setup(() => "hang", { pollIntervalMs: 60_000 });
+  it("stop() lets an attempt in flight run for its stop grace, then cuts it short and hands the callback back, due at once", async () => {
+    const { clock, receiver, relay, ended } = await setup(() => "hang", { pollIntervalMs: 60_000, stopGraceMs: 400 });
     relay.worker.start();
     const id = await ended();
     await until(() => receiver.hits.length === 1, 2000, "the attempt");
     const started = Date.now();
     await relay.worker.stop();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(Date.now() - started).toBeLessThan(1400);
     expect(await relay.store.claim("callbacks", clock.t, 1000, 10)).toStrictEqual([{ key: id, id, attempts: 0 }]);
   });
 });

@@ -18,7 +18,7 @@ import { startRedisServer, type RedisServer } from "../../helpers/redis-server.j
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
-import { startCli, type CliRun } from "../../helpers/cli.js";
+import { killRuns, startServe, type CliRun } from "../../helpers/cli.js";
 import { sleep } from "../../helpers/until.js";
 
 const TOKEN = "tok_restart_0123456789abcdef";
@@ -29,37 +29,11 @@ let slack: SlackWebApiStandIn | undefined;
 const runs: CliRun[] = [];
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    run.child.kill("SIGKILL");
-    await run.done;
-  }
+  await killRuns(runs);
   await slack?.close();
   await server?.stop();
   server = slack = undefined;
 });
-
-interface Relay {
-  url: string;
-  run: CliRun;
-}
-
-async function startServe(env: Record<string, string>, port: number): Promise<Relay> {
-  const run = startCli(["serve"], { tsx: true, env: { ...env, PORT: String(port) } });
-  runs.push(run);
-  const url = `http://127.0.0.1:${port}`;
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { url, run };
-    await sleep(100);
-  }
-  throw new Error(`the relay did not become healthy: ${(await Promise.race([run.done, sleep(10).then(() => undefined)]))?.stderr ?? ""}`);
-}
 
 async function environment(store: "redis" | "memory", graceSeconds: number) {
   slack = await startSlackWebApi();
@@ -128,7 +102,7 @@ describe("SIGTERM with Redis (shared store)", () => {
     { timeout: 90_000 },
     async () => {
       const { env, slack, port } = await environment("redis", 3);
-      const first = await startServe(env, port);
+      const first = await startServe(env, runs, port);
       const created = await json<{ id: string; expiresAt: string }>(call(first.url, "/v1/requests", { json: stepGate }));
       const longPolled = await posted(slack, 0);
       const client = new RelayClient({ url: first.url, token: TOKEN, initialRetryDelayMs: 100, maxRetryDelayMs: 400, retries: 60 });
@@ -162,7 +136,7 @@ describe("SIGTERM with Redis (shared store)", () => {
       expect(JSON.stringify((await slack.waitFor("chat.update", (args) => args.ts === hookMessage.ts)).args.blocks)).toMatch(/Cancelled/);
       expect(slack.requestPosts()).toHaveLength(2);
 
-      const second = await startServe(env, port);
+      const second = await startServe(env, runs, port);
       expect(await json(call(second.url, `/v1/requests/${created.id}`))).toMatchObject({ status: "pending" });
       expect(await json(call(second.url, `/v1/requests/${hookMessage.id}`))).toMatchObject({ status: "cancelled", error: SHUTDOWN_REASON });
       await clickYes(second.url, longPolled);
@@ -175,7 +149,7 @@ describe("SIGTERM with Redis (shared store)", () => {
 
   it("lets a held hook call be answered during the grace, and exits as soon as nothing is held", { timeout: 60_000 }, async () => {
     const { env, slack, port } = await environment("redis", 20);
-    const relay = await startServe(env, port);
+    const relay = await startServe(env, runs, port);
     const hook = call(relay.url, HOOK, { json: hookInput("toolu_in_grace") });
     const message = await posted(slack, 0);
     await sleep(200);
@@ -194,7 +168,7 @@ describe("SIGTERM with Redis (shared store)", () => {
 describe("SIGTERM with the memory store", () => {
   it("after the grace, denies the held hook call and cancels every pending request, since none survives the process", { timeout: 60_000 }, async () => {
     const { env, slack, port } = await environment("memory", 1);
-    const relay = await startServe(env, port);
+    const relay = await startServe(env, runs, port);
     const created = await json<{ id: string }>(call(relay.url, "/v1/requests", { json: stepGate }));
     const polledMessage = await posted(slack, 0);
     const poll = json(call(relay.url, `/v1/requests/${created.id}?wait=30`));

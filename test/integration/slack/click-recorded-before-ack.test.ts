@@ -7,17 +7,21 @@
  * killed with the answer still unwritten. And a relay SIGKILLed while Slack
  * refuses the decided message's update (429) leaves the update queued in
  * Redis: the next relay makes it, so the message does not keep live buttons.
+ * Nor does one whose poster was SIGKILLed after Slack took the message and
+ * before its reply came (the store never learned where it is; the soak's
+ * "buttons left on an expired request's message after a SIGKILL", issue
+ * 19): the relay that expires the request finds the message in the
+ * channel's history, by the metadata every request message carries.
  */
 import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
-import { freePort } from "../../helpers/ports.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
-import { startCli, type CliRun } from "../../helpers/cli.js";
+import { killRuns, startServe, type CliRun } from "../../helpers/cli.js";
 import { sleep } from "../../helpers/until.js";
-import { ALICE } from "../../fixtures/people.js";
+import { ALICE, RELAY_BOT } from "../../fixtures/people.js";
 
 const TOKEN = "tok_sigkill_0123456789abcdef";
 /** Keeps Redis busy for ARGV[1] milliseconds: every other client waits meanwhile. */
@@ -34,31 +38,13 @@ let slack: SlackWebApiStandIn | undefined;
 const runs: CliRun[] = [];
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    run.child.kill("SIGKILL");
-    await run.done;
-  }
+  await killRuns(runs);
   await slack?.close();
   await server?.stop();
 });
 
 async function startRelay(env: Record<string, string>): Promise<string> {
-  const port = await freePort();
-  const run = startCli(["serve"], { tsx: true, env: { ...env, PORT: String(port) } });
-  runs.push(run);
-  const url = `http://127.0.0.1:${port}`;
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return url;
-    await sleep(100);
-  }
-  throw new Error(`the relay did not become healthy: ${(await Promise.race([run.done, sleep(10).then(() => undefined)]))?.stderr ?? ""}`);
+  return (await startServe(env, runs)).url;
 }
 
 const api = (url: string, path: string, init: RequestInit = {}) =>
@@ -66,11 +52,11 @@ const api = (url: string, path: string, init: RequestInit = {}) =>
     async (r) => (await r.json()) as { id: string; status: string; decision?: unknown; slack?: { channel: string; ts: string } },
   );
 
-/** A private Redis, the Slack stand-in, a relay process on them, and a step_gate request it has posted. */
-async function relayWithPostedRequest() {
+/** A private Redis and the Slack stand-in; the environment of a relay process on them. */
+async function environment(): Promise<Record<string, string>> {
   server = await startRedisServer();
   slack = await startSlackWebApi();
-  const env = {
+  return {
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.url,
@@ -79,6 +65,11 @@ async function relayWithPostedRequest() {
     REDIS_URL: server.url,
     LOG_LEVEL: "warn",
   };
+}
+
+/** A private Redis, the Slack stand-in, a relay process on them, and a step_gate request it has posted. */
+async function relayWithPostedRequest() {
+  const env = await environment();
   const first = await startRelay(env);
   const { id } = await api(first, "/v1/requests", { method: "POST", body: JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "ls" } }) });
   let slackRef: { channel: string; ts: string } | undefined;
@@ -138,4 +129,43 @@ it("a relay killed while Slack refuses the decided message's update leaves the u
   expect(blocks.length).toBeGreaterThan(0);
   expect(blocks.some((block) => block.type === "actions")).toBe(false);
   expect(JSON.stringify(blocks)).toContain(ALICE.id);
+});
+
+const blocksOf = (raw: unknown) => (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ type: string }>;
+
+it("a request whose poster was SIGKILLed before Slack's reply came has its message found and shown expired, without buttons", { timeout: 90_000 }, async () => {
+  const env = await environment();
+  const ts = `${Math.floor(Date.now() / 1000)}.000001`;
+  let shown!: () => void;
+  const onScreen = new Promise<void>((resolve) => (shown = resolve));
+  // Slack keeps the message and shows it; its reply to the relay never comes.
+  slack!.answer("chat.postMessage", (args) => {
+    if (args.metadata === undefined) return undefined;
+    slack!.messages.push({ channel: String(args.channel), ts, bot_id: RELAY_BOT.botId, text: args.text, metadata: args.metadata });
+    shown();
+    return "hang";
+  });
+
+  const first = await startServe(env, runs);
+  const { id } = await api(first.url, "/v1/requests", {
+    method: "POST",
+    body: JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command: "terraform apply" }, timeoutSeconds: 3 }),
+  });
+  await onScreen;
+  first.run.child.kill("SIGKILL");
+  await first.run.done;
+
+  const second = await startServe(env, runs);
+  for (let i = 0; i < 100 && (await api(second.url, `/v1/requests/${id}`)).status === "pending"; i += 1) await sleep(100);
+  const ended = await api(second.url, `/v1/requests/${id}`);
+  expect(ended.status).toBe("expired");
+  expect(ended.slack).toBeUndefined();
+
+  const update = await slack!.waitFor("chat.update", (args) => args.ts === ts, 60_000);
+  expect(update.args.channel).toBe(CHANNEL);
+  const blocks = blocksOf(update.args.blocks);
+  expect(blocks.length).toBeGreaterThan(0);
+  expect(blocks.some((block) => block.type === "actions")).toBe(false);
+  // Posted once: the relay that stayed did not post the expired request again.
+  expect(slack!.callsTo("chat.postMessage").filter((call) => call.args.metadata !== undefined)).toHaveLength(1);
 });

@@ -15,7 +15,7 @@ import { recordOf } from "../../helpers/slack.js";
 const T0 = 1_700_000_000_000;
 
 /** An outbox on its own queue worker, as the service runs it; `runOnce` is one sweep, and says how many updates it settled. */
-function outboxOn(store: RequestStore, messenger: Pick<RequestMessenger, "showEnded">, now: () => number) {
+function outboxOn(store: RequestStore, messenger: Pick<RequestMessenger, "showEnded" | "findPosted">, now: () => number) {
   const { handler, runOnce } = onWorker(store, now, (worker) => new UpdateOutbox({ store, messenger, worker, logger: silentLogger, now }));
   return Object.assign(handler, { runOnce });
 }
@@ -266,5 +266,70 @@ describe("the message-update outbox when a request is given more time", () => {
     await a.idle();
     expect(landed.map(deadline)).toStrictEqual(["pending until 600000", "pending until 2400000"]);
     expect(await leftQueued()).toStrictEqual([]);
+  });
+});
+
+describe("the update of a request that ended while still being posted (its poster may have died after Slack took the message)", () => {
+  const ts = "1700000001.000100";
+
+  /** A memory store holding one request that expired before its message was recorded; a messenger whose findPosted runs `lookups` in turn. */
+  async function unpostedSetUp(lookups: Array<() => Promise<Array<{ channel: string; ts: string }>>>) {
+    const clock = { t: T0 };
+    const store = createMemoryStore({ now: () => clock.t });
+    const shown: RequestRecord[] = [];
+    const looked: RequestRecord[] = [];
+    const messenger: Pick<RequestMessenger, "showEnded" | "findPosted"> = {
+      showEnded: async (record) => void shown.push(record),
+      findPosted: async (record) => (looked.push(record), (lookups.shift() ?? (async () => []))()),
+    };
+    const { slack: _slack, ...unposted } = recordOf({ kind: "step_gate", toolName: "Bash", input: {} }, { createdAt: T0, expiresAt: T0 + 1000 });
+    await store.create(unposted);
+    clock.t = T0 + 1000;
+    const result = await store.transition(unposted.id, { status: "expired", at: clock.t });
+    if (result.outcome !== "applied") throw new Error(`expiry was ${result.outcome}`);
+    const outbox = outboxOn(store, messenger, () => clock.t);
+    return { clock, store, shown, looked, outbox, record: result.record };
+  }
+
+  it("is left to its queued entry, which finds the message in the channel's history, records it as a copy and shows it ended", async () => {
+    const { clock, store, shown, looked, outbox, record } = await unpostedSetUp([async () => [{ channel: record.channel, ts }]]);
+    outbox.show(record);
+    await outbox.idle();
+    expect(looked).toStrictEqual([]);
+    clock.t += UPDATE_GRACE_MS;
+    expect(await outbox.runOnce()).toBe(1);
+    expect(looked.map((r) => r.id)).toStrictEqual([record.id]);
+    expect(shown.map((r) => [r.status, r.slack, r.otherMessages])).toStrictEqual([["expired", undefined, [{ channel: record.channel, ts }]]]);
+    expect(await store.findBySlackMessage({ channel: record.channel, ts })).toBe(record.id);
+    clock.t += 10 * UPDATE_GRACE_MS;
+    expect(await outbox.runOnce()).toBe(0);
+  });
+
+  it("when the history shows no message of it, nothing is shown and the update is done", async () => {
+    const { clock, shown, looked, outbox } = await unpostedSetUp([]);
+    clock.t += UPDATE_GRACE_MS;
+    expect(await outbox.runOnce()).toBe(1);
+    expect(looked).toHaveLength(1);
+    expect(shown).toStrictEqual([]);
+    clock.t += 10 * UPDATE_GRACE_MS;
+    expect(await outbox.runOnce()).toBe(0);
+  });
+
+  it("when Slack does not answer the look-up (429), it is tried again after Retry-After", async () => {
+    const { clock, shown, looked, outbox, record } = await unpostedSetUp([
+      async () => {
+        throw new TransientDeliveryError("ratelimited", 5000);
+      },
+      async () => [{ channel: record.channel, ts }],
+    ]);
+    clock.t += UPDATE_GRACE_MS;
+    expect(await outbox.runOnce()).toBe(1);
+    expect(shown).toStrictEqual([]);
+    clock.t += 4999;
+    expect(await outbox.runOnce()).toBe(0);
+    clock.t += 1;
+    expect(await outbox.runOnce()).toBe(1);
+    expect(looked).toHaveLength(2);
+    expect(shown).toHaveLength(1);
   });
 });

@@ -37,7 +37,9 @@ end
 --                             when it has a callback URL)
 --   key 4  posting zset       <prefix>:posting (the request leaves it)
 --   key 5  updates zset       <prefix>:updates (its message update is queued
---                             here when it has a Slack message)
+--                             here when it has a Slack message, or left the
+--                             posting zset: a post may have reached Slack
+--                             unrecorded, its poster killed before the reply)
 --   key 6  reminders zset     <prefix>:reminders (its queued reminders are
 --                             dropped)
 --   key 7  attempts hash      <prefix>:reminder-attempts
@@ -66,7 +68,10 @@ end
 -- of the request kept for the retention only, its queued reminders dropped
 -- (none is handed out after it ended), its callback (when it has a callback
 -- URL) queued as due when it ended, the update of its Slack message and its
--- outcome notices (when it has one) queued, and every instance told. The idempotency and
+-- outcome notices (when it has one) queued, and every instance told. A
+-- request that ended still in the posting zset gets its update queued too:
+-- its poster may have died after Slack took the message and before the
+-- reply, and the update finds such a message in the channel's history. The idempotency and
 -- message-index key names were built by keys.ts and stored in the hash by
 -- create-8.lua and set-slack-6.lua, with the schedule indexes of the queued
 -- reminders (`reminders`, e.g. "0,1,3"; members `<id>:<index>`, as
@@ -76,7 +81,7 @@ end
 local function finish(keys, args)
   local dataKey, id, retentionMs, at = keys[1], args[1], args[4], args[3]
   redis.call("ZREM", keys[2], id)
-  redis.call("ZREM", keys[4], id)
+  local unposted = redis.call("ZREM", keys[4], id) == 1
   redis.call("PEXPIRE", dataKey, retentionMs)
   local idemKey = redis.call("HGET", dataKey, "idemKey")
   if idemKey then redis.call("PEXPIRE", idemKey, retentionMs) end
@@ -94,6 +99,8 @@ local function finish(keys, args)
   if redis.call("HEXISTS", dataKey, "slack") == 1 then
     redis.call("ZADD", keys[5], args[5], id)
     queueNotices(dataKey, keys[8], id, at)
+  elseif unposted then
+    redis.call("ZADD", keys[5], args[5], id)
   end
   redis.call("PUBLISH", args[2], id)
 end
