@@ -138,15 +138,18 @@ function context() {
 }
 
 /**
- * The repository, run id, job, step (GITHUB_ACTION: this action's place in
- * the job) and matrix leg: the same in every attempt of the run, so a re-run
- * finds its request (`--fresh-when-ended` decides whether to join it). A key
- * too long for the relay, with room for "#100", is hashed.
+ * The repository, run id, job and step (GITHUB_ACTION: this action's place in
+ * the job): the same in every attempt of the run, so a re-run finds its
+ * request (`--fresh-when-ended` decides whether to join it). Not the matrix
+ * leg: a composite action cannot count on `strategy.job-index` (reported as
+ * always 0 there) and the runner's environment does not tell legs apart;
+ * legs asking other questions part on the relay's 409. A key too long for
+ * the relay, with room for "#100", is hashed.
  */
 function idempotencyKey() {
   const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId, GITHUB_JOB: job, GITHUB_ACTION: step } = env;
   if (!runId || !job) return `github-action:${randomUUID()}`;
-  const key = ["github-action", repository ?? "", runId, job, step ?? "", env.APPROVAL_RELAY_JOB_INDEX || "0"].join(":");
+  const key = ["github-action", repository ?? "", runId, job, step ?? ""].join(":");
   return key.length <= 240 ? key : `github-action:${runId}:${createHash("sha256").update(key).digest("hex")}`;
 }
 

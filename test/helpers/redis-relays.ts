@@ -11,6 +11,11 @@
  * test, and after each test every instance closed, no unexpected Web API
  * call, every key under the prefix deleted (never a flush: the test Redis
  * is shared).
+ *
+ * `useFullRelaysOnRedis` does the same for whole relays as `approval-relay
+ * serve` runs them (./full-relay.ts: agent API, /mcp, hooks, Slack over
+ * HTTP), started before each test on its prefix with one Slack stand-in:
+ * for what must hold across instances behind a load balancer.
  */
 import { afterEach, beforeEach, expect } from "vitest";
 import type { RequestStore } from "../../src/requests/store.js";
@@ -20,7 +25,8 @@ import type { RuleStore } from "../../src/requests/rules.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "./redis.js";
 import { startSlackRelay, type SlackRelay, type SlackRelayOptions } from "./slack-relay.js";
 import { SlackScript } from "./slack-script.js";
-import { startSlackWebApi } from "./slack-web-api.js";
+import { startSlackWebApi, type SlackWebApiStandIn } from "./slack-web-api.js";
+import { startFullRelay, type FullRelay } from "./full-relay.js";
 
 export interface RelaysOnRedis {
   /** Starts one more instance on the test's prefix. */
@@ -89,4 +95,48 @@ export async function sweepTogether(instances: SlackRelay[], sweep: (relay: Slac
     sent += counts.reduce((sum, n) => sum + n, 0);
   }
   return sent;
+}
+
+export interface FullRelaysOnRedis {
+  /** This test's instances, in the order they started. */
+  readonly relays: readonly FullRelay[];
+  /** The Slack stand-in they share. */
+  readonly slack: SlackWebApiStandIn;
+}
+
+/**
+ * Before each test, `count` whole relays on one fresh Redis prefix and one
+ * Slack stand-in, with `env` over startFullRelay's (e.g. RELAY_TOKENS); after
+ * it, none has logged an error, all are closed, and the prefix's keys deleted.
+ * A test's own hooks registered after this run inside it (after-hooks first).
+ */
+export function useFullRelaysOnRedis(count: number, env: Record<string, string> = {}): FullRelaysOnRedis {
+  let prefix = "";
+  let slack: SlackWebApiStandIn | undefined;
+  const relays: FullRelay[] = [];
+
+  beforeEach(async () => {
+    prefix = uniquePrefix();
+    slack = await startSlackWebApi();
+    for (let i = 0; i < count; i += 1) relays.push(await startFullRelay({ slack, env: { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix, ...env } }));
+  }, 30_000);
+  afterEach(async () => {
+    const errors = relays.flatMap((relay) => relay.errors());
+    for (const relay of relays.splice(0)) await relay.close();
+    await slack?.close();
+    const admin = connectTestRedis();
+    await deleteKeysUnder(admin, prefix);
+    await admin.quit();
+    expect(errors).toEqual([]);
+  });
+
+  return {
+    get relays() {
+      return relays;
+    },
+    get slack() {
+      if (!slack) throw new Error("useFullRelaysOnRedis: the relays start before each test");
+      return slack;
+    },
+  };
 }

@@ -178,7 +178,8 @@ export class RelayStandIn {
     }
     const key = typeof call.headers["idempotency-key"] === "string" ? call.headers["idempotency-key"] : undefined;
     const existing = key === undefined ? undefined : [...this.requests.values()].find((r) => r.idempotencyKey === key);
-    if (existing) return { status: 201, json: created(existing) };
+    // As the relay: 200 and the request as it is now, for a key that names one already (201 only for a new one).
+    if (existing) return { status: 200, json: view(existing) };
     const now = Date.now();
     const timeout = typeof body.timeoutSeconds === "number" ? body.timeoutSeconds : this.defaultTimeoutSeconds;
     const request: StoredRequest = { id: `r${this.nextId++}`, body, idempotencyKey: key, status: "pending", createdAt: now, expiresAt: now + timeout * 1000 };

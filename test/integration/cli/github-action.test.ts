@@ -151,7 +151,7 @@ describe("the GitHub Action's step", { timeout: 60_000 }, () => {
       labels: { env: "prod", team: "shop" },
       approvers: { users: [ALICE.id], usergroups: ["S0OPS0001"] },
       requestedBy: { slackUserId: "U0OCTO001" },
-      idempotencyKey: "github-action:acme/shop:9876543210:deploy:gate.ask:0",
+      idempotencyKey: "github-action:acme/shop:9876543210:deploy:gate.ask",
     });
     // Nothing of the runner or the attempt, so a re-run on another machine sends the same request.
     expect(request.body.agent).toBeUndefined();
@@ -166,6 +166,20 @@ describe("the GitHub Action's step", { timeout: 60_000 }, () => {
         "Actor: octocat",
       ].join("\n"),
     );
+  });
+
+  it("when the run's key would be too long for the relay, it is hashed, the same in every attempt", async ({ relay, expect }) => {
+    const github = { GITHUB_JOB: "j".repeat(200) };
+    for (const attempt of ["1", "2"]) {
+      const next = relay.nextRequest();
+      const run = startAction(relay, { question: "Deploy?" }, { github: { ...github, GITHUB_RUN_ATTEMPT: attempt } });
+      relay.end((await next).id, { status: "expired" });
+      await run.done;
+    }
+    const keys = relay.callsTo("POST", "/v1/requests").map((call) => call.headers["idempotency-key"]);
+    expect(keys[0]).toMatch(/^github-action:9876543210:[0-9a-f]{64}$/);
+    // Attempt 2 found attempt 1's request expired, and asked anew under the key's next number.
+    expect(keys).toEqual([keys[0], keys[0], `${keys[0]}#2`]);
   });
 
   it("by default asks with the action's own checkout of the CLI, never a package fetched by name", async ({ relay, expect }) => {
@@ -321,7 +335,7 @@ describe("a re-run of the job, against the relay", { timeout: 60_000 }, () => {
     baseExpect(result.code).toBe(1);
     baseExpect(result.outputs).toMatchObject({ decision: "denied", "request-id": renewed });
     baseExpect(relay.slack.requestPosts()).toHaveLength(2);
-    const key = "github-action:acme/shop:9876543210:deploy:gate.ask:0";
+    const key = "github-action:acme/shop:9876543210:deploy:gate.ask";
     baseExpect((await relay.service.get(renewed))?.body.idempotencyKey).toBe(`${key}#2`);
   });
 
@@ -378,7 +392,7 @@ describe("action.yml", () => {
   plainIt("hands every input to the script as INPUT_<NAME>, and takes every output from its step", () => {
     const step = action.runs.steps.find((s) => s.id === "ask")!;
     const expected = Object.fromEntries(Object.keys(action.inputs).map((name) => [`INPUT_${name.replace(/-/g, "_").toUpperCase()}`, `\${{ inputs.${name} }}`]));
-    baseExpect(step.env).toEqual({ ...expected, APPROVAL_RELAY_JOB_INDEX: "${{ strategy.job-index }}" });
+    baseExpect(step.env).toEqual(expected);
     baseExpect(step.run).toBe('node "$GITHUB_ACTION_PATH/scripts/github-action.mjs"');
     baseExpect(Object.fromEntries(Object.entries(action.outputs).map(([name, output]) => [name, output.value]))).toEqual(
       Object.fromEntries(["decision", "answered-by", "request-id", "message-url"].map((name) => [name, `\${{ steps.${step.id}.outputs.${name} }}`])),

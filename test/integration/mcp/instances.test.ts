@@ -9,44 +9,28 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AGENT_TOKEN, startFullRelay, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
+import { AGENT_TOKEN, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
 import { balancedMcpClient, httpMcpClient, textOf, type RoutedPost } from "../../helpers/mcp.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { useFullRelaysOnRedis } from "../../helpers/redis-relays.js";
 import { until } from "../../helpers/until.js";
-import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 import { DEPLOY } from "../../helpers/mcp-contract.js";
 import { Action } from "../../../src/slack/ids.js";
 
 const OTHER_TOKEN = { name: "other-agent", token: "tok_other_agent_0123456789abcdef" };
 const CANCELLED_LINE = "🚫 Cancelled: the MCP client cancelled the call";
 
-let prefix: string;
-let slack: SlackWebApiStandIn;
+const pair = useFullRelaysOnRedis(2, { RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token},${OTHER_TOKEN.name}:${OTHER_TOKEN.token}` });
 let a: FullRelay;
 let b: FullRelay;
 let client: Client;
 let posts: RoutedPost[];
 
 beforeEach(async () => {
-  prefix = uniquePrefix();
-  slack = await startSlackWebApi();
-  const env = {
-    REDIS_URL: REDIS_TEST_URL,
-    REDIS_PREFIX: prefix,
-    RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token},${OTHER_TOKEN.name}:${OTHER_TOKEN.token}`,
-  };
-  a = await startFullRelay({ slack, env });
-  b = await startFullRelay({ slack, env });
+  [a, b] = pair.relays as [FullRelay, FullRelay];
   ({ client, posts } = await balancedMcpClient((messages) => (messages.some((m) => m.method === "tools/call") ? a.url : b.url), AGENT_TOKEN.token));
-}, 30_000);
+});
 afterEach(async () => {
   await client.close();
-  await a.close();
-  await b.close();
-  await slack.close();
-  const admin = connectTestRedis();
-  await deleteKeysUnder(admin, prefix);
-  await admin.quit();
 });
 
 /** The tools/call POST of the call in flight: where it went, its session and JSON-RPC id. */
@@ -120,7 +104,7 @@ describe("a repeated tool_use_id (Redis, two instances)", () => {
       const posted = await a.message(0);
       const second = approve(again, "toolu_shared");
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(slack.requestPosts()).toHaveLength(1);
+      expect(pair.slack.requestPosts()).toHaveLength(1);
       await b.click(posted, Action.allow);
       for (const call of [first, second]) expect(JSON.parse(textOf(await call))).toEqual({ behavior: "allow", updatedInput: DEPLOY });
     } finally {

@@ -7,39 +7,22 @@
  * allow at once and only a thread reply is posted; the second lists the
  * rule, the first revokes it, and the session is asked again.
  */
-import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Action } from "../../../src/slack/ids.js";
 import { hookFixture } from "../../fixtures/claude-code.js";
-import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
-import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { AGENT_TOKEN, type FullRelay } from "../../helpers/full-relay.js";
+import { useFullRelaysOnRedis } from "../../helpers/redis-relays.js";
 
 const agent = { authorization: `Bearer ${AGENT_TOKEN.token}`, "content-type": "application/json" };
 const SESSION = "00eab317-352c-497b-8392-08d449b6ae9e";
 const bash = (command: string) => ({ ...hookFixture("permission-request"), session_id: SESSION, tool_input: { command } });
 const allowed = { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } };
 
-let prefix: string;
-let slack: SlackWebApiStandIn;
+const pair = useFullRelaysOnRedis(2);
 let first: FullRelay;
 let second: FullRelay;
-beforeEach(async () => {
-  prefix = `test-rules-${randomUUID().slice(0, 8)}`;
-  slack = await startSlackWebApi();
-  const env = { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix };
-  first = await startFullRelay({ env, slack });
-  second = await startFullRelay({ env, slack });
-});
-afterEach(async () => {
-  expect(first.errors()).toEqual([]);
-  expect(second.errors()).toEqual([]);
-  await first.close();
-  await second.close();
-  await slack.close();
-  const redis = connectTestRedis();
-  await deleteKeysUnder(redis, prefix);
-  await redis.quit();
+beforeEach(() => {
+  [first, second] = pair.relays as [FullRelay, FullRelay];
 });
 
 async function hook(relay: FullRelay, body: unknown): Promise<unknown> {
@@ -57,8 +40,8 @@ describe("a rule across two relays on Redis", () => {
     expect(await held).toStrictEqual(allowed);
 
     expect(await hook(second, bash("git status"))).toStrictEqual(allowed);
-    await slack.waitFor("chat.postMessage", (args) => args.thread_ts === message.ts);
-    expect(slack.callsTo("chat.postMessage").map((call) => call.args.thread_ts ?? "request")).toStrictEqual(["request", message.ts]);
+    await pair.slack.waitFor("chat.postMessage", (args) => args.thread_ts === message.ts);
+    expect(pair.slack.callsTo("chat.postMessage").map((call) => call.args.thread_ts ?? "request")).toStrictEqual(["request", message.ts]);
 
     const listed = (await (await fetch(`${second.url}/v1/rules`, { headers: { authorization: agent.authorization } })).json()) as {
       rules: Array<{ id: string; uses: number; sessionId: string }>;
