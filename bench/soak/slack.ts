@@ -6,7 +6,7 @@
  * ephemeral notice, each views.open. A fault burst makes every call answer
  * 429 (Retry-After) or 503 until it ends; refused notices and opens are
  * recorded as tried. A ledger rather than the bench's stand-in, which only
- * finds bench markers, and the test stand-in, which imports nock.
+ * finds bench markers, or the test stand-in, which keeps no such ledger.
  */
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";

@@ -1,15 +1,15 @@
 /**
  * The one stand-in for Slack's Web API, shared by the tests and the bench
  * (SLACK_API_URL points at it; Socket Mode sits on top of it in
- * socket-mode-server.ts). A real loopback HTTP server rather than nock, so the
+ * socket-mode-server.ts). A real loopback HTTP server, so the
  * relay's HTTP client, pacing and timing are the real thing: it answers every
  * method the relay calls the way Slack does (a new message ts per post, a
  * view id per modal, conversations.history from what was posted, user groups
  * and emails it is given), records each call with its JSON fields decoded,
  * and lets a test wait for a call that has not come yet. Faults as Slack
  * shows them: 429 with Retry-After, 5xx, a reply lost on the way back, a
- * per-channel posting limit, a history that lags. nock stays for unit tests.
- * It imports no nock, so the bench and spawned relays can use it.
+ * per-channel posting limit, a history that lags. The bench and spawned
+ * relays use it too.
  */
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
