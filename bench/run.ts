@@ -44,7 +44,7 @@ import { runScale } from "./scale.js";
 import { startScriptArgs } from "./relay-process.js";
 import { markdownByScenario, textReport, type Machine, type StoreResults } from "./report.js";
 import { recordResults } from "./results-file.js";
-import { withTarget, type StoreName, type TargetOptions } from "./target.js";
+import { BENCH_CREATE_RATE_LIMIT, withTarget, type StoreName, type TargetOptions } from "./target.js";
 import { runThroughput } from "./throughput.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -297,7 +297,7 @@ async function main(): Promise<number> {
       facts: [
         `Command: \`${command}\``,
         `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}; load average ${machine.load.map((l) => l.toFixed(1)).join(" → ")}`,
-        `The relay as \`npm start\` runs it (${startScriptArgs(ROOT).join(" ")}), LOG_LEVEL ${options.logLevel ?? "info (its default)"}, against the bench's Slack Web API stand-in, all on loopback`,
+        `The relay as \`npm start\` runs it (${startScriptArgs(ROOT).join(" ")}), LOG_LEVEL ${options.logLevel ?? "info (its default)"}, RELAY_CREATE_RATE_LIMIT ${BENCH_CREATE_RATE_LIMIT} (the bench is one token sending what many agents would), against the bench's Slack Web API stand-in, all on loopback`,
         ...results.flatMap((r) => r.problems.map((p) => `Not measured (${r.store}): ${p}`)),
       ],
       tables: markdownByScenario(results),

@@ -9,6 +9,10 @@
  * 1,000 to 10,000 pending: RSS and heap per request, relay CPU per create and
  * per click, and create and click → agent latency measured one at a time
  * while all N are held.
+ *
+ * The N are spread over many agent tokens (at most PER_TOKEN each), as N
+ * pending requests come from many agents: the relay's defaults cap one token
+ * at 200 pending and 600 creates a minute, and the bench keeps those defaults.
  */
 import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -74,6 +78,8 @@ export interface ScaleResult {
 const FD_SLACK = 100;
 /** Long-polls opened at once before waiting for the relay to accept them (its listen backlog is 511). */
 const BATCH = 250;
+/** Pending requests per agent token: under the default RELAY_MAX_PENDING_PER_TOKEN (200) and RELAY_CREATE_RATE_LIMIT (600 a minute). */
+const PER_TOKEN = 150;
 const REPLIES = [
   { action: Action.stepYes, reply: "y" },
   { action: Action.stepNo, reply: "n" },
@@ -84,7 +90,8 @@ export async function runScale(target: TargetOptions, options: ScaleOptions, pro
   const levels: ScaleLevel[] = [];
   let command = "";
   for (const pending of options.levels) {
-    const level = await withTarget(target, async (t) => {
+    const tokens = Array.from({ length: Math.ceil(pending / PER_TOKEN) }, (_, i) => `scale-${i + 1}`);
+    const level = await withTarget({ ...target, otherTokens: tokens }, async (t) => {
       command = `node ${t.relay.args.join(" ")}`;
       progress(`${pending} pending: relay pid ${t.relay.pid} (${command})`);
       return runLevel(t, pending, options, (line) => progress(`${pending} pending: ${line}`));
@@ -96,14 +103,14 @@ export async function runScale(target: TargetOptions, options: ScaleOptions, pro
   return { command, levels };
 }
 
-async function runLevel({ relay, agent }: Target, pending: number, options: ScaleOptions, progress: (line: string) => void): Promise<ScaleLevel> {
+async function runLevel({ relay, agent, others }: Target, pending: number, options: ScaleOptions, progress: (line: string) => void): Promise<ScaleLevel> {
   for (let i = 0; i < options.warmup; i += 1) await answeredCycle(agent, "step_gate");
   await sleep(1000);
   const baseline = await measure(relay);
   progress(`baseline ${describe(baseline)}`);
 
   const cpuBeforeCreates = relay.cpuMs();
-  const created = await createPending(agent, pending);
+  const created = await createPending([...others.values()], pending);
   const cpuPerCreateMs = (relay.cpuMs() - cpuBeforeCreates) / pending;
   await sleep(1000);
   const withRequests = await measure(relay);
@@ -122,7 +129,7 @@ async function runLevel({ relay, agent }: Target, pending: number, options: Scal
     for (let i = 0; i < created.length; i += BATCH) {
       for (const [j, request] of created.slice(i, i + BATCH).entries()) {
         const expected = REPLIES[(i + j) % REPLIES.length]!.reply;
-        const hold = holdUntilEnded(agent, request.message.id, held).then(
+        const hold = holdUntilEnded(request.agent, request.message.id, held).then(
           (view) => {
             if (view.status === "answered" && view.decision?.reply === expected) answered += 1;
             else fail(`request ${view.id} ended ${view.status} with ${JSON.stringify(view.decision)}, its click said ${expected}`);
@@ -185,20 +192,26 @@ async function runLevel({ relay, agent }: Target, pending: number, options: Scal
 
 interface Created {
   message: PostedMessage;
+  /** The agent (token) that created it, and so may read it. */
+  agent: Target["agent"];
 }
 
-/** Creates `count` step gates, 64 at a time, each in a channel of its own; resolves once Slack (the stand-in) has every message. */
-async function createPending(agent: Target["agent"], count: number): Promise<Created[]> {
+/**
+ * Creates `count` step gates, 64 at a time, each in a channel of its own, the
+ * i-th by agent i mod `agents.length`; resolves once Slack (the stand-in) has every message.
+ */
+async function createPending(agents: Array<Target["agent"]>, count: number): Promise<Created[]> {
   const created: Array<Promise<Created>> = [];
   let next = 0;
   const worker = async () => {
     while (next < count) {
+      const agent = agents[next % agents.length]!;
       next += 1;
       const marker = newMarker();
       const posted = agent.standIn.posted(marker, 120_000);
       posted.catch(() => undefined);
       await agent.create(requestBody("step_gate", marker, 900, freshChannel()));
-      created.push(posted.then((message) => ({ message })));
+      created.push(posted.then((message) => ({ message, agent })));
     }
   };
   await Promise.all(Array.from({ length: 64 }, worker));

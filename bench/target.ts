@@ -43,6 +43,8 @@ export interface Target {
 }
 
 export const BENCH_CHANNEL = "C0BENCH0001";
+/** RELAY_CREATE_RATE_LIMIT for every bench relay: its largest value. Everything else is the relay's default. */
+export const BENCH_CREATE_RATE_LIMIT = "1000000";
 
 export async function withTarget<T>(options: TargetOptions, run: (target: Target) => Promise<T>): Promise<T> {
   const token = randomBytes(24).toString("hex");
@@ -62,6 +64,9 @@ export async function withTarget<T>(options: TargetOptions, run: (target: Target
         SLACK_API_URL: standIn.apiUrl,
         SLACK_DEFAULT_CHANNEL: BENCH_CHANNEL,
         RELAY_TOKENS: [`bench:${token}`, ...[...otherTokens].map(([name, secret]) => `${name}:${secret}`)].join(","),
+        // The bench sends as one token what many agents would (thousands of creates a minute), so the per-token
+        // create limit (default 600 a minute) is raised out of its way; the limiter still runs on every create.
+        RELAY_CREATE_RATE_LIMIT: BENCH_CREATE_RATE_LIMIT,
         ...(options.logLevel === undefined ? {} : { LOG_LEVEL: options.logLevel }),
         ...(options.store === "redis" ? { REDIS_URL: options.redisUrl, REDIS_PREFIX: options.redisPrefix } : {}),
         ...(options.store === "cluster" ? { REDIS_CLUSTER_NODES: options.clusterNodes, REDIS_PREFIX: options.redisPrefix } : {}),

@@ -13,10 +13,19 @@
  * variables (GITHUB_RUN_ID, GITHUB_JOB, …) give the request its context and
  * its idempotency key. A cancelled job sends the step SIGINT or SIGTERM: it
  * is passed to the CLI, which cancels the request (its Slack message says so).
+ *
+ * A re-run ("Re-run jobs", attempt N+1) sends the same request as the attempt
+ * before it: no attempt number and no runner (`--no-host`) in the body, and a
+ * key of the run, job and step. So it rejoins a request that attempt left
+ * pending (its runner was lost), and `--fresh-when-ended` asks anew under the
+ * key's next number once that request has ended: an earlier attempt's answer
+ * (an approval whose deploy then failed, a denial, an expiry) never decides
+ * this attempt. A key set in `idempotency-key` is used as it is, so a re-run
+ * with it takes the earlier answer.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 
 /** `approval-relay ask` exit codes (src/cli/usage.ts). */
@@ -60,8 +69,10 @@ else if (requestedBy) {
   );
 }
 
-args.push("--context", context());
-args.push("--idempotency-key", input("idempotency-key") || idempotencyKey());
+args.push("--context", context(), "--no-host");
+const ownKey = input("idempotency-key");
+if (ownKey) args.push("--idempotency-key", ownKey);
+else args.push("--idempotency-key", idempotencyKey(), "--fresh-when-ended");
 
 const failOnDenial = (input("fail-on-denial") || "true").toLowerCase();
 if (failOnDenial !== "true" && failOnDenial !== "false") fail(`fail-on-denial must be true or false, got "${failOnDenial}"`);
@@ -107,13 +118,16 @@ function finish(code) {
   process.exit(0);
 }
 
-/** The run's URL, repository, ref, commit and actor, after the caller's own context. */
+/**
+ * The run's URL, repository, ref, commit and actor, after the caller's own
+ * context. The same in every attempt of the run (the URL shows its latest),
+ * so a re-run sends the same request.
+ */
 function context() {
   const server = env.GITHUB_SERVER_URL || "https://github.com";
   const repository = env.GITHUB_REPOSITORY ?? "";
-  const attempt = env.GITHUB_RUN_ATTEMPT ?? "1";
   const lines = [
-    `Run: ${server}/${repository}/actions/runs/${env.GITHUB_RUN_ID ?? ""}/attempts/${attempt}`,
+    `Run: ${server}/${repository}/actions/runs/${env.GITHUB_RUN_ID ?? ""}`,
     `Repository: ${repository}`,
     `Ref: ${env.GITHUB_REF ?? ""}`,
     `Commit: ${env.GITHUB_SHA ?? ""}`,
@@ -123,11 +137,17 @@ function context() {
   return [own, lines.join("\n")].filter(Boolean).join("\n\n");
 }
 
-/** Run id, job and attempt: a retried step of the same attempt joins its request; a re-run attempt asks anew. */
+/**
+ * The repository, run id, job, step (GITHUB_ACTION: this action's place in
+ * the job) and matrix leg: the same in every attempt of the run, so a re-run
+ * finds its request (`--fresh-when-ended` decides whether to join it). A key
+ * too long for the relay, with room for "#100", is hashed.
+ */
 function idempotencyKey() {
-  const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId, GITHUB_JOB: job, GITHUB_RUN_ATTEMPT: attempt } = env;
+  const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId, GITHUB_JOB: job, GITHUB_ACTION: step } = env;
   if (!runId || !job) return `github-action:${randomUUID()}`;
-  return `github-action:${repository ?? ""}:${runId}:${job}:${attempt ?? "1"}`;
+  const key = ["github-action", repository ?? "", runId, job, step ?? "", env.APPROVAL_RELAY_JOB_INDEX || "0"].join(":");
+  return key.length <= 240 ? key : `github-action:${runId}:${createHash("sha256").update(key).digest("hex")}`;
 }
 
 function cliCommand() {

@@ -12,7 +12,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Action, Field } from "../../src/slack/ids.js";
 import type { Click, ClickHow } from "./history.js";
-import { SOAK_TEAM_ID, type Posted, type SoakSlack } from "./slack.js";
+import { SOAK_BOT, SOAK_TEAM_ID, type Posted, type SoakSlack } from "./slack.js";
 
 /** What one person does for one request. */
 export type Plan =
@@ -129,7 +129,7 @@ function blockActions(message: Posted, user: string, actionId: string, option?: 
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: message.channel, name: "approvals" },
-    message: { user: "U0SOAKBOT", type: "message", ts: message.ts, bot_id: "B0SOAK", text: message.text, team: SOAK_TEAM_ID, blocks: message.blocks },
+    message: { user: SOAK_BOT.userId, type: "message", ts: message.ts, bot_id: SOAK_BOT.botId, text: message.text, team: SOAK_TEAM_ID, blocks: message.blocks },
     state: { values: {} },
     response_url: `https://hooks.slack.invalid/actions/${SOAK_TEAM_ID}/1/${message.ts.replace(".", "")}`,
     actions: [{ ...button, type: "button", action_ts: `${Math.floor(Date.now() / 1000)}.123456` }],
@@ -144,7 +144,7 @@ function viewSubmission(user: string, view: Record<string, unknown>, values: Rec
     api_app_id: "A0SOAK",
     token: "legacy",
     trigger_id: `${Date.now()}.${randomUUID()}`,
-    view: { ...view, id: "V0SOAK", team_id: SOAK_TEAM_ID, type: "modal", state: { values }, hash: "1", app_id: "A0SOAK", bot_id: "B0SOAK" },
+    view: { ...view, id: "V0SOAK", team_id: SOAK_TEAM_ID, type: "modal", state: { values }, hash: "1", app_id: "A0SOAK", bot_id: SOAK_BOT.botId },
     response_urls: [],
     is_enterprise_install: false,
     enterprise: null,

@@ -31,7 +31,7 @@ import { check } from "./checker.js";
 import { runFaults } from "./faults.js";
 import type { AgentOutcome, CallbackDelivery, Click, SoakHistory, SoakRequest } from "./history.js";
 import { printReport, recordSoak } from "./report.js";
-import { startSoakSlack } from "./slack.js";
+import { SOAK_BOT_TOKEN, startSoakSlack } from "./slack.js";
 import { startWorld, tail } from "./world.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -73,7 +73,7 @@ const world = await startWorld({
   random,
   ...(values.logs === undefined ? {} : { logDir: values.logs }),
   env: {
-    SLACK_BOT_TOKEN: "xoxb-1-soak",
+    SLACK_BOT_TOKEN: SOAK_BOT_TOKEN,
     SLACK_SIGNING_SECRET: secret,
     SLACK_API_URL: slack.apiUrl,
     SLACK_DEFAULT_CHANNEL: "C0SOAK0000",

@@ -8,6 +8,7 @@
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { endedReason, isAbortError, RelayClientError } from "../client/errors.js";
+import type { PassedOverKey } from "../client/relay-client.js";
 import type { InteractiveQuestionInput, InteractiveQuestionsRequestBody } from "../client/types.js";
 import { InteractiveQuestionsDecision } from "../protocol/decisions.js";
 import { ApproverList, Labels, LIMITS, MAX_TIMEOUT_SECONDS, REQUESTED_BY_FORMAT, requestedByFrom } from "../protocol/request-body.js";
@@ -32,6 +33,8 @@ const OPTIONS = {
   context: { type: "string" },
   approver: { type: "string", multiple: true },
   "idempotency-key": { type: "string" },
+  "fresh-when-ended": { type: "boolean" },
+  "no-host": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -39,11 +42,15 @@ const OPTIONS = {
 export async function ask(args: string[], io: CliIo): Promise<number> {
   const parsed = parseRequest(args, io);
   if (typeof parsed === "number") return parsed;
-  const { body, client, json } = parsed;
+  const { body, client, json, freshWhenEnded } = parsed;
   const type = body.questions[0]!.type;
   const progress = new AskProgress(io.stderr, io.now);
   try {
-    const view = await client.ask(body, { signal: io.signal, onPending: (request) => progress.update(request) });
+    const view = await client.ask(body, {
+      signal: io.signal,
+      onPending: (request) => progress.update(request),
+      ...(freshWhenEnded ? { freshWhenEnded, onPassedOver: (passed: PassedOverKey) => io.stderr.write(`approval-relay: ${passedOver(passed)}\n`) } : {}),
+    });
     progress.done();
     if (view.status !== "answered") {
       io.stderr.write(`approval-relay: ${endedReason(view)}\n`);
@@ -105,9 +112,13 @@ function parseRequest(args: string[], io: CliIo) {
   const approvers = values.approver === undefined ? undefined : parseApprovers(values.approver);
   if (typeof approvers === "string") return misuse(io, approvers);
   const key = values["idempotency-key"];
-  if (key !== undefined && (key.length === 0 || key.length > LIMITS.idempotencyKey)) {
-    return misuse(io, `--idempotency-key must be 1 to ${LIMITS.idempotencyKey} characters`);
+  // --fresh-when-ended adds "#2" … "#100" to the key.
+  const longestKey = values["fresh-when-ended"] ? LIMITS.idempotencyKey - 4 : LIMITS.idempotencyKey;
+  if (key !== undefined && (key.length === 0 || key.length > longestKey)) {
+    return misuse(io, `--idempotency-key must be 1 to ${longestKey} characters`);
   }
+  if (values["fresh-when-ended"] && key === undefined)
+    return misuse(io, "--fresh-when-ended needs --idempotency-key (it says when to join the request that key names)");
   const conn = connection(values, io.env);
   if (typeof conn === "string") return misuse(io, conn);
   const question: InteractiveQuestionInput = options
@@ -116,7 +127,7 @@ function parseRequest(args: string[], io: CliIo) {
   const body: InteractiveQuestionsRequestBody = {
     kind: "interactive_questions",
     questions: [question],
-    agent: { host: hostname(), cwd: io.cwd },
+    ...(values["no-host"] ? {} : { agent: { host: hostname(), cwd: io.cwd } }),
     ...(values.channel === undefined ? {} : { channel: values.channel }),
     ...(values.title === undefined ? {} : { title: values.title }),
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
@@ -126,7 +137,14 @@ function parseRequest(args: string[], io: CliIo) {
     ...(approvers === undefined ? {} : { approvers }),
     ...(key === undefined ? {} : { idempotencyKey: key }),
   };
-  return { body, client: clientFor(conn, io), json: values.json === true };
+  return { body, client: clientFor(conn, io), json: values.json === true, freshWhenEnded: values["fresh-when-ended"] === true };
+}
+
+/** Why --fresh-when-ended did not join the request a key names, for stderr. */
+function passedOver({ key, id, status }: PassedOverKey): string {
+  const request = id ? `request ${id}` : "its request";
+  if (status === "mismatch") return `the key ${key} names ${request}, which asked something else: not joined, asking under the next key`;
+  return `the key ${key} names ${request}, which has ended (${status}): asking anew under the next key`;
 }
 
 /** `--label env=prod --label team=payments` → the labels, or what is wrong with them. */

@@ -40,6 +40,11 @@ ask options:
                          answer; repeat for more. Narrows the relay's route, never widens it.
   --idempotency-key KEY  The same key joins the same request instead of posting again
                          (a retried CI step).
+  --fresh-when-ended     With --idempotency-key: join only while that request is pending;
+                         once it has ended (or asked something else), ask anew under
+                         KEY#2, KEY#3, … (a re-run job: never an earlier run's answer).
+  --no-host              Leave out this machine's name and working directory, so a re-run
+                         on another machine sends the same request and can join it.
   --json                 Print {id, status, answer?, answeredBy?, slack?} as JSON
                          instead of the answer (also when no answer came).
   Exit codes: 0 yes or answered · 1 no · 2 no answer in time, or cancelled · 3 error.

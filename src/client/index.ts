@@ -4,7 +4,7 @@
  * (src/protocol), no Slack or Redis code; the Claude Agent SDK is needed only
  * for its types.
  */
-export { RelayClient, type AskOptions, type ClaudeCodeHookCall, type ClaudeCodeHookOptions, type WaitOptions } from "./relay-client.js";
+export { RelayClient, type AskOptions, type ClaudeCodeHookCall, type ClaudeCodeHookOptions, type PassedOverKey, type WaitOptions } from "./relay-client.js";
 export { createCanUseTool, type CanUseToolOptions } from "./can-use-tool.js";
 export { createStepGate, DEFAULT_SKIP_TOOLS, STEP_GATE_REJECTED, STEP_GATE_STOPPED, type StepGateOptions } from "./step-gate.js";
 export { askInteractive, type AskInteractiveOptions, type InteractiveAnswer, type InteractiveAnswers } from "./interactive.js";

@@ -50,7 +50,30 @@ export interface AskOptions extends CallOptions {
    * posted and how long is left.
    */
   onPending?: (request: CreatedRequest) => void;
+  /**
+   * With an idempotency key: join the request it names only while that is
+   * pending. One that has ended (answered, expired, cancelled, failed), or
+   * that was asked with another body (409 relay_idempotency_mismatch), is
+   * left as it is, and the question goes under `<key>#2`, then `#3`, … the
+   * first key that is new or names a pending request. For a job re-run
+   * (GitHub's "Re-run jobs"): it rejoins the question its earlier attempt
+   * left waiting, yet never takes an old answer as this run's.
+   */
+  freshWhenEnded?: boolean;
+  /** Hears each key that freshWhenEnded passed over, and why. */
+  onPassedOver?: (passed: PassedOverKey) => void;
 }
+
+/** A key `ask` with freshWhenEnded did not join: its request had ended (`status`), or asked something else (`mismatch`). */
+export interface PassedOverKey {
+  key: string;
+  /** The request the key names. */
+  id: string;
+  status: RequestView["status"] | "mismatch";
+}
+
+/** How many keys `ask` with freshWhenEnded tries (`<key>`, `<key>#2`, … `<key>#100`) before it gives up. */
+const FRESH_KEYS = 100;
 
 export interface ClaudeCodeHookOptions extends CallOptions {
   /** The hook's own timeout in seconds: the relay answers before it, and the call gives up a second before it. */
@@ -198,7 +221,7 @@ export class RelayClient {
     if (signal?.aborted) throw abortError(signal);
     const idempotencyKey = body.idempotencyKey ?? this.newKey();
     // An abort during the POST rejects at once; the POST goes on, and the request it creates is cancelled.
-    const creating = this.request(body, { idempotencyKey });
+    const creating = options.freshWhenEnded ? this.requestPending(body, idempotencyKey, options) : this.request(body, { idempotencyKey });
     const created = await settleBefore(creating, { signal }, () => {
       creating.then((request) => this.cancel(request.id, BEST_EFFORT_CANCEL)).catch(() => undefined);
       throw abortError(signal!);
@@ -212,6 +235,31 @@ export class RelayClient {
       if (isAbortError(error)) await this.cancel(created.id, BEST_EFFORT_CANCEL).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** AskOptions.freshWhenEnded: the first of `key`, `key#2`, … whose request is new or pending. */
+  private async requestPending(body: RequestBody, key: string, options: AskOptions): Promise<CreatedRequest> {
+    const parse: ReplyParser<{ request: CreatedRequest; created: boolean }> = (json, status) => {
+      const request = CreatedRequest.safeParse(json);
+      return request.success ? { request: request.data, created: status === 201 } : undefined;
+    };
+    for (let n = 1; n <= FRESH_KEYS; n += 1) {
+      const tried = n === 1 ? key : `${key}#${n}`;
+      const headers = { "idempotency-key": tried };
+      const sent = { ...body, idempotencyKey: tried };
+      let reply;
+      try {
+        reply = await this.call({ method: "POST", path: "/v1/requests", body: sent, headers, signal: options.signal }, parse);
+      } catch (error) {
+        if (!(error instanceof RelayClientError) || error.code !== "relay_idempotency_mismatch") throw error;
+        const id = (error.details as { id?: unknown } | undefined)?.id;
+        options.onPassedOver?.({ key: tried, id: typeof id === "string" ? id : "", status: "mismatch" });
+        continue;
+      }
+      if (reply.created || reply.request.status === "pending") return reply.request;
+      options.onPassedOver?.({ key: tried, id: reply.request.id, status: reply.request.status });
+    }
+    throw new RelayClientError("relay_keys_used_up", `the keys ${key} to ${key}#${FRESH_KEYS} all name requests that have ended`);
   }
 
   /** Asks InteractiveQuestions and returns the answers keyed by question id; rejects when no answer came. */

@@ -12,8 +12,8 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Answerer } from "../requests/policy.js";
-import { signInDigest, type ConsoleRole, type SignInStore } from "../requests/sign-ins.js";
-import { RelayError } from "../requests/errors.js";
+import { signInDigest, type ConsoleRole, type SignInKind, type SignInStore } from "../requests/sign-ins.js";
+import { TooManySignInsError } from "../requests/errors.js";
 
 export interface ConsoleSession {
   /** The value of the session cookie. */
@@ -59,7 +59,7 @@ export class ConsoleSessions {
   async newLink(person: Answerer): Promise<string> {
     const value = newSecret();
     const now = this.now();
-    kept(await this.store.put("link", signInDigest(value), { person, expiresAt: now + this.linkTtlMs }, now));
+    kept("link", await this.store.put("link", signInDigest(value), { person, expiresAt: now + this.linkTtlMs }, now));
     return value;
   }
 
@@ -74,7 +74,7 @@ export class ConsoleSessions {
     const now = this.now();
     const session: ConsoleSession = { id: newSecret(), person, role, csrf: newSecret(), expiresAt: now + this.sessionTtlMs };
     const { id, ...entry } = session;
-    kept(await this.store.put("session", signInDigest(id), entry, now));
+    kept("session", await this.store.put("session", signInDigest(id), entry, now));
     return session;
   }
 
@@ -91,9 +91,9 @@ export class ConsoleSessions {
   }
 }
 
-/** A put the store refused (the memory store is full): no session, and a 503 that says why. */
-function kept(stored: boolean): void {
-  if (!stored) throw new RelayError("relay_not_ready", "The console holds as many sign-ins as it may: try again in a few minutes.");
+/** A put the store refused (it holds as many of the kind as it may): nothing kept, and a 429 that says why. */
+function kept(kind: SignInKind, stored: boolean): void {
+  if (!stored) throw new TooManySignInsError(kind);
 }
 
 /** Whether the X-CSRF-Token sent matches the session's, in constant time. */

@@ -18,6 +18,7 @@
  * used: it does OAuth 2 only (no nonce, no ID token checks).
  */
 import * as oidc from "openid-client";
+import { TooManySignInsError } from "../requests/errors.js";
 import { answererIn, type Answerer } from "../requests/policy.js";
 import { signInDigest, type SignInStore } from "../requests/sign-ins.js";
 
@@ -81,10 +82,8 @@ export class SlackOpenId {
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const now = this.now();
-    // The memory store holds a bounded number (anyone who reaches the relay may start one); Redis drops them at their TTL.
-    if (!(await this.store.put("slack", signInDigest(state), { nonce, expiresAt: now + this.pendingTtlMs }, now))) {
-      throw new SignInRefused("Too many sign-ins are in progress: try again in a few minutes.");
-    }
+    // The store holds a bounded number (anyone who reaches the relay may start one), over every instance on Redis.
+    if (!(await this.store.put("slack", signInDigest(state), { nonce, expiresAt: now + this.pendingTtlMs }, now))) throw new TooManySignInsError("slack");
     const url = oidc.buildAuthorizationUrl(this.config, { redirect_uri: this.redirectUri, scope: SCOPES, state, nonce });
     return { url: url.href, state };
   }

@@ -11,7 +11,8 @@
  * answers new work 503 relay_shutting_down with Retry-After. An agent token
  * at its pending cap (TooManyPendingError) gets 429 relay_too_many_pending
  * with Retry-After and the count; one over its create rate, 429
- * relay_rate_limited (./rate-limit.ts). No stack trace, token or internal message
+ * relay_rate_limited (./rate-limit.ts), and so does a console sign-in when
+ * the store holds as many as it may (TooManySignInsError). No stack trace, token or internal message
  * ever reaches the client.
  */
 import type { FastifyBaseLogger } from "fastify";
@@ -24,6 +25,7 @@ import {
   SlackUnavailableError,
   StoreUnavailableError,
   TooManyPendingError,
+  TooManySignInsError,
   type RelayErrorCode,
 } from "../requests/errors.js";
 
@@ -81,6 +83,10 @@ export function errorReply(error: unknown, { log, requestId, bodyLimitBytes }: E
     return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
   }
   if (error instanceof RateLimitedError) {
+    return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
+  if (error instanceof TooManySignInsError) {
+    log.warn({ kind: error.kind }, "the console holds as many sign-ins of this kind as it may: answered 429");
     return { ...relayErrorReply(error), headers: { "Retry-After": String(error.retryAfterSeconds) } };
   }
   if (error instanceof SlackUnavailableError) {

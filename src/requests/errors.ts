@@ -127,6 +127,26 @@ export class RateLimitedError extends RelayError {
   }
 }
 
+/** Seconds a browser is told (Retry-After) to wait before signing in again while the console's sign-ins are full. */
+export const SIGN_INS_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * The store already holds as many live console sign-ins of one kind as it
+ * may (src/requests/sign-ins.ts MAX_SIGN_INS_PER_KIND, on the memory store
+ * and on Redis alike): a new sign-in link, session or Sign in with Slack
+ * was refused and nothing was kept. Answered 429 relay_rate_limited with
+ * Retry-After; the kind is for the log.
+ */
+export class TooManySignInsError extends RelayError {
+  readonly retryAfterSeconds = SIGN_INS_RETRY_AFTER_SECONDS;
+  constructor(readonly kind: string) {
+    super("relay_rate_limited", `The console holds as many sign-ins as it may; nothing was kept. Try again in ${SIGN_INS_RETRY_AFTER_SECONDS} s.`, {
+      retryAfterSeconds: SIGN_INS_RETRY_AFTER_SECONDS,
+    });
+    this.name = "TooManySignInsError";
+  }
+}
+
 /** Longest Retry-After (seconds) a token at its pending cap is told: a pending request may be answered any time. */
 export const MAX_PENDING_RETRY_AFTER_SECONDS = 60;
 

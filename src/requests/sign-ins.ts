@@ -56,11 +56,20 @@ export function signInDigest(secret: string): string {
   return createHash("sha256").update(secret).digest("base64url");
 }
 
+/**
+ * Most live entries of one kind a store holds, by default, on every
+ * instance together (memory or Redis): anyone who reaches the relay may
+ * start a Sign in with Slack, and must not fill its memory or Redis.
+ */
+export const MAX_SIGN_INS_PER_KIND = 10_000;
+
 export interface SignInStore {
   /**
    * Keeps `entry` under `digest` (signInDigest of its secret) until its
-   * `expiresAt`. False when the store holds as many live entries of this kind
-   * as it may (the memory store's bound), and nothing is kept.
+   * `expiresAt`. False when the store already holds as many live entries of
+   * this kind as it may (its `maxPerKind`, by default MAX_SIGN_INS_PER_KIND;
+   * the same digest again replaces its entry and is not counted twice), and
+   * then nothing is kept.
    */
   put<K extends SignInKind>(kind: K, digest: string, entry: SignInEntry<K>, now: number): Promise<boolean>;
   /** The live entry, or undefined (unknown, removed, or past its time at `now`). */

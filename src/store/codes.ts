@@ -24,7 +24,7 @@ export const ScriptCode = {
   Changed: 8,
   /** create: a pending request asks the same (its id follows). */
   Joined: 9,
-  /** create: the token holds as many pending requests as it may (the count and the earliest's end follow). */
+  /** create: the token holds as many pending requests as it may (the count and the earliest's end follow); put-sign-in: the kind holds as many live entries as it may. */
   TooMany: 10,
 } as const;
 export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];

@@ -10,14 +10,16 @@
  * shard follows from its id (`shardOf`); a create picks an id of its agent
  * token's shard (`shardOfToken`), so every create of one token meets its
  * idempotency keys, pending count and same-ask keys on one shard. The rule keys share a tag of their own, and
- * the audit stream is one key (and its drops hash another, never in one script with it); the console's sign-in
- * entries are one key each, untagged (no script touches two).
+ * the audit stream is one key (and its drops hash another, never in one script with it); each kind of
+ * console sign-in has a tag of its own (its entries and the index that counts them).
  *
  * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
  * keeps the key names the relay has always used (`<prefix>:deadlines`,
  * `<prefix>:{<id>}:data`, …), so an upgrade finds its requests; the tagged
  * layout (Redis Cluster, CLUSTER_SHARDS shards) names shard k's keys
- * `<prefix>:{<prefix>:<k>}:…` and the rules' `<prefix>:{<prefix>:rules}:…`.
+ * `<prefix>:{<prefix>:<k>}:…`, the rules' `<prefix>:{<prefix>:rules}:…` and a
+ * sign-in kind's `<prefix>:{<prefix>:console:<kind>}:…` (`<prefix>:console:<kind>:…`
+ * in the one-shard layout, as before).
  * (The scripts' headers name their keys in the one-shard layout.)
  */
 import { createHash } from "node:crypto";
@@ -86,11 +88,21 @@ export interface StoreKeys {
   ruleScope(scope: RuleScope): string;
   /** ZSET of rule ids, scored by when each expires (Unix ms); the listing walks it. */
   readonly rules: string;
-  /**
-   * STRING: a console sign-in entry (src/requests/sign-ins.ts) as JSON, under the SHA-256 of its secret, expiring with it.
-   * The same name in both layouts, with no hash tag: each command and script touches one such key, so they spread over the slots.
-   */
-  signIn(kind: SignInKind, digest: string): string;
+  /** The keys of one kind of console sign-in entry (src/requests/sign-ins.ts), on one slot: a script writes an entry and its index together. */
+  signIns(kind: SignInKind): SignInKeys;
+}
+
+/** The keys of one kind of console sign-in entry. */
+export interface SignInKeys {
+  /** STRING: an entry as JSON, under the SHA-256 of its secret (base64url), expiring with it. */
+  entry(digest: string): string;
+  /** ZSET: the digest of every entry of the kind, scored by its end (Unix ms): what the kind's bound counts. */
+  readonly live: string;
+}
+
+/** A sign-in kind's keys under `base`: `<base>:<digest>` and `<base>:live` (a digest is 43 characters, never "live"). */
+function signInKeys(base: string): SignInKeys {
+  return { entry: (digest) => `${base}:${digest}`, live: `${base}:live` };
 }
 
 /** FNV-1a over the UTF-16 code units: cheap, stable across processes and versions. */
@@ -134,7 +146,6 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     cancelledCalls: `${prefix}:cancelled-calls`,
     audit: `${prefix}:audit`,
     auditDrops: `${prefix}:audit:drops`,
-    signIn: (kind: SignInKind, digest: string) => `${prefix}:console:${kind}:${digest}`,
   };
   if (shards === undefined) {
     return {
@@ -146,6 +157,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
       rule: (id) => `${prefix}:rule:{${id}}`,
       ruleScope: (scope) => `${prefix}:rule-scope:${scopeHash(scope)}`,
       rules: `${prefix}:rules`,
+      signIns: (kind) => signInKeys(`${prefix}:console:${kind}`),
     };
   }
   const tag = (name: string | number) => `${prefix}:{${prefix}:${name}}`;
@@ -160,5 +172,6 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     rule: (id) => `${rules}:rule:${id}`,
     ruleScope: (scope) => `${rules}:rule-scope:${scopeHash(scope)}`,
     rules: `${rules}:rules`,
+    signIns: (kind) => signInKeys(tag(`console:${kind}`)),
   };
 }

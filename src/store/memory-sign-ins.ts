@@ -2,19 +2,28 @@
  * In-memory SignInStore for a single relay instance (no Redis): the same
  * contract as the Redis one, lost when the process exits. An entry past its
  * time is treated as gone on every read, and dropped on the next write.
- * Each kind holds at most `maxPerKind` live entries: Sign in with Slack is
- * started by anyone who can reach the relay, and must not fill its memory.
+ * Each kind holds at most `maxPerKind` live entries, as the Redis store does:
+ * Sign in with Slack is started by anyone who can reach the relay, and must
+ * not fill its memory.
  */
-import { parseSignInEntry, SIGN_IN_KINDS, signInLives, type SignInEntry, type SignInKind, type SignInStore } from "../requests/sign-ins.js";
+import {
+  MAX_SIGN_INS_PER_KIND,
+  parseSignInEntry,
+  SIGN_IN_KINDS,
+  signInLives,
+  type SignInEntry,
+  type SignInKind,
+  type SignInStore,
+} from "../requests/sign-ins.js";
 
 export interface MemorySignInStoreOptions {
-  /** Most live entries of one kind; default 10,000. */
+  /** Most live entries of one kind; default MAX_SIGN_INS_PER_KIND. */
   maxPerKind?: number;
 }
 
 type Entry = SignInEntry<SignInKind>;
 
-export function createMemorySignInStore({ maxPerKind = 10_000 }: MemorySignInStoreOptions = {}): SignInStore {
+export function createMemorySignInStore({ maxPerKind = MAX_SIGN_INS_PER_KIND }: MemorySignInStoreOptions = {}): SignInStore {
   const kinds = new Map<SignInKind, Map<string, Entry>>(SIGN_IN_KINDS.map((kind) => [kind, new Map()]));
   const of = (kind: SignInKind) => kinds.get(kind)!;
 

@@ -2,12 +2,18 @@
  * SignInStore on Redis, shared by every relay instance on the same Redis and
  * prefix: a sign-in link printed by one instance opens a session on another,
  * that session is known to all of them, and a sign-out on one ends it on
- * all. Each entry is one STRING (./keys.ts `signIn`: `<prefix>:console:<kind>:
+ * all. Each entry is one STRING (./keys.ts `signIns`: `<prefix>:console:<kind>:
  * <SHA-256 of its secret>`) holding the entry's JSON, set with a PX TTL to
- * its end, so Redis drops what nobody uses. Using an entry up is one Lua
- * script (lua/take-sign-in-1.lua: read and delete in one step), so a link
- * opens one session however many instances it is posted to at once. Each
- * key stands alone, so every command touches one slot on Redis Cluster.
+ * its end, so Redis drops what nobody uses; a ZSET per kind
+ * (`<prefix>:console:<kind>:live`) holds every entry's digest scored by its
+ * end, and bounds the kind's live entries over every instance, as the
+ * memory store bounds its own (`maxPerKind`): a flood of Sign in with Slack
+ * starts fills neither. Keeping an entry (lua/put-sign-in-2.lua: count and
+ * write) and using it up or removing it (lua/take-sign-in-2.lua: read and
+ * delete) are one Lua script each, so a link opens one session however many
+ * instances it is posted to at once, and instances that put at once never
+ * pass the bound together. On Redis Cluster a kind's keys share a hash tag,
+ * so each script touches one slot (and all of a kind sit on one master).
  *
  * Every entry is parsed with its schema on read (a trust boundary), and
  * judged alive by the caller's clock as well as by its TTL; every call
@@ -17,7 +23,7 @@
 import { Cluster } from "ioredis";
 import { z } from "zod";
 import { silentLogger, type Logger } from "../logger.js";
-import { parseSignInEntry, signInLives, type SignInEntry, type SignInKind, type SignInStore } from "../requests/sign-ins.js";
+import { MAX_SIGN_INS_PER_KIND, parseSignInEntry, signInLives, type SignInEntry, type SignInKind, type SignInStore } from "../requests/sign-ins.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { parseScriptReply, ScriptCode, ScriptReplyError } from "./codes.js";
 import { CLUSTER_SHARDS, storeKeys } from "./keys.js";
@@ -32,6 +38,8 @@ export interface RedisSignInStoreOptions {
   prefix?: string;
   /** Longest a call may take (ms) before it throws StoreUnavailableError. */
   timeoutMs?: number;
+  /** Most live entries of one kind, over every instance on this Redis and prefix; default MAX_SIGN_INS_PER_KIND. */
+  maxPerKind?: number;
 }
 
 export type ConnectRedisSignInStoreOptions = Omit<RedisSignInStoreOptions, "redis"> & { logger?: Logger };
@@ -53,9 +61,13 @@ export class UnreadableSignInError extends Error {
   }
 }
 
-function buildSignInStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIMEOUT_MS }: RedisSignInStoreOptions, owned: boolean): SignInStore {
+function buildSignInStore(
+  { redis, prefix = "relay", timeoutMs = DEFAULT_STORE_TIMEOUT_MS, maxPerKind = MAX_SIGN_INS_PER_KIND }: RedisSignInStoreOptions,
+  owned: boolean,
+): SignInStore {
   if (redis.options.keyPrefix) throw new Error("the Redis sign-in store builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
+  if (!Number.isSafeInteger(maxPerKind) || maxPerKind <= 0) throw new Error("maxPerKind must be a positive integer");
   const keys = storeKeys(prefix, redis instanceof Cluster ? CLUSTER_SHARDS : undefined);
   const scripts = registerScripts(redis, loadScripts());
   const call = boundedCalls(redis, owned, "sign-ins", timeoutMs);
@@ -72,33 +84,42 @@ function buildSignInStore({ redis, prefix = "relay", timeoutMs = DEFAULT_STORE_T
     return signInLives(entry, now) ? entry : undefined;
   }
 
+  /** Removes the entry with its place in the index; its JSON as it was kept, or undefined. */
+  async function takeRaw(kind: SignInKind, digest: string): Promise<string | undefined> {
+    const { entry, live } = keys.signIns(kind);
+    const raw = await redisCall("script takeSignIn", scripts.takeSignIn([entry(digest), live], [digest]));
+    const { code, rest } = parseScriptReply("takeSignIn", raw);
+    if (code === ScriptCode.NotFound) return undefined;
+    if (code !== ScriptCode.Applied || rest.length !== 1) throw new ScriptReplyError("takeSignIn", raw);
+    return rest[0];
+  }
+
+  async function take<K extends SignInKind>(kind: K, digest: string, now: number): Promise<SignInEntry<K> | undefined> {
+    return decode(kind, keys.signIns(kind).entry(digest), await takeRaw(kind, digest), now);
+  }
+
   return {
     put: (kind, digest, entry, now) =>
       call("put", async () => {
         const json = JSON.stringify(parseSignInEntry(kind, entry));
-        await redisCall("SET", redis.set(keys.signIn(kind, digest), json, "PX", Math.max(1, entry.expiresAt - now)));
-        return true;
+        const { entry: key, live } = keys.signIns(kind);
+        const raw = await redisCall("script putSignIn", scripts.putSignIn([key(digest), live], [digest, json, entry.expiresAt, now, maxPerKind]));
+        const { code } = parseScriptReply("putSignIn", raw);
+        if (code !== ScriptCode.Applied && code !== ScriptCode.TooMany) throw new ScriptReplyError("putSignIn", raw);
+        return code === ScriptCode.Applied;
       }),
 
     get: (kind, digest, now) =>
       call("get", async () => {
-        const key = keys.signIn(kind, digest);
+        const key = keys.signIns(kind).entry(digest);
         return decode(kind, key, await redisCall("GET", redis.get(key)), now);
       }),
 
-    take: (kind, digest, now) =>
-      call("take", async () => {
-        const key = keys.signIn(kind, digest);
-        const raw = await redisCall("script takeSignIn", scripts.takeSignIn([key], []));
-        const { code, rest } = parseScriptReply("takeSignIn", raw);
-        if (code === ScriptCode.NotFound) return undefined;
-        if (code !== ScriptCode.Applied || rest.length !== 1) throw new ScriptReplyError("takeSignIn", raw);
-        return decode(kind, key, rest[0], now);
-      }),
+    take: (kind, digest, now) => call("take", async () => take(kind, digest, now)),
 
     remove: (kind, digest) =>
       call("remove", async () => {
-        await redisCall("DEL", redis.del(keys.signIn(kind, digest)));
+        await takeRaw(kind, digest);
       }),
 
     async close() {

@@ -30,7 +30,8 @@ const FILES = {
   revokeRule: "revoke-rule-3.lua",
   setTally: "set-tally-1.lua",
   appendAudit: "append-audit-1.lua",
-  takeSignIn: "take-sign-in-1.lua",
+  putSignIn: "put-sign-in-2.lua",
+  takeSignIn: "take-sign-in-2.lua",
 } as const;
 
 export type ScriptName = keyof typeof FILES;

@@ -3,14 +3,16 @@
  * started Sign in with Slack, src/requests/sign-ins.ts), run against the
  * memory store and the Redis store so they stay interchangeable: every
  * field back exactly, each kind apart, expiry by the caller's clock, single
- * use (also when two take at once), removal, and keys that are digests.
+ * use (also when two take at once), removal, keys that are digests, and a
+ * bound on the live entries of each kind (anyone who reaches the relay may
+ * start a Sign in with Slack).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { signInDigest, type SignInEntry, type SignInStore } from "../../src/requests/sign-ins.js";
 import { ALICE } from "../fixtures/people.js";
 
-/** Builds a fresh, empty sign-in store; the suite closes it. */
-export type MakeSignInStore = () => Promise<SignInStore>;
+/** Builds a fresh, empty sign-in store (with `maxPerKind` when given); the suite closes it. */
+export type MakeSignInStore = (options?: { maxPerKind?: number }) => Promise<SignInStore>;
 
 export const T0 = 1_800_000_000_000;
 const MINUTE = 60_000;
@@ -33,8 +35,8 @@ export function runSignInStoreContract(name: string, makeStore: MakeSignInStore)
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((store) => store.close()));
     });
-    async function open(): Promise<SignInStore> {
-      const store = await makeStore();
+    async function open(options?: { maxPerKind: number }): Promise<SignInStore> {
+      const store = await makeStore(options);
       opened.push(store);
       return store;
     }
@@ -111,6 +113,39 @@ export function runSignInStoreContract(name: string, makeStore: MakeSignInStore)
       const broken = { ...sessionOf(), csrf: "" };
       await expect(store.put("session", digest, broken, T0)).rejects.toThrow(/csrf/);
       expect(await store.get("session", digest, T0 + 1)).toBeUndefined();
+    });
+
+    it("keeps at most maxPerKind live entries of a kind: one more is refused and nothing kept, until one ends, is taken or removed; other kinds are not counted", async () => {
+      const store = await open({ maxPerKind: 2 });
+      const started = { nonce: "n", expiresAt: T0 + 1000 };
+      const [first, second, third] = [digestOf(), digestOf(), digestOf()];
+      expect(await store.put("slack", first, started, T0)).toBe(true);
+      expect(await store.put("slack", second, { ...started, expiresAt: T0 + 5000 }, T0)).toBe(true);
+      expect(await store.put("slack", third, started, T0)).toBe(false);
+      expect(await store.get("slack", third, T0)).toBeUndefined();
+      expect(await store.take("slack", third, T0)).toBeUndefined();
+      // The same digest again replaces its entry: not a third.
+      expect(await store.put("slack", second, { ...started, nonce: "again", expiresAt: T0 + 5000 }, T0)).toBe(true);
+      expect(await store.get("slack", second, T0)).toStrictEqual({ nonce: "again", expiresAt: T0 + 5000 });
+      expect(await store.put("session", digestOf(), sessionOf(), T0)).toBe(true);
+      // The first ends at T0 + 1000: its place is free again.
+      expect(await store.put("slack", third, { ...started, expiresAt: T0 + 9000 }, T0 + 1000)).toBe(true);
+      expect(await store.put("slack", digestOf(), { ...started, expiresAt: T0 + 9000 }, T0 + 1000)).toBe(false);
+      // A taken entry and a removed one free theirs.
+      await store.take("slack", third, T0 + 1000);
+      const fourth = digestOf();
+      expect(await store.put("slack", fourth, { ...started, expiresAt: T0 + 9000 }, T0 + 1000)).toBe(true);
+      await store.remove("slack", fourth);
+      expect(await store.put("slack", digestOf(), { ...started, expiresAt: T0 + 9000 }, T0 + 1000)).toBe(true);
+    });
+
+    it("of twenty puts at once into a kind with room for five, exactly five are kept", async () => {
+      const store = await open({ maxPerKind: 5 });
+      const digests = Array.from({ length: 20 }, () => digestOf());
+      const kept = await Promise.all(digests.map((digest) => store.put("link", digest, { person: { id: "local" }, expiresAt: T0 + MINUTE }, T0)));
+      expect(kept.filter(Boolean)).toHaveLength(5);
+      const found = await Promise.all(digests.map((digest) => store.get("link", digest, T0 + 1)));
+      expect(found.map((entry) => entry !== undefined)).toStrictEqual(kept);
     });
   });
 }

@@ -8,8 +8,8 @@
  * and emails it is given), records each call with its JSON fields decoded,
  * and lets a test wait for a call that has not come yet. Faults as Slack
  * shows them: 429 with Retry-After, 5xx, a reply lost on the way back, a
- * per-channel posting limit, a history that lags. The bench and spawned
- * relays use it too.
+ * per-channel posting limit, a history that lags. The bench and the chaos
+ * soak (bench/soak/slack.ts, which adds its ledger and fault bursts) run on it too.
  */
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -40,7 +40,7 @@ export interface StandInOptions {
   postsPerSecond?: number;
   /** Posts a channel may take at once after a quiet spell (default 1). */
   postBurst?: number;
-  /** Keep every call in `calls` (default true); the bench only counts them, in `counts`. */
+  /** Keep every call in `calls` (default true); the bench and the soak only count them, in `counts`. Posted messages are kept either way (conversations.history reads them). */
   record?: boolean;
 }
 
@@ -131,7 +131,7 @@ export async function startSlackWebApi(options: StandInOptions = {}): Promise<Sl
         const ts = newTs();
         const message: PostedMessage = { channel: String(args.channel), ts, bot_id: RELAY_BOT.botId, text: args.text };
         if (args.metadata !== undefined) message.metadata = args.metadata;
-        if (record) messages.push(message);
+        messages.push(message);
         return { ok: true, channel: args.channel, ts, message: { ts, text: args.text } };
       }
       case "chat.getPermalink":

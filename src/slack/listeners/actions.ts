@@ -24,6 +24,7 @@ import type { SlackRef } from "../../protocol/request-view.js";
 import { Action, decodeButton, type ButtonValue } from "../ids.js";
 import { interpretButton, type ButtonOutcome } from "./buttons.js";
 import {
+  actedOn,
   acking,
   displayName,
   noneOf,
@@ -117,13 +118,13 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   }
   if (result.outcome !== "no_answer") {
     await ack();
-    return reportOutcome(deps, result, { channel: result.record.slack!.channel, user: click.body.user.id });
+    return reportOutcome(deps, result, { channel: actedOn(result.record, click.where).channel, user: click.body.user.id });
   }
   const { record, none: outcome } = result;
   if (outcome.type === "modal" && outcome.modal === "alwaysAllow") {
     // Always allow with rules too long for the message: show them all in a confirm modal first.
     await ack();
-    const target = { channel: record.slack!.channel, user: click.body.user.id };
+    const target = { channel: actedOn(record, click.where).channel, user: click.body.user.id };
     if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
     const refusal = await withinBudget(deps.service.refusalFor(record, person), left());
     if (!refusal.ok || refusal.value) return tellPerson(deps, target, refusalNotice(record, refusal.ok ? refusal.value! : { reason: "unverified" }));
@@ -132,7 +133,7 @@ async function answerClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<
   if (outcome.type === "rule") {
     const granted = await withinBudget(deps.service.allowForAWhile(record.id, person), left());
     if (!granted.ok) return notRecorded(deps, click, granted, ack);
-    return reportRule(deps, granted.value, record, { channel: record.slack!.channel, user: click.body.user.id }, { ack, budgetMs: left() });
+    return reportRule(deps, granted.value, record, { channel: actedOn(record, click.where).channel, user: click.body.user.id }, { ack, budgetMs: left() });
   }
   const reason = outcome.type === "ignore" ? outcome.reason : "not an answer";
   deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");

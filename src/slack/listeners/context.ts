@@ -8,7 +8,8 @@
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
-import type { Person } from "../../protocol/request-view.js";
+import type { Person, SlackRef } from "../../protocol/request-view.js";
+import type { RequestRecord } from "../../requests/model.js";
 import { answererIn, type Answerer } from "../../requests/policy.js";
 import type { RequestService } from "../../requests/service.js";
 import type { HomeTab } from "../home-tab.js";
@@ -41,6 +42,20 @@ export function personOf(user: SlackUser): Person {
 /** The person behind an interaction, with their workspace for the approver check (requests/policy.ts); no team_id places them nowhere. */
 export function answererOf(user: SlackUser): Answerer {
   return answererIn(personOf(user), user.team_id);
+}
+
+/**
+ * The request's message a person acted on (a click's or a modal's message,
+ * which the service found to be one of the request's own): where their
+ * notice goes and what a modal is tied to. It may be a copy the store had
+ * not recorded, adopted on the click (the post's own reply still on its way,
+ * or its store write waiting out a Redis outage): the request may have no
+ * main message yet then. Without one, the request's main message.
+ */
+export function actedOn(record: RequestRecord, where: Partial<SlackRef>): SlackRef {
+  if (where.channel !== undefined && where.ts !== undefined) return { channel: where.channel, ts: where.ts };
+  if (record.slack) return record.slack;
+  throw new Error(`request ${record.id}: no message to act on`);
 }
 
 /** The name used in "Denied by <name> in Slack.": Slack's user name, else the id. */

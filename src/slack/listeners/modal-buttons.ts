@@ -14,7 +14,7 @@ import { Action, decodeMetadata } from "../ids.js";
 import { parseClick } from "./actions.js";
 import { interpretButton } from "./buttons.js";
 import { openModal } from "./open-modal.js";
-import { acking, answererOf, displayName, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, actedOn, answererOf, displayName, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
@@ -50,7 +50,7 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
     return deps.logger.debug({ id: record.id, actionId: click.actionId, reason }, "slack action ignored");
   }
   // The full-input modal only shows what was asked, so it opens whatever the status and for anyone.
-  const target = { channel: record.slack!.channel, user: click.body.user.id };
+  const target = { channel: actedOn(record, click.where).channel, user: click.body.user.id };
   if (outcome.modal !== "input") {
     if (record.status !== "pending") return tellPerson(deps, target, endedNotice(record));
     // Checked again when the modal is submitted: who may answer can change meanwhile (an escalation, a group).

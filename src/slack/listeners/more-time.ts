@@ -13,7 +13,7 @@ import type { MoreTimeResult } from "../../requests/service.js";
 import { extendedNotice, noMoreTimeNotice } from "../blocks/index.js";
 import { Action } from "../ids.js";
 import { parseClick } from "./actions.js";
-import { acking, answererOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import { acking, actedOn, answererOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 /** What a person whose click could not be recorded is told. */
@@ -42,7 +42,7 @@ async function moreTimeClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promis
   await ack();
   deps.home?.acted(click.body.user.id);
   if (result.outcome === "no_more_time") deps.logger.info({ id: result.record.id, reason: result.reason }, "slack more time click: no more time");
-  await tellPerson(deps, { channel: result.record.slack!.channel, user: click.body.user.id }, noticeFor(result));
+  await tellPerson(deps, { channel: actedOn(result.record, click.where).channel, user: click.body.user.id }, noticeFor(result));
 }
 
 function noticeFor(result: Exclude<MoreTimeResult, { outcome: "not_found" }>): string {

@@ -7,12 +7,14 @@ import { alwaysAllowModal, answerModal, denyReasonModal, editModal, inputModal, 
 import type { ModalMetadata } from "../ids.js";
 import type { Click } from "./actions.js";
 import type { ModalName } from "./buttons.js";
-import type { ListenerDeps } from "./context.js";
+import { actedOn, type ListenerDeps } from "./context.js";
 
 export async function openModal(deps: ListenerDeps, click: Click, record: RequestRecord, name: ModalName, q?: number): Promise<void> {
   const triggerId = click.body.trigger_id;
   if (!triggerId) return deps.logger.debug({ id: record.id }, "slack modal not opened: no trigger_id");
-  const meta: ModalMetadata = { r: record.id, c: record.slack!.channel, ts: record.slack!.ts };
+  // Tied to the message clicked: a copy adopted on the click counts as the request's own from there.
+  const message = actedOn(record, click.where);
+  const meta: ModalMetadata = { r: record.id, c: message.channel, ts: message.ts };
   const view = buildModal(record, name, q === undefined ? meta : { ...meta, q });
   try {
     await deps.client.views.open({ trigger_id: triggerId, view });

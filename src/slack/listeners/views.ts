@@ -25,6 +25,7 @@ import {
   type SubmissionResult,
 } from "../submissions.js";
 import {
+  actedOn,
   acking,
   displayName,
   noneOf,
@@ -100,7 +101,7 @@ async function submit(deps: ListenerDeps, raw: unknown, ack: ViewAck): Promise<v
   if (!answered.ok) return notRecorded(deps, callbackId, body, meta, answered, ack);
   const result = answered.value;
   if (result.outcome === "not_found") return deps.logger.debug({ id: meta.r }, "slack view ignored: no such request on this message");
-  const target = { channel: result.record.slack!.channel, user: body.user.id };
+  const target = { channel: actedOn(result.record, { channel: meta.c, ts: meta.ts }).channel, user: body.user.id };
   if (result.outcome === "no_answer") {
     if (result.none) return ack({ response_action: "errors", errors: result.none.errors });
     if (result.record.status === "pending") return deps.logger.debug({ id: meta.r, callbackId }, "slack view ignored: does not apply");

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { describe } from "vitest";
 import { type RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
 import { cliTest as it, runCli, startCli, startCliOnTerminal } from "../../helpers/cli.js";
@@ -70,6 +71,18 @@ describe.concurrent("approval-relay ask", () => {
       approvers: { users: [ALICE.id], usergroups: ["S0OPS0001"] },
       idempotencyKey: "gha:1:deploy:1",
     });
+  });
+
+  it("names this machine and directory as the agent, and with --no-host leaves both out (a re-run on another runner sends the same body)", async ({
+    relay,
+    env,
+    expect,
+  }) => {
+    const named = await askAnswered(relay, env, ["Deploy?"], { answers: { answer: true } });
+    expect(named.request.body.agent).toEqual({ host: hostname(), cwd: expect.any(String) });
+    const anonymous = await askAnswered(relay, env, ["Deploy?", "--no-host"], { answers: { answer: true } });
+    expect(anonymous.code).toBe(0);
+    expect(anonymous.request.body).not.toHaveProperty("agent");
   });
 
   it("with --json, it prints the request's id, end, answer and who answered, and exits as without it", async ({ relay, env, expect }) => {
@@ -230,6 +243,13 @@ describe.concurrent("approval-relay ask", () => {
       /--requested-by must be a Slack user id such as U0123ABCD or an email address/,
     ],
     ["an empty --requested-by", ["Deploy?", "--requested-by", ""], undefined, /--requested-by must be a Slack user id/],
+    ["--fresh-when-ended without --idempotency-key", ["Deploy?", "--fresh-when-ended"], undefined, /--fresh-when-ended needs --idempotency-key/],
+    [
+      "--fresh-when-ended with a key too long to number",
+      ["Deploy?", "--fresh-when-ended", "--idempotency-key", "k".repeat(252)],
+      undefined,
+      /--idempotency-key must be 1 to 251 characters/,
+    ],
     ["no RELAY_URL", ["Deploy?"], { RELAY_TOKEN: TOKEN }, /RELAY_URL is not set/],
     ["no RELAY_TOKEN", ["Deploy?"], { RELAY_URL: "http://127.0.0.1:9" }, /RELAY_TOKEN is not set/],
     ["a RELAY_URL that is not http", ["Deploy?"], { RELAY_URL: "relay.local", RELAY_TOKEN: TOKEN }, /must start with http/],

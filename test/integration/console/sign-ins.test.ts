@@ -5,7 +5,8 @@
  * in on B (in Chromium, then over HTTP) and that session answers a request
  * through A; a used link is refused on either; a sign-out on one holds on
  * the other; a forged, expired or Redis-expired cookie is refused on both;
- * and a Sign in with Slack started on A comes back through B.
+ * a Sign in with Slack started on A comes back through B; and once Redis
+ * holds as many started ones as it may, both refuse another with a 429.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,19 +15,22 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
 import { startRelay, type RunningRelay } from "../../../src/main.js";
-import { signInDigest } from "../../../src/requests/sign-ins.js";
+import { SIGN_INS_RETRY_AFTER_SECONDS } from "../../../src/requests/errors.js";
+import { MAX_SIGN_INS_PER_KIND, signInDigest } from "../../../src/requests/sign-ins.js";
 import { storeKeys } from "../../../src/store/keys.js";
+import { createRedisSignInStore } from "../../../src/store/redis-sign-ins.js";
 import { ALICE } from "../../fixtures/people.js";
 import { CHROMIUM, consoleCaller, cookieOf, launchChromium, signInWithSlack, startSlackSignIn } from "../../helpers/console.js";
 import { startFullRelay, type FullRelay } from "../../helpers/full-relay.js";
-import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
+import { connectTestRedis, deleteKeysUnder, keysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../../helpers/slack-openid.js";
-import { startSlackWebApi } from "../../helpers/slack-web-api.js";
+import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
 
 const AGENT = "tok_sign_ins_agent_0123456789";
 const PUBLIC_URL = "https://relay.example.test";
 let prefix = uniquePrefix();
 let redis: Redis;
+let slack: SlackWebApiStandIn;
 const closers: Array<() => Promise<void>> = [];
 
 beforeAll(() => {
@@ -141,7 +145,10 @@ describe("console sign-ins across instances (Redis)", () => {
     expect(await sessionStatus(a.url, forged)).toBe(401);
     expect(await sessionStatus(b.url, forged)).toBe(401);
 
-    const keyOf = (c: string) => storeKeys(prefix).signIn("session", signInDigest(c.split("=")[1]!));
+    const keyOf = (c: string) =>
+      storeKeys(prefix)
+        .signIns("session")
+        .entry(signInDigest(c.split("=")[1]!));
     const late = cookieOf(await signIn(b.url, b.secret), "relay_console")!;
     const kept = JSON.parse((await redis.get(keyOf(late)))!) as Record<string, unknown>;
     await redis.set(keyOf(late), JSON.stringify({ ...kept, expiresAt: Date.now() - 1 }), "KEEPTTL");
@@ -158,22 +165,7 @@ describe("console sign-ins across instances (Redis)", () => {
   });
 
   it("a Sign in with Slack started on A comes back through B (its state in Redis), once", async () => {
-    prefix = uniquePrefix();
-    const slack = await startSlackWebApi();
-    closers.push(() => slack.close());
-    const env = {
-      REDIS_URL: REDIS_TEST_URL,
-      REDIS_PREFIX: prefix,
-      SLACK_CLIENT_ID: CLIENT_ID,
-      SLACK_CLIENT_SECRET: CLIENT_SECRET,
-      RELAY_PUBLIC_URL: PUBLIC_URL,
-    };
-    const relays: FullRelay[] = [];
-    for (let i = 0; i < 2; i += 1) relays.push(await startFullRelay({ slack, env }));
-    closers.push(async () => {
-      for (const relay of relays) await relay.close();
-    });
-    const [a, b] = relays as [FullRelay, FullRelay];
+    const [a, b] = await slackPair();
     slack.openId.signInAs({ ...ALICE, name: ALICE.name!, teamId: "T0TEAM" });
     const { callback, stateCookie } = await startSlackSignIn(a, PUBLIC_URL);
     const onB = callback.replace(a.url, b.url);
@@ -187,4 +179,56 @@ describe("console sign-ins across instances (Redis)", () => {
     expect((await signInWithSlack(b, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! })).session).toMatchObject({ person: { id: ALICE.id } });
     expect([...a.errors(), ...b.errors()]).toEqual([]);
   });
+
+  it("once Redis holds as many started Sign in with Slack as it may, a start on either instance is refused 429 with Retry-After and nothing is kept; a finished one frees its place", async () => {
+    const [a, b] = await slackPair();
+    // Fill the bound to one short, as a flood of starts would, through the store on the relays' Redis and prefix.
+    const filler = createRedisSignInStore({ redis, prefix });
+    const now = Date.now();
+    for (let i = 0; i < MAX_SIGN_INS_PER_KIND - 1; i += 1_000) {
+      const batch = Array.from({ length: Math.min(1_000, MAX_SIGN_INS_PER_KIND - 1 - i) }, (_, j) => `flood-${i + j}`);
+      const kept = await Promise.all(batch.map((state) => filler.put("slack", signInDigest(state), { nonce: "n", expiresAt: now + 600_000 }, now)));
+      expect(kept.every(Boolean)).toBe(true);
+    }
+    slack.openId.signInAs({ ...ALICE, name: ALICE.name!, teamId: "T0TEAM" });
+    const last = await startSlackSignIn(a, PUBLIC_URL);
+    const live = storeKeys(prefix).signIns("slack").live;
+    expect(await redis.zcard(live)).toBe(MAX_SIGN_INS_PER_KIND);
+    for (const relay of [a, b]) {
+      const refused = await fetch(`${relay.url}/console/signin/slack`, { redirect: "manual" });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe(String(SIGN_INS_RETRY_AFTER_SECONDS));
+      expect(await refused.json()).toMatchObject({ error: { code: "relay_rate_limited", message: expect.stringContaining("as many sign-ins as it may") } });
+      expect(cookieOf(refused, "relay_console_signin")).toBeUndefined();
+    }
+    expect(await redis.zcard(live)).toBe(MAX_SIGN_INS_PER_KIND);
+    expect((await keysUnder(redis, `${prefix}:console:slack`)).length).toBe(MAX_SIGN_INS_PER_KIND + 1);
+    // The last one started comes back through B: its place is free, and a new start on A is kept.
+    const back = await fetch(last.callback.replace(a.url, b.url), { headers: { cookie: last.stateCookie }, redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect((await fetch(`${a.url}/console/signin/slack`, { redirect: "manual" })).status).toBe(303);
+    expect([...a.errors(), ...b.errors()]).toEqual([]);
+    expect(a.logs.some((line) => line.includes("as many sign-ins of this kind") && line.includes('"kind":"slack"'))).toBe(true);
+  }, 60_000);
 });
+
+/** Two relays with Sign in with Slack on the test Redis under a fresh prefix, and their Slack stand-in. */
+async function slackPair(): Promise<[FullRelay, FullRelay]> {
+  prefix = uniquePrefix();
+  const standIn = await startSlackWebApi();
+  slack = standIn;
+  closers.push(() => standIn.close());
+  const env = {
+    REDIS_URL: REDIS_TEST_URL,
+    REDIS_PREFIX: prefix,
+    SLACK_CLIENT_ID: CLIENT_ID,
+    SLACK_CLIENT_SECRET: CLIENT_SECRET,
+    RELAY_PUBLIC_URL: PUBLIC_URL,
+  };
+  const relays: FullRelay[] = [];
+  closers.push(async () => {
+    for (const relay of relays) await relay.close();
+  });
+  for (let i = 0; i < 2; i += 1) relays.push(await startFullRelay({ slack: standIn, env }));
+  return relays as [FullRelay, FullRelay];
+}

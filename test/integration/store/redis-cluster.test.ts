@@ -6,63 +6,19 @@
  * another (PUBLISH from a script reaches a subscriber on any node).
  */
 import { randomUUID } from "node:crypto";
-import type { Cluster } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import type { RequestStore } from "../../../src/requests/store.js";
-import { connectRedisRuleStore } from "../../../src/store/redis-rules.js";
 import { connectRedisStore, createRedisStore } from "../../../src/store/redis-store.js";
-import { startRedisCluster, type RedisCluster } from "../../helpers/redis-cluster.js";
-import { uniquePrefix } from "../../helpers/redis.js";
 import { runStoreContract } from "../../helpers/store-contract.js";
+import { useTestCluster } from "../../helpers/store-backends.js";
 import { sleep, until } from "../../helpers/until.js";
 import { ALICE } from "../../fixtures/people.js";
 
-let cluster: RedisCluster;
-let redis: Cluster;
-const prefixes: string[] = [];
-
-beforeAll(async () => {
-  cluster = await startRedisCluster();
-  redis = cluster.connect();
-}, 60_000);
-afterEach(async () => {
-  await Promise.all(prefixes.splice(0).map((prefix) => deleteKeysUnder(prefix)));
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await cluster?.stop();
-});
-
-/** Every key under `prefix`, per master (SCAN on each). */
-async function keysPerMaster(prefix: string): Promise<string[][]> {
-  return Promise.all(
-    redis.nodes("master").map(async (node) => {
-      const found: string[] = [];
-      let cursor = "0";
-      do {
-        const [next, batch] = await node.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-        found.push(...batch);
-        cursor = next;
-      } while (cursor !== "0");
-      return found;
-    }),
-  );
-}
-
-async function deleteKeysUnder(prefix: string): Promise<void> {
-  const keys = (await keysPerMaster(prefix)).flat();
-  await Promise.all(keys.map((key) => redis.del(key)));
-}
-
-function freshPrefix(): string {
-  const prefix = uniquePrefix();
-  prefixes.push(prefix);
-  return prefix;
-}
+const testCluster = useTestCluster();
 
 runStoreContract("redis cluster", async ({ now, retentionMs }) => {
-  const store = createRedisStore({ redis, prefix: freshPrefix(), now, retentionMs });
+  const store = createRedisStore({ redis: testCluster.redis(), prefix: testCluster.prefix(), now, retentionMs });
   await store.ready();
   return { store, elapse: sleep };
 });
@@ -76,7 +32,7 @@ describe("the Redis store on a cluster", () => {
 
   /** A store with its own two connections to the cluster, as one relay process has. */
   async function instance(prefix: string): Promise<RequestStore> {
-    const store = connectRedisStore({ mode: "cluster", nodes: cluster.seeds }, { prefix, now: () => T0 });
+    const store = connectRedisStore({ mode: "cluster", nodes: testCluster.cluster().seeds }, { prefix, now: () => T0 });
     opened.push(store);
     await store.ready();
     return store;
@@ -93,12 +49,12 @@ describe("the Redis store on a cluster", () => {
   });
 
   it("spreads the requests of many agent tokens over every master, and finds each by id, by idempotency key and in the listing", async () => {
-    const prefix = freshPrefix();
+    const prefix = testCluster.prefix();
     const store = await instance(prefix);
     // A token's requests (with its idempotency keys) sit on that token's shard: 48 tokens spread over the masters.
     const ofToken = (i: number) => ({ ...pending(), tokenName: `agent-${i}` });
     const created = await Promise.all(Array.from({ length: 48 }, (_, i) => store.create(ofToken(i), { idempotencyKey: `agent-${i}:spread` })));
-    const perMaster = await keysPerMaster(prefix);
+    const perMaster = await testCluster.keysPerMaster(prefix);
     for (const keys of perMaster) expect(keys.length).toBeGreaterThan(0);
     for (const [i, { record }] of created.entries()) {
       expect(await store.get(record.id)).toStrictEqual(record);
@@ -111,7 +67,7 @@ describe("the Redis store on a cluster", () => {
   });
 
   it("when the click lands on instance B, the listener on instance A wakes with the id", async () => {
-    const prefix = freshPrefix();
+    const prefix = testCluster.prefix();
     const [a, b] = [await instance(prefix), await instance(prefix)];
     // Nine requests on random shards: some on a master other than the one A's subscription is on.
     const requests = Array.from({ length: 9 }, () => pending());
@@ -129,27 +85,5 @@ describe("the Redis store on a cluster", () => {
     }
     await until(() => woken.length === requests.length, 3000, "A to hear every end");
     expect(woken.sort()).toStrictEqual(requests.map(({ id }) => id).sort());
-  });
-
-  it("keeps the rules on one slot: create, find, use and revoke work on the cluster", async () => {
-    const prefix = freshPrefix();
-    const rules = connectRedisRuleStore({ mode: "cluster", nodes: cluster.seeds }, { prefix });
-    opened.push(rules);
-    const rule = {
-      id: randomUUID(),
-      token: "ci",
-      sessionId: "s1",
-      toolName: "Bash",
-      createdBy: { id: ALICE.id },
-      createdAt: T0,
-      expiresAt: T0 + 60_000,
-      uses: 0,
-      requestId: randomUUID(),
-    };
-    await rules.create(rule, T0);
-    expect(await rules.find({ token: "ci", sessionId: "s1", toolName: "Bash" }, T0 + 1)).toMatchObject({ id: rule.id });
-    expect(await rules.use(rule.id, T0 + 2)).toMatchObject({ uses: 1 });
-    expect(await rules.revoke(rule.id, T0 + 3)).toMatchObject({ id: rule.id });
-    expect(await rules.find({ token: "ci", sessionId: "s1", toolName: "Bash" }, T0 + 4)).toBeUndefined();
   });
 });

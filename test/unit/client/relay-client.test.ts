@@ -231,6 +231,44 @@ describe("RelayClient.ask and cancel", () => {
     expect(relay.requests.size).toBe(1);
   });
 
+  describe("with freshWhenEnded", () => {
+    const ended = {
+      id: "r-old",
+      kind: "interactive_questions",
+      status: "answered",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      expiresAt: "2026-01-01T01:00:00.000Z",
+    };
+
+    it("when every numbered key names an ended request, it gives up after key#100 with relay_keys_used_up, asking nothing", async () => {
+      relay.fault = (call) => (isPost(call) ? { status: 200, json: ended } : undefined);
+      const passed: string[] = [];
+      const asking = client().ask({ ...confirm, idempotencyKey: "gate" }, { freshWhenEnded: true, onPassedOver: ({ key }) => passed.push(key) });
+      await expect(asking).rejects.toMatchObject({ code: "relay_keys_used_up" });
+      expect(passed).toHaveLength(100);
+      expect(passed.slice(0, 3)).toEqual(["gate", "gate#2", "gate#3"]);
+      expect(passed.at(-1)).toBe("gate#100");
+      expect(relay.calls.filter(isGet)).toHaveLength(0);
+    });
+
+    it("when the relay refuses the create for another reason than the key's body, that refusal is thrown, not passed over", async () => {
+      relay.fault = (call) => (isPost(call) ? error(400, "relay_invalid_request", "Bad body.") : undefined);
+      const passed: unknown[] = [];
+      const asking = client().ask({ ...confirm, idempotencyKey: "gate" }, { freshWhenEnded: true, onPassedOver: (p) => passed.push(p) });
+      await expect(asking).rejects.toMatchObject({ code: "relay_invalid_request" });
+      expect(passed).toEqual([]);
+      expect(relay.callsTo("POST", "/v1/requests")).toHaveLength(1);
+    });
+
+    it("when the relay answered the create at once (201, answered), that answer is kept, not passed over", async () => {
+      relay.fault = (call) => (isPost(call) ? { status: 201, json: { ...ended, decision: { answers: { go: true } } } } : undefined);
+      const passed: unknown[] = [];
+      const view = await client().ask({ ...confirm, idempotencyKey: "gate" }, { freshWhenEnded: true, onPassedOver: (p) => passed.push(p) });
+      expect(view).toMatchObject({ id: "r-old", status: "answered" });
+      expect(passed).toEqual([]);
+    });
+  });
+
   it("when the body names its own idempotency key, that key is the one sent", async () => {
     await client().request({ ...confirm, idempotencyKey: "deploy-42" });
     expect(relay.calls[0]!.headers["idempotency-key"]).toBe("deploy-42");

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConsoleSessions, csrfMatches, type ConsoleSessionsOptions } from "../../../src/console/sessions.js";
 import { createMemorySignInStore } from "../../../src/store/memory-sign-ins.js";
+import { statusOf } from "../../../src/http/errors.js";
+import { TooManySignInsError } from "../../../src/requests/errors.js";
 
 const PERSON = { id: "local", name: "local console" };
 
@@ -50,12 +52,14 @@ describe("console sign-in links", () => {
     expect(a.csrf).not.toBe(a.id);
   });
 
-  it("when the store holds as many sign-ins as it may, a new link or session is refused with a 503 that says so", async () => {
+  it("when the store holds as many sign-ins as it may, a new link or session is refused with a 429 that says so", async () => {
     const sessions = new ConsoleSessions({ store: createMemorySignInStore({ maxPerKind: 1 }) });
     await sessions.newLink(PERSON);
-    await expect(sessions.newLink(PERSON)).rejects.toMatchObject({ code: "relay_not_ready" });
+    await expect(sessions.newLink(PERSON)).rejects.toThrow(TooManySignInsError);
     await sessions.open(PERSON, "answerer");
-    await expect(sessions.open(PERSON, "answerer")).rejects.toMatchObject({ code: "relay_not_ready" });
+    const refused = await sessions.open(PERSON, "answerer").catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "relay_rate_limited", kind: "session", retryAfterSeconds: 60 });
+    expect(statusOf((refused as TooManySignInsError).code)).toBe(429);
   });
 });
 
