@@ -28,7 +28,25 @@ export interface AgentDeps {
   callbackUrl: string;
   delivered(id: string, until: number): Promise<AgentOutcome | undefined>;
   random: () => number;
+  /** The ranges questions' timeouts are drawn from. */
+  timeouts: Timeouts;
 }
+
+/** Whole seconds, both ends included. */
+export interface SecondsRange {
+  min: number;
+  max: number;
+}
+
+export interface Timeouts {
+  /** API requests (long-polled or answered by callback). */
+  request: SecondsRange;
+  /** PreToolUse hook calls. */
+  hook: SecondsRange;
+}
+
+/** Long enough for a person, short enough that many expire within a run. */
+export const DEFAULT_TIMEOUTS: Timeouts = { request: { min: 15, max: 40 }, hook: { min: 20, max: 40 } };
 
 export interface AgentToken {
   name: string;
@@ -66,8 +84,8 @@ export async function agentLoop(deps: AgentDeps, token: AgentToken, viaProxy: bo
   }
 }
 
-/** 15–40 s: long enough for a person, short enough that many expire within a run. */
-const timeoutSeconds = (deps: AgentDeps) => 15 + Math.floor(deps.random() * 26);
+/** A whole number of seconds in `range`. */
+const secondsIn = (deps: AgentDeps, { min, max }: SecondsRange) => min + Math.floor(deps.random() * (max - min + 1));
 
 interface Question {
   body: Record<string, unknown>;
@@ -156,7 +174,7 @@ async function create(deps: AgentDeps, client: RelayClient, token: AgentToken, k
   const created = await client.request({
     ...body,
     channel: token.channel,
-    timeoutSeconds: timeoutSeconds(deps),
+    timeoutSeconds: secondsIn(deps, deps.timeouts.request),
     agent: { name: `${token.name}-agent`, sessionId },
     ...(via === "callback" ? { callbackUrl: deps.callbackUrl } : {}),
   } as never);
@@ -184,7 +202,7 @@ async function callback(deps: AgentDeps, client: RelayClient, token: AgentToken,
 async function hookCall(deps: AgentDeps, token: AgentToken, viaProxy: boolean, sessionId: string): Promise<void> {
   const marker = `soak-${randomUUID()}`;
   const person = newPerson();
-  const seconds = 20 + Math.floor(deps.random() * 21);
+  const seconds = secondsIn(deps, deps.timeouts.hook);
   const input = {
     session_id: sessionId,
     transcript_path: `/tmp/${sessionId}.jsonl`,

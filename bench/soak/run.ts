@@ -7,12 +7,14 @@
  * checked (./checker.ts) and the verdict printed. Exit code 1 on any
  * violation, 2 when the soak itself could not run.
  *
- *   npm run soak -- --minutes 2 [--seed 7] [--results] [--history soak.json] [--logs DIR] [--plant drop-callback]
+ *   npm run soak -- --minutes 2 [--seed 7] [--results] [--history soak.json] [--logs DIR] [--plant drop-callback] [--timeouts 6-12]
  *
  * --results writes the table into bench/RESULTS.md; --logs keeps each
  * relay's log (at debug) in DIR; --plant drop-callback
  * hides the first callback the receiver gets (a relay that lost it), which
- * the checker must catch.
+ * the checker must catch; --timeouts MIN-MAX draws every question's timeout
+ * from MIN–MAX seconds (by default 15–40, hook calls 20–40), so a short run
+ * is not followed by 40 s of waiting for its last questions to end.
  */
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
@@ -22,8 +24,9 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { verifyCallbackSignature } from "../../src/client/index.js";
+import { MIN_HOOK_TIMEOUT_SECONDS } from "../../src/protocol/claude-code-hook.js";
 import { startReceiver, type Hit } from "../../test/helpers/receiver.js";
-import { agentLoop, type AgentToken } from "./agents.js";
+import { agentLoop, DEFAULT_TIMEOUTS, type AgentToken, type Timeouts } from "./agents.js";
 import { check } from "./checker.js";
 import { runFaults } from "./faults.js";
 import type { AgentOutcome, CallbackDelivery, Click, SoakHistory, SoakRequest } from "./history.js";
@@ -40,11 +43,13 @@ const { values } = parseArgs({
     history: { type: "string" },
     logs: { type: "string" },
     plant: { type: "string" },
+    timeouts: { type: "string" },
   },
 });
 const minutes = Number(values.minutes);
 if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, got ${values.minutes}`);
 if (values.plant !== undefined && values.plant !== "drop-callback") throw new Error(`--plant knows only drop-callback, got ${values.plant}`);
+const timeouts = values.timeouts === undefined ? DEFAULT_TIMEOUTS : timeoutsOf(values.timeouts);
 const seed = Number(values.seed ?? Math.floor(Math.random() * 2 ** 31));
 const random = mulberry32(seed);
 /** A request may end this long after its deadline: the sweep runs every second, and a loaded 2-core machine adds its own delays. */
@@ -83,7 +88,7 @@ log(`seed ${seed}; relays on ${world.instances.map((i) => i.port).join(", ")}, R
 
 const requests: SoakRequest[] = [];
 const clicks: Click[] = [];
-const waiters = new Map<string, (outcome: AgentOutcome) => void>();
+const waiters = new Map<string, (outcome: AgentOutcome | undefined) => void>();
 let dropped: string | undefined;
 const receiver = await startReceiver();
 const hits: Hit[] = [];
@@ -92,6 +97,9 @@ const onHit = () => {
     const id = String(hit.headers["x-relay-request-id"] ?? "");
     if (values.plant === "drop-callback" && (dropped ?? id) === id) {
       dropped = id;
+      // Its agent hears nothing, now as at the end of the wait: no need to wait a minute past its deadline.
+      waiters.get(id)?.(undefined);
+      waiters.delete(id);
       continue;
     }
     hits.push(hit);
@@ -109,6 +117,7 @@ const deps = {
   requests,
   callbackUrl: `${receiver.url}/callback`,
   random,
+  timeouts,
   people: {
     secret,
     slack,
@@ -121,6 +130,7 @@ const deps = {
     onHit();
     const hit = hits.find((h) => h.headers["x-relay-request-id"] === id);
     if (hit) return Promise.resolve(outcomeOf(hit));
+    if (dropped === id) return Promise.resolve(undefined);
     return new Promise<AgentOutcome | undefined>((done) => {
       const timer = setTimeout(() => (waiters.delete(id), done(undefined)), Math.max(0, until - Date.now()));
       waiters.set(id, (outcome) => (clearTimeout(timer), done(outcome)));
@@ -246,6 +256,17 @@ function delivery(hit: Hit): CallbackDelivery {
   });
   const view = JSON.parse(hit.body) as { status: string; decision?: unknown };
   return { requestId: id, at: hit.at, signatureOk, status: view.status, ...(view.decision === undefined ? {} : { decision: view.decision }) };
+}
+
+/** `6-12`: questions time out after 6 to 12 s, hook calls as well. */
+function timeoutsOf(text: string): Timeouts {
+  const match = /^(\d+)-(\d+)$/.exec(text);
+  const min = Number(match?.[1]);
+  const max = Number(match?.[2]);
+  if (!match || min < MIN_HOOK_TIMEOUT_SECONDS || max < min) {
+    throw new Error(`--timeouts must be MIN-MAX whole seconds, ${MIN_HOOK_TIMEOUT_SECONDS} or more (a hook call's least), got ${text}`);
+  }
+  return { request: { min, max }, hook: { min, max } };
 }
 
 /** A small seeded generator, so a run can be repeated with --seed. */

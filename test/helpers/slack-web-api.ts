@@ -1,7 +1,7 @@
 /**
  * The one stand-in for Slack's Web API, shared by the tests and the bench
  * (SLACK_API_URL points at it; Socket Mode sits on top of it in
- * socket-mode-server.ts). A real loopback HTTP server rather than nock, so the
+ * socket-mode-server.ts). A real loopback HTTP server, so the
  * relay's HTTP client, pacing and timing are the real thing: it answers every
  * method the relay calls the way Slack does (a new message ts per post, a
  * view id per modal, conversations.history from what was posted, user groups

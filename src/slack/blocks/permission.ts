@@ -31,7 +31,10 @@ function bodyOf(record: RequestRecord): PermissionBody {
 export function editableJson(record: RequestRecord): string | undefined {
   if (record.body.kind !== "permission") return undefined;
   if (nestsDeeperThan(record.body.input, MAX_PRETTY_DEPTH)) return undefined;
-  const json = visibleJson(JSON.stringify(record.body.input, null, 2));
+  const pretty = JSON.stringify(record.body.input, null, 2);
+  // Escaping only lengthens it: a text already too long cannot fit, and a 1 MB input is not scanned for nothing.
+  if (pretty.length > LIMITS.initialValue) return undefined;
+  const json = visibleJson(pretty);
   return json.length <= LIMITS.initialValue ? json : undefined;
 }
 
