@@ -17,12 +17,12 @@ import { QueueWorker } from "./queue-worker.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { UpdateOutbox } from "./update-outbox.js";
-import { Waiters } from "./waiters.js";
+import { Waiters, type LeaveSignal } from "./waiters.js";
 import { answerPending, type AnswerResult } from "./answering.js";
 import { NO_AUDIT, type AuditRecorder } from "./audit-entries.js";
 import { RequestChanges } from "./changes.js";
 import { Ending } from "./ending.js";
-import { holdUntilEnded } from "./long-poll.js";
+import { holdUntilEnded, type LongPollDeps } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders } from "./reminders.js";
@@ -90,6 +90,7 @@ export class RequestService {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? ((tokenName) => deps.store.newId(tokenName));
     this.waiters = new Waiters();
+    this.longPolls = { waiters: this.waiters, get: (id) => this.getExpiringIfOverdue(id), now: this.now, closed: () => this.closed };
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.metrics = deps.metrics ?? NO_METRICS;
@@ -271,14 +272,12 @@ export class RequestService {
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
    * aborts, then returns it as it is (./long-poll.ts, store outages included).
    */
-  wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
-    return holdUntilEnded(
-      { waiters: this.waiters, get: (requestId) => this.getExpiringIfOverdue(requestId), now: this.now, closed: () => this.closed },
-      id,
-      waitMs,
-      signal,
-    );
+  wait(id: string, waitMs: number, signal?: LeaveSignal): Promise<RequestRecord | undefined> {
+    return holdUntilEnded(this.longPolls, id, waitMs, signal);
   }
+
+  /** What every long-poll holds: made once, not per wait (thousands may be held at once). */
+  private readonly longPolls: LongPollDeps;
 
   /**
    * Records a person's answer under the request's policy (./answering.ts):
