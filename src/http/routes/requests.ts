@@ -42,7 +42,7 @@ import type { AuthHooks } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseCreateBody, pickIdempotencyKey } from "../parse.js";
 import { parseLimit, queryParams } from "../query.js";
-import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
+import { clientLeaves, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 import { parseWait } from "../wait.js";
 
 /** Longer ids are never issued; they are not found without asking the store. */
@@ -142,7 +142,7 @@ export function registerRequestRoutes(
 async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply): Promise<RequestView> {
   let record;
   try {
-    record = await service.wait(id, waitMs, clientGone(reply.raw));
+    record = await service.wait(id, waitMs, clientLeaves(reply.raw));
   } catch (error) {
     // The store went away while the request was pending: answer what was known, as a wait that ran out does.
     if (error instanceof StoreUnavailableError && error.lastKnown) return error.lastKnown;
