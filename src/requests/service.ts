@@ -38,6 +38,15 @@ import { DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from
 import { ruleDecision, takesRules } from "./rule-matching.js";
 import { isRequestMessage, unknownCopy, type FromMessage, type FromMessageResult } from "./from-message.js";
 
+/**
+ * The longest between two expiry sweeps (ms): a request is seen expired, its
+ * callback sent and its message updated at most this long after its
+ * deadline (one read of the deadlines per shard, per instance, each time).
+ * The relay's expiry promise is "by the deadline plus a small grace", and on
+ * a loaded machine, or with one instance left during a rolling restart, a
+ * whole second here was most of what a late callback was late by.
+ */
+export const EXPIRY_SWEEP_MS = 250;
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
 export type { MoreTimeResult } from "./more-time.js";
@@ -406,13 +415,15 @@ export class RequestService {
   }
 
   /**
-   * Runs `expireDue` every `intervalMs` (./sweeper.ts) and the queue worker
-   * (./queue-worker.ts: posting recovery, message updates, reminders, outcome
-   * notices, rule tallies), each queue looking every `intervalMs` when nothing is due;
+   * Runs `expireDue` every `intervalMs`, or every EXPIRY_SWEEP_MS when that
+   * is sooner (./sweeper.ts), and the queue worker (./queue-worker.ts:
+   * posting recovery, message updates, reminders, outcome notices, rule
+   * tallies), each queue looking every `intervalMs` when nothing is due;
    * returns a function that stops both (`idle` waits for the worker's stop).
    */
   startSweeper(intervalMs: number): () => void {
-    const stopExpiry = startSweeper([{ name: "expiry sweep", run: () => this.expireDue() }], intervalMs, this.outage);
+    const expiryMs = Math.min(intervalMs, EXPIRY_SWEEP_MS);
+    const stopExpiry = startSweeper([{ name: "expiry sweep", run: () => this.expireDue() }], expiryMs, this.outage);
     this.worker.start(intervalMs);
     return () => {
       stopExpiry();
