@@ -98,12 +98,14 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
     const session = request.headers[SESSION_HEADER];
     const keyOf = (id: JsonRpcId) => callKey(request.agent, typeof session === "string" ? session : "", id);
+    /** Cancels are remembered for calls under a session only (see the header). */
+    const remembers = typeof session === "string" && session !== "";
     // A call held on another instance, or not come yet, hears of its cancel through the store (see the header).
     for (const id of cancelledIds(messages)) {
       const held = inFlight.get(keyOf(id));
       if (held) held.abort(CALL_CANCELLED);
       // Awaited: once its cancel is answered, a call the client sends next finds it remembered.
-      else await service.announceCancelledCall(keyOf(id), typeof session === "string" && session !== "" ? CANCEL_MEMORY_MS : undefined);
+      else await service.announceCancelledCall(keyOf(id), remembers ? CANCEL_MEMORY_MS : undefined);
     }
 
     const calls = new Map<JsonRpcId, AbortController>();
@@ -116,11 +118,13 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
       for (const id of calls.keys()) if (inFlight.get(keyOf(id)) === calls.get(id)) inFlight.delete(keyOf(id));
     });
     // Listed first, then looked up: a cancel either was remembered before the look-up or is announced after the listing.
-    await Promise.all(
-      [...calls].map(async ([id, controller]) => {
-        if (await service.wasCallCancelled(keyOf(id))) controller.abort(CALL_CANCELLED);
-      }),
-    );
+    if (remembers) {
+      await Promise.all(
+        [...calls].map(async ([id, controller]) => {
+          if (await service.wasCallCancelled(keyOf(id))) controller.abort(CALL_CANCELLED);
+        }),
+      );
+    }
     const gone = clientGone(reply.raw);
     gone.addEventListener("abort", () => calls.forEach((controller) => controller.abort(CONNECTION_CLOSED)), { once: true });
 

@@ -73,6 +73,18 @@ describe("a cancel before its call, one relay (memory store)", () => {
     await relay.click(posted, Action.allow);
     expect(JSON.parse(textOf(await next))).toEqual({ behavior: "allow", updatedInput: DEPLOY });
   });
+
+  it("without a session id a cancel is not remembered (ids repeat from one such client to the next): the call after it is asked", async () => {
+    relay = await startFullRelay();
+    const cancel = await postMcp(relay.url, AGENT_TOKEN.token, null, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } });
+    expect(cancel.status).toBe(202);
+    const leave = new AbortController();
+    const call = { name: "approve", arguments: { tool_name: "Bash", input: DEPLOY } };
+    const asked = postMcp(relay.url, AGENT_TOKEN.token, null, { jsonrpc: "2.0", id: 3, method: "tools/call", params: call }, leave.signal);
+    await relay.message(0);
+    leave.abort();
+    await asked.then((response) => response.text()).catch(() => undefined);
+  });
 });
 
 describe("a cancel before its call, two relays on Redis", () => {
