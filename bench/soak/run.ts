@@ -52,7 +52,7 @@ if (values.plant !== undefined && values.plant !== "drop-callback") throw new Er
 const timeouts = values.timeouts === undefined ? DEFAULT_TIMEOUTS : timeoutsOf(values.timeouts);
 const seed = Number(values.seed ?? Math.floor(Math.random() * 2 ** 31));
 const random = mulberry32(seed);
-/** A request may end this long after its deadline: the sweep runs every second, and a loaded 2-core machine adds its own delays. */
+/** A request may end this long after its deadline: the expiry sweep runs every 250 ms, and a loaded 2-core machine adds its own delays. */
 const GRACE_MS = 3000;
 const log = (line: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 

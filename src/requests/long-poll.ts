@@ -14,7 +14,7 @@
 import { StoreUnavailableError } from "./errors.js";
 import { toView, type RequestRecord } from "./model.js";
 import { STORE_RETRY_INTERVAL_MS } from "./store.js";
-import type { Waiters } from "./waiters.js";
+import type { LeaveSignal, Waiters } from "./waiters.js";
 
 export interface LongPollDeps {
   waiters: Waiters;
@@ -26,7 +26,7 @@ export interface LongPollDeps {
   closed: () => boolean;
 }
 
-export async function holdUntilEnded(deps: LongPollDeps, id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
+export async function holdUntilEnded(deps: LongPollDeps, id: string, waitMs: number, signal?: LeaveSignal): Promise<RequestRecord | undefined> {
   const { waiters, get, now, closed } = deps;
   const deadline = now() + waitMs;
   const waiter = waiters.add(id);

@@ -17,12 +17,12 @@ import { QueueWorker } from "./queue-worker.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestRecord } from "./model.js";
 import { UpdateOutbox } from "./update-outbox.js";
-import { Waiters } from "./waiters.js";
+import { Waiters, type LeaveSignal } from "./waiters.js";
 import { answerPending, type AnswerResult } from "./answering.js";
 import { NO_AUDIT, type AuditRecorder } from "./audit-entries.js";
 import { RequestChanges } from "./changes.js";
 import { Ending } from "./ending.js";
-import { holdUntilEnded } from "./long-poll.js";
+import { holdUntilEnded, type LongPollDeps } from "./long-poll.js";
 import { NO_DIRECTORY, type PeopleDirectory } from "./directory.js";
 import { refusalFor, type Answerer, type Refusal } from "./policy.js";
 import { Reminders } from "./reminders.js";
@@ -38,6 +38,15 @@ import { DEFAULT_POST_LEASE_MS, type CreateInput, type RequestServiceDeps } from
 import { ruleDecision, takesRules } from "./rule-matching.js";
 import { isRequestMessage, unknownCopy, type FromMessage, type FromMessageResult } from "./from-message.js";
 
+/**
+ * The longest between two expiry sweeps (ms): a request is seen expired, its
+ * callback sent and its message updated at most this long after its
+ * deadline (one read of the deadlines per shard, per instance, each time).
+ * The relay's expiry promise is "by the deadline plus a small grace", and on
+ * a loaded machine, or with one instance left during a rolling restart, a
+ * whole second here was most of what a late callback was late by.
+ */
+export const EXPIRY_SWEEP_MS = 250;
 export { PermanentDeliveryError, TransientDeliveryError, type PostedMessage, type PostOptions, type RequestMessenger } from "./delivery.js";
 export type { AnswerResult } from "./answering.js";
 export type { MoreTimeResult } from "./more-time.js";
@@ -81,6 +90,7 @@ export class RequestService {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? ((tokenName) => deps.store.newId(tokenName));
     this.waiters = new Waiters();
+    this.longPolls = { waiters: this.waiters, get: (id) => this.getExpiringIfOverdue(id), now: this.now, closed: () => this.closed };
     this.directory = deps.directory ?? NO_DIRECTORY;
     this.audit = deps.audit ?? NO_AUDIT;
     this.metrics = deps.metrics ?? NO_METRICS;
@@ -262,14 +272,12 @@ export class RequestService {
    * Holds until the request is no longer pending, `waitMs` pass or `signal`
    * aborts, then returns it as it is (./long-poll.ts, store outages included).
    */
-  wait(id: string, waitMs: number, signal?: AbortSignal): Promise<RequestRecord | undefined> {
-    return holdUntilEnded(
-      { waiters: this.waiters, get: (requestId) => this.getExpiringIfOverdue(requestId), now: this.now, closed: () => this.closed },
-      id,
-      waitMs,
-      signal,
-    );
+  wait(id: string, waitMs: number, signal?: LeaveSignal): Promise<RequestRecord | undefined> {
+    return holdUntilEnded(this.longPolls, id, waitMs, signal);
   }
+
+  /** What every long-poll holds: made once, not per wait (thousands may be held at once). */
+  private readonly longPolls: LongPollDeps;
 
   /**
    * Records a person's answer under the request's policy (./answering.ts):
@@ -407,13 +415,15 @@ export class RequestService {
   }
 
   /**
-   * Runs `expireDue` every `intervalMs` (./sweeper.ts) and the queue worker
-   * (./queue-worker.ts: posting recovery, message updates, reminders, outcome
-   * notices, rule tallies), each queue looking every `intervalMs` when nothing is due;
+   * Runs `expireDue` every `intervalMs`, or every EXPIRY_SWEEP_MS when that
+   * is sooner (./sweeper.ts), and the queue worker (./queue-worker.ts:
+   * posting recovery, message updates, reminders, outcome notices, rule
+   * tallies), each queue looking every `intervalMs` when nothing is due;
    * returns a function that stops both (`idle` waits for the worker's stop).
    */
   startSweeper(intervalMs: number): () => void {
-    const stopExpiry = startSweeper([{ name: "expiry sweep", run: () => this.expireDue() }], intervalMs, this.outage);
+    const expiryMs = Math.min(intervalMs, EXPIRY_SWEEP_MS);
+    const stopExpiry = startSweeper([{ name: "expiry sweep", run: () => this.expireDue() }], expiryMs, this.outage);
     this.worker.start(intervalMs);
     return () => {
       stopExpiry();

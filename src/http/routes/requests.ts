@@ -96,7 +96,8 @@ export function registerRequestRoutes(
       const idempotencyKey = pickIdempotencyKey(body, idempotencyHeader(request));
       const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
       reply.code(created ? 201 : 200);
-      if (waitMs !== undefined && record.status === "pending") return linked(await longPoll(service, record.id, waitMs, reply));
+      // Returned, not awaited: this handler then ends, and the created record and its body are not held while the long-poll is.
+      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply).then(linked);
       if (waitMs === undefined && created && record.status === "pending") {
         return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
       }
@@ -114,7 +115,8 @@ export function registerRequestRoutes(
     const record = await owned(service, request);
     if (waitMs !== undefined && record.status === "pending") {
       if (service.isDraining) throw shuttingDown();
-      return linked(await longPoll(service, record.id, waitMs, reply));
+      // Returned, not awaited: the record read here is not held while the long-poll is.
+      return longPoll(service, record.id, waitMs, reply).then(linked);
     }
     return linked(toView(record));
   });

@@ -31,11 +31,31 @@ function bodyOf(record: RequestRecord): PermissionBody {
 export function editableJson(record: RequestRecord): string | undefined {
   if (record.body.kind !== "permission") return undefined;
   if (nestsDeeperThan(record.body.input, MAX_PRETTY_DEPTH)) return undefined;
+  // Its JSON is longer than its strings, and escaping only lengthens that: a 1 MB input is neither written out nor scanned for nothing.
+  if (textLongerThan(record.body.input, LIMITS.initialValue)) return undefined;
   const pretty = JSON.stringify(record.body.input, null, 2);
-  // Escaping only lengthens it: a text already too long cannot fit, and a 1 MB input is not scanned for nothing.
   if (pretty.length > LIMITS.initialValue) return undefined;
   const json = visibleJson(pretty);
   return json.length <= LIMITS.initialValue ? json : undefined;
+}
+
+/** True when the strings in `value`, object keys included, hold more than `limit` characters together (stops as soon as they do). */
+function textLongerThan(value: unknown, limit: number): boolean {
+  let length = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === "string") length += item.length;
+    else if (Array.isArray(item)) for (const child of item) stack.push(child);
+    else if (typeof item === "object" && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        length += key.length;
+        stack.push(child);
+      }
+    }
+    if (length > limit) return true;
+  }
+  return false;
 }
 
 /** True when the input can be edited in a plain_text_input. */

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { statusOf } from "../../../src/http/errors.js";
 import { RelayError } from "../../../src/requests/errors.js";
-import { PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
+import { EXPIRY_SWEEP_MS, PermanentDeliveryError, RELAY_PERSON } from "../../../src/requests/service.js";
 import { ALLOW, bodyOf, DEFAULT_CHANNEL, deferred, T0, useHarness } from "../../helpers/service-harness.js";
 import { ALICE, BOB } from "../../fixtures/people.js";
 
@@ -260,6 +260,16 @@ describe("expireDue", () => {
     vi.setSystemTime(T0 + 60_000);
     expect(await h.service.expireDue()).toBe(0);
     expect((await h.service.get("req-1"))?.status).toBe("answered");
+  });
+
+  it("sweeps for expiries every EXPIRY_SWEEP_MS even when the queues are looked at every second", async () => {
+    const stop = h.service.startSweeper(1000);
+    await vi.advanceTimersByTimeAsync(10);
+    await create({ timeoutSeconds: 1 });
+    const deadline = (await h.store.get("req-1"))!.expiresAt;
+    await vi.advanceTimersByTimeAsync(deadline - Date.now() + EXPIRY_SWEEP_MS);
+    expect((await h.store.get("req-1"))?.status).toBe("expired");
+    stop();
   });
 
   it("runs on a timer with startSweeper until stopped", async () => {

@@ -128,6 +128,10 @@ describe("permission request message", () => {
     expect(canEditInput(tooBig)).toBe(false);
     expect(actionIds(requestMessage(fits))).toContain(Action.edit);
     expect(actionIds(requestMessage(tooBig))).not.toContain(Action.edit);
+    // Text that fits while its JSON does not: the quotes and indent, or the escapes of hidden characters, take it over.
+    expect(canEditInput(permissionRecord({ input: { command: "x".repeat(2985) } }))).toBe(false);
+    expect(canEditInput(permissionRecord({ input: { command: "\u200b".repeat(450) } }))).toBe(true);
+    expect(canEditInput(permissionRecord({ input: { command: "\u200b".repeat(500) } }))).toBe(false);
   });
 
   it("never offers Edit… for input nested too deeply to show as pretty JSON", () => {
