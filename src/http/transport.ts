@@ -16,6 +16,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Logger } from "../logger.js";
 import { RelayError } from "../requests/errors.js";
+import type { LeaveSignal } from "../requests/waiters.js";
 import { unsupportedMediaType } from "./errors.js";
 
 /** The relay's Fastify instance: it logs through the relay's pino logger. */
@@ -85,6 +86,43 @@ export function clientGone(res: ServerResponse): AbortSignal {
     if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/**
+ * `clientGone` for a long-poll, in a fraction of its memory (thousands may be
+ * held at once): one listener on the response, no AbortController. Aborts,
+ * as clientGone does, when the connection closes before the response is
+ * finished; its listeners (a long-poll's waiter) are told once.
+ */
+export function clientLeaves(res: ServerResponse): LeaveSignal {
+  return new ResponseWatch(res);
+}
+
+class ResponseWatch implements LeaveSignal {
+  aborted: boolean;
+  private listeners: { handleEvent(): void }[] | undefined;
+
+  constructor(res: ServerResponse) {
+    this.aborted = res.destroyed || res.socket?.destroyed === true;
+    if (!this.aborted) res.on("close", () => this.closed(res));
+  }
+
+  addEventListener(_type: "abort", listener: { handleEvent(): void }): void {
+    (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: { handleEvent(): void }): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
+  private closed(res: ServerResponse): void {
+    if (res.writableFinished) return;
+    this.aborted = true;
+    const listeners = this.listeners ?? [];
+    this.listeners = undefined;
+    for (const listener of listeners) listener.handleEvent();
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ import type { RequestView } from "../protocol/request-view.js";
 import { endedReason } from "../protocol/texts.js";
 import type { McpRelay, McpRequestBody } from "./relay.js";
 import { describeState, RequestState } from "./state.js";
-import { CALL_CANCELLED, CONNECTION_CLOSED, holdCall, type Hold, type Holders } from "./waiting.js";
+import { CALL_CANCELLED, CancelledBeforeAsking, CONNECTION_CLOSED, holdCall, notCancelledYet, type Hold, type Holders } from "./waiting.js";
 
 /** Longest check_request holds, in milliseconds: under the 60 s most MCP clients allow a call. */
 export const CHECK_WAIT_MS = 50_000;
@@ -94,7 +94,7 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
       inputSchema: APPROVE_INPUT,
     },
     async (args, extra) => {
-      const result = await approve(options, args, agent(), extra).catch((error: unknown) => deny(options.relay.failureReason(error)));
+      const result = await approve(options, args, agent(), extra).catch((error: unknown) => deny(failureText(options, error)));
       return { content: [{ type: "text", text: JSON.stringify(result) }] };
     },
   );
@@ -118,6 +118,7 @@ export function createMcpServer(options: McpToolsOptions): McpServer {
         ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       };
       return stateResult(options, extra, async (hold) => {
+        notCancelledYet(hold);
         const created = await options.relay.create(body);
         if (args.wait === false || created.status !== "pending") return created;
         return holdCall(options.relay, options.holders, created.id, hold, () => options.relay.untilEnded(created.id, hold.signal));
@@ -144,8 +145,9 @@ async function approve(options: McpToolsOptions, args: z.infer<typeof APPROVE_IN
   const body: McpRequestBody = asking
     ? ({ kind: "ask_user_question", agent, questions: args.input.questions } as McpRequestBody)
     : { kind: "permission", agent, toolName: args.tool_name, input: args.input, ...(args.tool_use_id ? { toolUseId: args.tool_use_id } : {}) };
-  const created = await relay.create(body, args.tool_use_id === undefined ? undefined : approveKey(args.tool_use_id));
   const hold = holdOf(options, extra);
+  notCancelledYet(hold);
+  const created = await relay.create(body, args.tool_use_id === undefined ? undefined : approveKey(args.tool_use_id));
   const view =
     created.status === "pending"
       ? await holdCall(relay, options.holders, created.id, hold, () => relay.untilEnded(created.id, hold.signal))
@@ -163,8 +165,13 @@ async function stateResult(
     const state = RequestState.parse(stateOf((await run(holdOf(options, extra))) as RequestView));
     return { content: [{ type: "text", text: describeState(state) }], structuredContent: state };
   } catch (error) {
-    return { content: [{ type: "text", text: options.relay.failureReason(error) }], isError: true };
+    return { content: [{ type: "text", text: failureText(options, error) }], isError: true };
   }
+}
+
+/** What the caller is told when a tool fails: why, or that its call was cancelled before anyone was asked. */
+function failureText(options: McpToolsOptions, error: unknown): string {
+  return error instanceof CancelledBeforeAsking ? error.message : options.relay.failureReason(error);
 }
 
 function stateOf(view: RequestView) {

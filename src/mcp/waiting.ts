@@ -17,6 +17,14 @@ import type { McpRelay } from "./relay.js";
 export const CALL_CANCELLED = "the MCP client cancelled the call";
 export const CONNECTION_CLOSED = "the MCP client closed the connection";
 
+/** A call cancelled before it made its request (its cancel came first: POST /mcp remembers it): nobody is asked. */
+export class CancelledBeforeAsking extends Error {
+  constructor() {
+    super("The MCP client cancelled the call before the relay asked anyone, so nobody was asked.");
+    this.name = "CancelledBeforeAsking";
+  }
+}
+
 /** Default of RELAY_MCP_PROGRESS, in seconds. */
 export const DEFAULT_MCP_PROGRESS_SECONDS = 25;
 
@@ -66,6 +74,11 @@ export class Holders {
   idle(): Promise<void> {
     return this.active === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
   }
+}
+
+/** Throws CancelledBeforeAsking when the call is cancelled already: checked before its request is made. */
+export function notCancelledYet(hold: Hold): void {
+  if (hold.signal.aborted) throw new CancelledBeforeAsking();
 }
 
 /** Runs `wait` while reporting progress; when the call is aborted, cancels request `id` unless another call still waits on it. */

@@ -459,10 +459,17 @@ export class RequestService {
    * Tells every instance sharing the store (this one included) that an agent
    * cancelled its held call `key`, which may be held on another instance (an
    * MCP tools/call over stateless HTTP); best effort. `onCallCancelled`
-   * listeners hear it; the one holding the call lets it go.
+   * listeners hear it; the one holding the call lets it go. With
+   * `rememberMs`, `wasCallCancelled` says so for that long, for a call that
+   * comes after its cancel. Resolves once done (remembered, when it is), never rejects.
    */
-  announceCancelledCall(key: string): void {
-    this.store.announceCancelledCall(key);
+  announceCancelledCall(key: string, rememberMs?: number): Promise<void> {
+    return this.store.announceCancelledCall(key, rememberMs);
+  }
+
+  /** true when the call `key` was announced cancelled (with `rememberMs`) recently enough; false too when the store cannot say. */
+  async wasCallCancelled(key: string): Promise<boolean> {
+    return this.store.wasCallCancelled(key).catch(() => false);
   }
 
   /** Calls `listener` with the key of every call announced cancelled, on any instance; returns a function that stops it. */

@@ -90,6 +90,9 @@ export interface CreateResult {
  */
 export const UPDATE_GRACE_MS = 30_000;
 
+/** Most cancelled call keys the memory store remembers at once (RequestStore.announceCancelledCall): the oldest goes first. */
+export const MAX_REMEMBERED_CANCELS = 10_000;
+
 /** What a transition out of `pending` carries. */
 export type Transition =
   | { status: "answered"; decision: Decision; answeredBy: Person; at: number }
@@ -362,9 +365,17 @@ export interface RequestStore {
    * Tells every instance sharing this store (this one included, through
    * `onCancelledCall`) that an agent cancelled the held call `key` (an MCP
    * tools/call, whose notifications/cancelled may reach another instance than
-   * the one holding it). Best effort, as `announce`: never throws.
+   * the one holding it). Best effort, as `announce`: resolves once done
+   * (or failed, logged), never rejects.
+   *
+   * With `rememberMs`, the key is also remembered for that long, before the
+   * announcement goes out (`wasCallCancelled`): a cancel that arrives before
+   * its call (at any instance) still stops the call when it comes. The memory
+   * store keeps at most MAX_REMEMBERED_CANCELS keys, dropping the oldest.
    */
-  announceCancelledCall(key: string): void;
+  announceCancelledCall(key: string, rememberMs?: number): Promise<void>;
+  /** true when `key` was announced cancelled with `rememberMs` less than that long ago. */
+  wasCallCancelled(key: string): Promise<boolean>;
   /** Calls `listener` with the key of every call announced cancelled (`announceCancelledCall`) on any instance sharing this store. */
   onCancelledCall(listener: (key: string) => void): () => void;
   /** Resolves once `onEnded` notifications flow (e.g. the subscription is live). */

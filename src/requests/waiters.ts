@@ -13,7 +13,7 @@ import type { RequestRecord } from "./model.js";
 /** What a wait watches to end early: an AbortSignal, or anything that tells "abort" the same way. */
 export interface LeaveSignal {
   readonly aborted: boolean;
-  addEventListener(type: "abort", listener: { handleEvent(): void }, options?: { once?: boolean }): void;
+  addEventListener(type: "abort", listener: { handleEvent(): void }): void;
   removeEventListener(type: "abort", listener: { handleEvent(): void }): void;
 }
 
@@ -90,7 +90,7 @@ class HeldWaiter implements Waiter {
       this.timer = setTimeout(timedOut, ms, this);
       if (signal) {
         this.signal = signal;
-        signal.addEventListener("abort", this, { once: true });
+        signal.addEventListener("abort", this);
       }
     });
   }

@@ -11,7 +11,8 @@
  * token's shard (`shardOfToken`), so every create of one token meets its
  * idempotency keys, pending count and same-ask keys on one shard. The rule keys share a tag of their own, and
  * the audit stream is one key (and its drops hash another, never in one script with it); each kind of
- * console sign-in has a tag of its own (its entries and the index that counts them).
+ * console sign-in has a tag of its own (its entries and the index that counts them). A remembered
+ * cancelled call is one key of its own, never in a script (`<prefix>:cancelled-call:<sha256>` in both layouts).
  *
  * Two layouts: the one-shard layout (one Redis server, or Sentinel's master)
  * keeps the key names the relay has always used (`<prefix>:deadlines`,
@@ -78,6 +79,8 @@ export interface StoreKeys {
   readonly changed: string;
   /** Pub/sub channel that carries the key of an agent's held call that was cancelled (RequestStore.announceCancelledCall). */
   readonly cancelledCalls: string;
+  /** STRING: a cancelled call remembered (RequestStore.announceCancelledCall with rememberMs), under the SHA-256 of its key, expiring when it is forgotten. */
+  cancelledCall(key: string): string;
   /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
   /** HASH of the audit events the cap kept out (redis-audit.ts). */
@@ -153,6 +156,7 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     ended: `${prefix}:ended`,
     changed: `${prefix}:changed`,
     cancelledCalls: `${prefix}:cancelled-calls`,
+    cancelledCall: (key: string) => `${prefix}:cancelled-call:${createHash("sha256").update(key).digest("hex")}`,
     audit: `${prefix}:audit`,
     auditDrops: `${prefix}:audit:drops`,
   };

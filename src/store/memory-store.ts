@@ -8,6 +8,7 @@ import type { RequestRecord } from "../requests/model.js";
 import { TooManyPendingError } from "../requests/errors.js";
 import {
   DEFAULT_RETENTION_MS,
+  MAX_REMEMBERED_CANCELS,
   UPDATE_GRACE_MS,
   type ApproveResult,
   type CreateOptions,
@@ -44,6 +45,8 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
   const listeners = new Set<(id: string) => void>();
   const changeListeners = new Set<(id: string) => void>();
   const cancelListeners = new Set<(key: string) => void>();
+  /** Cancelled call keys remembered (announceCancelledCall), in the order remembered → until when (Unix ms). */
+  const cancelledCalls = new Map<string, number>();
   const queues = new MemoryQueues();
   const callbacks = queues.of("callbacks");
   const updates = queues.of("updates");
@@ -53,6 +56,16 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
 
   const clone = (record: RequestRecord): RequestRecord => structuredClone(record);
   const messageKey = (slack: SlackRef) => `${slack.channel}:${slack.ts}`;
+
+  /** Remembers `key` until `until`, dropping what has expired and, past the bound, the oldest. */
+  function rememberCancel(key: string, until: number): void {
+    cancelledCalls.delete(key);
+    cancelledCalls.set(key, until);
+    for (const [oldest, end] of cancelledCalls) {
+      if (end > now() && cancelledCalls.size <= MAX_REMEMBERED_CANCELS) break;
+      cancelledCalls.delete(oldest);
+    }
+  }
 
   /** Forgets the requests whose retention has passed; runs on every access. */
   function prune(): void {
@@ -265,8 +278,13 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       return () => changeListeners.delete(listener);
     },
 
-    announceCancelledCall(key) {
+    async announceCancelledCall(key, rememberMs) {
+      if (rememberMs !== undefined) rememberCancel(key, now() + rememberMs);
       queueMicrotask(() => cancelListeners.forEach((listener) => listener(key)));
+    },
+
+    async wasCallCancelled(key) {
+      return (cancelledCalls.get(key) ?? -Infinity) > now();
     },
 
     onCancelledCall(listener) {
@@ -285,6 +303,7 @@ export function createMemoryStore({ retentionMs = DEFAULT_RETENTION_MS, now = Da
       listeners.clear();
       changeListeners.clear();
       cancelListeners.clear();
+      cancelledCalls.clear();
     },
   };
 }

@@ -291,9 +291,16 @@ function buildStore(redis: RedisClient, subscriber: RedisClient, settings: Setti
       redis.publish(keys.changed, id).catch((error: unknown) => logger.warn({ id, error }, "redis: announcing a change failed"));
     },
     onCancelledCall: (listener) => notifications.onCancelledCall(listener),
-    announceCancelledCall: (key) => {
-      redis.publish(keys.cancelledCalls, key).catch((error: unknown) => logger.warn({ error }, "redis: announcing a cancelled call failed"));
+    announceCancelledCall: async (key, rememberMs) => {
+      // Remembered before it is announced: a call that misses the key was listed before the announcement, so hears it.
+      if (rememberMs !== undefined) {
+        await redis
+          .set(keys.cancelledCall(key), "1", "PX", rememberMs)
+          .catch((error: unknown) => logger.warn({ error }, "redis: remembering a cancelled call failed"));
+      }
+      await redis.publish(keys.cancelledCalls, key).catch((error: unknown) => logger.warn({ error }, "redis: announcing a cancelled call failed"));
     },
+    wasCallCancelled: (key) => call("wasCallCancelled", async () => (await redis.exists(keys.cancelledCall(key))) === 1),
 
     ready: () => Promise.all([notifications.subscribed, connected]).then(() => undefined),
 

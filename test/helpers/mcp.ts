@@ -26,6 +26,14 @@ export interface RoutedPost {
   messages: Array<{ method?: string; id?: string | number }>;
   session: string | null;
   url: string;
+  /** The relay's response body, whole (read from a copy; the client reads its own): what the relay answered even to a call the client gave up. */
+  answer: Promise<string>;
+}
+
+export interface BalancerOptions {
+  clientInfo?: { name: string; version: string };
+  /** Awaited before a POST goes on to its relay (e.g. to hold a tools/call until its cancel has reached a relay). */
+  before?: (messages: RoutedPost["messages"]) => Promise<void>;
 }
 
 /**
@@ -37,21 +45,56 @@ export interface RoutedPost {
 export async function balancedMcpClient(
   route: (messages: RoutedPost["messages"]) => string,
   token: string,
-  clientInfo = { name: "test-agent", version: "1.0.0" },
+  { clientInfo = { name: "test-agent", version: "1.0.0" }, before }: BalancerOptions = {},
 ): Promise<{ client: Client; posts: RoutedPost[] }> {
   const posts: RoutedPost[] = [];
-  const balancer = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const balancer = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const parsed: unknown = typeof init?.body === "string" ? JSON.parse(init.body) : [];
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as RoutedPost["messages"];
     const base = init?.method === "POST" ? route(messages) : route([]);
     const url = `${base}${new URL(input instanceof Request ? input.url : input).pathname}`;
-    if (init?.method === "POST") posts.push({ messages, session: new Headers(init.headers).get("mcp-session-id"), url: base });
-    return fetch(url, init);
+    if (init?.method !== "POST") return fetch(url, init);
+    let answered: (text: string) => void = () => undefined;
+    posts.push({ messages, session: new Headers(init.headers).get("mcp-session-id"), url: base, answer: new Promise((resolve) => (answered = resolve)) });
+    await before?.(messages);
+    const response = await fetch(url, init);
+    response
+      .clone()
+      .text()
+      .then(answered, () => answered(""));
+    return response;
   };
   const client = new Client(clientInfo);
   const headers = { authorization: `Bearer ${token}` };
   await client.connect(new StreamableHTTPClientTransport(new URL("http://balancer.invalid/mcp"), { requestInit: { headers }, fetch: balancer }));
   return { client, posts };
+}
+
+/** One JSON-RPC `message` POSTed to `url`/mcp as an MCP client would, under `token` and session `session`, without the SDK (a forged or hand-made call). */
+export function postMcp(url: string, token: string, session: string | null, message: unknown, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: "POST",
+    ...(signal ? { signal } : {}),
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      ...(session ? { "mcp-session-id": session } : {}),
+    },
+    body: JSON.stringify(message),
+  });
+}
+
+/** The tool result a relay's answer (SSE or JSON, as RoutedPost.answer holds it) carries for JSON-RPC `id`. */
+export function resultIn(answer: string, id: string | number): CallToolResult {
+  const messages = answer
+    .split("\n")
+    .flatMap((line) => (line.startsWith("data:") ? [line.slice(5)] : line.startsWith("{") ? [line] : []))
+    .map((data) => JSON.parse(data) as { id?: unknown; result?: CallToolResult });
+  const found = messages.find((message) => message.id === id);
+  if (!found?.result) throw new Error(`no result for ${JSON.stringify(id)} in ${JSON.stringify(answer)}`);
+  return found.result;
 }
 
 /** A connected SDK client on a spawned `approval-relay mcp` (through tsx: it loads the MCP SDK lazily) with `env`. */

@@ -457,13 +457,29 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const { store } = await open();
         const heard: string[] = [];
         const stop = store.onCancelledCall((key) => heard.push(key));
-        store.announceCancelledCall('["sdk-agent","s1",7]');
-        store.announceCancelledCall('["sdk-agent","s1","call-8"]');
+        await store.announceCancelledCall('["sdk-agent","s1",7]');
+        await store.announceCancelledCall('["sdk-agent","s1","call-8"]');
         await until(() => heard.length === 2, 2000, "both cancelled calls");
         stop();
-        store.announceCancelledCall('["sdk-agent","s1",9]');
+        await store.announceCancelledCall('["sdk-agent","s1",9]');
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect([...heard].sort()).toStrictEqual(['["sdk-agent","s1",7]', '["sdk-agent","s1","call-8"]'].sort());
+      });
+
+      it("remembers a call announced with rememberMs for that long, once announced; not one announced without it, nor another key", async () => {
+        const { store, advance } = await open();
+        const heard: string[] = [];
+        const stop = store.onCancelledCall((key) => heard.push(key));
+        await store.announceCancelledCall('["sdk-agent","s1",7]', 300);
+        await store.announceCancelledCall('["sdk-agent","s1",8]');
+        expect(await store.wasCallCancelled('["sdk-agent","s1",7]')).toBe(true);
+        expect(await store.wasCallCancelled('["sdk-agent","s1",8]')).toBe(false);
+        expect(await store.wasCallCancelled('["other-agent","s1",7]')).toBe(false);
+        expect(await store.wasCallCancelled('["sdk-agent","s2",7]')).toBe(false);
+        await until(() => heard.length === 2, 2000, "both announced");
+        stop();
+        await advance(400);
+        expect(await store.wasCallCancelled('["sdk-agent","s1",7]')).toBe(false);
       });
     });
 

@@ -21,6 +21,11 @@
  *   one holding the call: one that holds no such call announces it through
  *   the store (Redis pub/sub) and the instance holding it aborts it. The key
  *   holds the agent token, so only the token that made a call cancels it.
+ *   A cancel may also arrive before its call: one no instance holds is
+ *   remembered for CANCEL_MEMORY_MS, and a call whose key was cancelled is
+ *   answered as cancelled (approve: a deny; ask_user: an error result) without
+ *   creating a request. Only under a session id: without one, JSON-RPC ids
+ *   repeat from one client to the next of the same token.
  * - Limits: a tool call that creates (approve, ask_user) counts against the
  *   token's create rate (RELAY_CREATE_RATE_LIMIT, the agent API's window) and
  *   its pending cap, like POST /v1/requests; past either, ask_user is a tool
@@ -55,6 +60,13 @@ export interface McpRouteDeps {
 type JsonRpcId = string | number;
 
 /**
+ * How long a cancel for a call no instance holds is remembered (under its
+ * key, in the store): a call that arrives after its cancel (another
+ * instance, a slower connection) is answered as cancelled, asking nobody.
+ */
+export const CANCEL_MEMORY_MS = 60_000;
+
+/**
  * The MCP SDK and the tools, loaded on the first call to POST /mcp: the SDK
  * and its JSON Schema validator take 100–400 ms to load, which a relay that
  * serves no MCP client should not spend on every start (Node keeps a module
@@ -86,11 +98,14 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
     const session = request.headers[SESSION_HEADER];
     const keyOf = (id: JsonRpcId) => callKey(request.agent, typeof session === "string" ? session : "", id);
-    // A call held on another instance hears of its cancel through the store (see the header).
+    /** Cancels are remembered for calls under a session only (see the header). */
+    const remembers = typeof session === "string" && session !== "";
+    // A call held on another instance, or not come yet, hears of its cancel through the store (see the header).
     for (const id of cancelledIds(messages)) {
       const held = inFlight.get(keyOf(id));
       if (held) held.abort(CALL_CANCELLED);
-      else service.announceCancelledCall(keyOf(id));
+      // Awaited: once its cancel is answered, a call the client sends next finds it remembered.
+      else await service.announceCancelledCall(keyOf(id), remembers ? CANCEL_MEMORY_MS : undefined);
     }
 
     const calls = new Map<JsonRpcId, AbortController>();
@@ -98,6 +113,17 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
       const controller = new AbortController();
       calls.set(id, controller);
       inFlight.set(keyOf(id), controller);
+    }
+    reply.raw.once("close", () => {
+      for (const id of calls.keys()) if (inFlight.get(keyOf(id)) === calls.get(id)) inFlight.delete(keyOf(id));
+    });
+    // Listed first, then looked up: a cancel either was remembered before the look-up or is announced after the listing.
+    if (remembers) {
+      await Promise.all(
+        [...calls].map(async ([id, controller]) => {
+          if (await service.wasCallCancelled(keyOf(id))) controller.abort(CALL_CANCELLED);
+        }),
+      );
     }
     const gone = clientGone(reply.raw);
     gone.addEventListener("abort", () => calls.forEach((controller) => controller.abort(CONNECTION_CLOSED)), { once: true });
@@ -112,12 +138,10 @@ export function registerMcpRoute(app: HttpApp, { service, authenticate, progress
     const clientInfo = clientInfoOf(typeof session === "string" ? session : undefined);
     const server = createMcpServer({ relay, holders, progressMs, clientInfo, callSignal: (id) => calls.get(id)?.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    // A cancelled call sends no response (the spec's rule): its stream is ended here instead.
+    // A cancelled call sends no response (the spec's rule): its stream is ended here instead. One
+    // cancelled before it came is answered (its tool says it was cancelled): its client has let it go.
     for (const controller of calls.values()) controller.signal.addEventListener("abort", () => void transport.close(), { once: true });
-    reply.raw.once("close", () => {
-      for (const id of calls.keys()) if (inFlight.get(keyOf(id)) === calls.get(id)) inFlight.delete(keyOf(id));
-      void server.close();
-    });
+    reply.raw.once("close", () => void server.close());
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(request), { parsedBody: body });
     return relayResponse(reply, response, messages.find(isInitialize));

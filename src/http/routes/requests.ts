@@ -42,7 +42,7 @@ import type { AuthHooks } from "../auth.js";
 import { notFound } from "../errors.js";
 import { parseCreateBody, pickIdempotencyKey } from "../parse.js";
 import { parseLimit, queryParams } from "../query.js";
-import { clientGone, jsonBody, rawQuery, type HttpApp } from "../transport.js";
+import { clientLeaves, jsonBody, rawQuery, type HttpApp } from "../transport.js";
 import { parseWait } from "../wait.js";
 
 /** Longer ids are never issued; they are not found without asking the store. */
@@ -97,7 +97,7 @@ export function registerRequestRoutes(
       const { record, created } = await service.create({ tokenName: request.agent, body, idempotencyKey });
       reply.code(created ? 201 : 200);
       // Returned, not awaited: this handler then ends, and the created record and its body are not held while the long-poll is.
-      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply).then(linked);
+      if (waitMs !== undefined && record.status === "pending") return longPoll(service, record.id, waitMs, reply, linked);
       if (waitMs === undefined && created && record.status === "pending") {
         return { id: record.id, status: record.status, expiresAt: toView(record).expiresAt };
       }
@@ -116,7 +116,7 @@ export function registerRequestRoutes(
     if (waitMs !== undefined && record.status === "pending") {
       if (service.isDraining) throw shuttingDown();
       // Returned, not awaited: the record read here is not held while the long-poll is.
-      return longPoll(service, record.id, waitMs, reply).then(linked);
+      return longPoll(service, record.id, waitMs, reply, linked);
     }
     return linked(toView(record));
   });
@@ -135,21 +135,21 @@ export function registerRequestRoutes(
 }
 
 /**
- * Holds until the request ends, `waitMs` pass or the client leaves. Takes
+ * Holds until the request ends, `waitMs` pass or the client leaves, then links its view. Takes
  * only the id, so the caller's copy of the record is not kept alive by the
  * thousands of long-polls that may be held at once.
  */
-async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply): Promise<RequestView> {
+async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply, linked: Linking): Promise<RequestView> {
   let record;
   try {
-    record = await service.wait(id, waitMs, clientGone(reply.raw));
+    record = await service.wait(id, waitMs, clientLeaves(reply.raw));
   } catch (error) {
     // The store went away while the request was pending: answer what was known, as a wait that ran out does.
-    if (error instanceof StoreUnavailableError && error.lastKnown) return error.lastKnown;
+    if (error instanceof StoreUnavailableError && error.lastKnown) return linked(error.lastKnown);
     throw error;
   }
   if (!record) throw notFound("The request");
-  return toView(record);
+  return linked(toView(record));
 }
 
 /** The request named by the path, if the calling token may see it (created it, or is an admin token). */

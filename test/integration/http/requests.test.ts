@@ -130,10 +130,13 @@ describe("long-polls", () => {
     expect(relay.service.waiting).toBe(0);
   });
 
-  it("a long-poll whose client disconnects frees its waiter at once", async () => {
-    const { body: created } = await create(bodies.stepGate());
+  it.each([
+    ["a long-poll (GET ?wait=)", "get"],
+    ["a create with ?wait=", "create"],
+  ] as const)("%s whose client disconnects frees its waiter at once", async (_name, how) => {
     const abort = new AbortController();
-    const polling = relay.call(`/v1/requests/${created.id}?wait=30`, { signal: abort.signal }).catch((error: unknown) => error);
+    const url = how === "get" ? `/v1/requests/${(await create(bodies.stepGate())).body.id}?wait=30` : "/v1/requests?wait=30";
+    const polling = relay.call(url, { signal: abort.signal, ...(how === "create" ? { json: bodies.stepGate() } : {}) }).catch((error: unknown) => error);
     await waitersHeld(1);
     const dropped = Date.now();
     abort.abort();

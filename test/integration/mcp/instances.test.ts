@@ -10,7 +10,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AGENT_TOKEN, type FullRelay, type PostedMessage } from "../../helpers/full-relay.js";
-import { balancedMcpClient, httpMcpClient, textOf, type RoutedPost } from "../../helpers/mcp.js";
+import { balancedMcpClient, httpMcpClient, postMcp, textOf, type RoutedPost } from "../../helpers/mcp.js";
 import { useFullRelaysOnRedis } from "../../helpers/redis-relays.js";
 import { until } from "../../helpers/until.js";
 import { DEPLOY } from "../../helpers/mcp-contract.js";
@@ -41,17 +41,7 @@ function callPost(): { url: string; session: string | null; id: string | number 
 
 /** A notifications/cancelled for JSON-RPC `id`, POSTed to `url` under `token` and session `session`. */
 async function postCancel(url: string, token: string, session: string | null, id: string | number): Promise<number> {
-  const response = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      ...(session ? { "mcp-session-id": session } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "test" } }),
-  });
+  const response = await postMcp(url, token, session, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "test" } });
   await response.text();
   return response.status;
 }
