@@ -56,6 +56,14 @@ async function create(body: Record<string, unknown>): Promise<{ id: string; answ
   return { id, answered: agentCall(relay.url, `/v1/requests/${id}?wait=30`).then((reply) => reply.body!) };
 }
 
+/**
+ * Waits until a dialog is open and holds the keyboard focus (the page moves it
+ * there once the dialog has rendered): a key pressed before that goes to the queue.
+ */
+async function dialogFocused(page: Page): Promise<void> {
+  await page.locator('[role="dialog"] :focus').waitFor({ timeout: 5000 });
+}
+
 /** A new browser session signed in with Slack as `person`, on the console's queue. */
 async function signedIn(person: { id: string; name: string }): Promise<Page> {
   relay.slack.openId.signInAs({ ...person, teamId: "T0TEAM" });
@@ -89,7 +97,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console with Slack, in Chromium"
     const card = page.locator(`article[data-id="${edit.id}"]`);
     await card.getByRole("button", { name: "Edit…" }).click();
     const dialog = page.getByRole("dialog");
-    await dialog.waitFor();
+    await dialogFocused(page);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     await card.getByRole("button", { name: "Edit…" }).click();
@@ -108,6 +116,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console with Slack, in Chromium"
 
     const stop = await create({ kind: "permission", toolName: "Bash", input: { command: "git push --force" } });
     await page.locator(`article[data-id="${stop.id}"]`).getByRole("button", { name: "Deny & stop" }).click();
+    await dialogFocused(page);
     await page.keyboard.press("Enter");
     expect(await stop.answered).toMatchObject({ decision: { behavior: "deny", message: `Denied by ${ALICE.name} in the console.`, interrupt: true } });
   });
