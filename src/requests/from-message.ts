@@ -11,7 +11,7 @@
 import type { Decision } from "../protocol/decisions.js";
 import type { SlackRef } from "../protocol/request-view.js";
 import type { AnswerResult } from "./answering.js";
-import type { RequestRecord } from "./model.js";
+import { messagesOf, type RequestRecord } from "./model.js";
 import type { Answerer } from "./policy.js";
 
 /** Slack's word on a message the store does not know: is it a copy the relay posted for the request? */
@@ -38,7 +38,7 @@ export type FromMessageResult<T> = AnswerResult | { outcome: "no_answer"; record
 /** true when `ref` names exactly a message the request was posted as (its main one or another recorded copy). */
 export function isRequestMessage(record: RequestRecord, ref: Partial<SlackRef>): boolean {
   const same = (message: SlackRef) => message.channel === ref.channel && message.ts === ref.ts;
-  return (record.slack !== undefined && same(record.slack)) || (record.otherMessages ?? []).some(same);
+  return messagesOf(record).some(same);
 }
 
 /**

@@ -67,6 +67,17 @@ export const RequestRecord = z.object({
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
+/**
+ * Every message the request is known to have been posted as: its main one
+ * first, then the other copies (a copy recorded before the post's own reply
+ * may be the main message too: it is listed once). Empty before any is known.
+ */
+export function messagesOf(record: Pick<RequestRecord, "slack" | "otherMessages">): SlackRef[] {
+  const main = record.slack;
+  const copies = (record.otherMessages ?? []).filter((copy) => !main || copy.channel !== main.channel || copy.ts !== main.ts);
+  return main ? [main, ...copies] : copies;
+}
+
 /** The request as the HTTP API shows it (src/protocol/request-view.ts). */
 export function toView(record: RequestRecord): RequestView {
   const view: RequestView = {

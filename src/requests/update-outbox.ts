@@ -30,9 +30,9 @@
  * same request runs is shown right after it.
  */
 import type { Logger } from "../logger.js";
-import type { SlackRef } from "../protocol/request-view.js";
 import type { RequestMessenger } from "./delivery.js";
-import type { RequestRecord } from "./model.js";
+import { isRequestMessage } from "./from-message.js";
+import { messagesOf, type RequestRecord } from "./model.js";
 import type { Handled, QueueHandler, QueueWorker } from "./queue-worker.js";
 import type { ClaimedEntry, RequestStore } from "./store.js";
 
@@ -128,7 +128,7 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
     if (record.status === "pending" || record.slack || !messenger.findPosted) return record;
     let found = record;
     for (const message of await messenger.findPosted(record)) {
-      if (isKnown(found, message)) continue;
+      if (isRequestMessage(found, message)) continue;
       logger.warn({ id: record.id, ...message }, "a message of an ended request that was never recorded was found: showing it ended");
       found = (await store.addOtherMessage(record.id, message)) ?? found;
     }
@@ -150,13 +150,4 @@ export class UpdateOutbox implements QueueHandler<RequestRecord> {
 /** True when a message rendered from `a` shows what one rendered from `b` would: the same status, count of approvals and deadline. */
 function sameView(a: RequestRecord, b: RequestRecord): boolean {
   return a.status === b.status && (a.approvals?.length ?? 0) === (b.approvals?.length ?? 0) && a.expiresAt === b.expiresAt;
-}
-
-/** Every message of `record` the store knows: its main one, then the copies. */
-function messagesOf(record: RequestRecord): SlackRef[] {
-  return [...(record.slack ? [record.slack] : []), ...(record.otherMessages ?? [])];
-}
-
-function isKnown(record: RequestRecord, message: SlackRef): boolean {
-  return messagesOf(record).some((known) => known.channel === message.channel && known.ts === message.ts);
 }

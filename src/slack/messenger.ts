@@ -12,7 +12,7 @@
  */
 import type { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
-import type { RequestRecord } from "../requests/model.js";
+import { messagesOf, type RequestRecord } from "../requests/model.js";
 import { PermanentDeliveryError, TransientDeliveryError, type PostOptions, type RequestMessenger } from "../requests/delivery.js";
 import { endedMessage } from "./blocks/index.js";
 import { ChannelQueue, queueKey } from "./channel-queue.js";
@@ -65,11 +65,9 @@ export function createSlackMessenger({
 
     async showEnded(record: RequestRecord): Promise<void> {
       const main = record.slack;
-      // A click adopted before the post's own reply was recorded leaves the main message among the copies too: it is updated once.
-      const copies = (record.otherMessages ?? []).filter((copy) => !main || copy.channel !== main.channel || copy.ts !== main.ts);
-      // The main message first; a copy that is gone (deleted by someone) needs no update. A request whose post was
-      // never recorded (its poster died before Slack's reply) has copies only.
-      const messages = main ? [main, ...copies] : copies;
+      // The main message first, each once; a copy that is gone (deleted by someone) needs no update. A request whose
+      // post was never recorded (its poster died before Slack's reply) has copies only.
+      const messages = messagesOf(record);
       if (messages.length === 0) return;
       const { text, blocks } = endedMessage(record);
       const metadata = requestMetadata(record.id);
