@@ -21,7 +21,12 @@
  * engine's 100 and took 1.2–2.3× as long per entry, so this engine stays.
  *
  * Lines go to stdout asynchronously: the relay answers an agent without
- * waiting on its own logging (docs/performance.md).
+ * waiting on its own logging (docs/performance.md). While one write is in
+ * flight, pino's destination (sonic-boom) appends the next lines to a pending
+ * chunk and measures that chunk's byte length on every line, which flattens
+ * it: a copy of the whole chunk per line. Its default chunk (16 KB) made that
+ * about 2–8 KB of garbage per line during bursts (the clicks answering 10,000
+ * held long-polls); chunks of STDOUT_CHUNK keep it under 1 KB a line.
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 
@@ -37,6 +42,9 @@ export interface LoggerOptions {
   /** Unix time in milliseconds. */
   now?: () => number;
 }
+
+/** Largest pending chunk of log lines written to stdout at once, bytes (sonic-boom's maxWrite; a few lines). */
+export const STDOUT_CHUNK = 1024;
 
 const SECRET = /(xox[a-z]-|xapp-)[A-Za-z0-9-]+/g;
 /** The password of a redis:// or rediss:// URL: `rediss://user:<password>@host`. */
@@ -71,7 +79,7 @@ export function createLogger({ level = "info", write, now = Date.now }: LoggerOp
     ? { write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) }
     : // Asynchronous: a line is handed to libuv and the event loop goes on, so an agent's answer never
       // waits on stdout (a slow pipe or terminal); pino flushes what is left when the process exits.
-      pino.destination({ dest: 1, sync: false });
+      pino.destination({ dest: 1, sync: false, maxWrite: STDOUT_CHUNK });
   return pino(
     {
       level,

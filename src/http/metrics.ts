@@ -20,7 +20,7 @@ import { decisionSeconds, QUEUE_OUTCOMES, type QueueMetrics, type RequestMetrics
 import type { RequestService } from "../requests/service.js";
 import { QUEUE_NAMES, type RequestStore, type StoreCounts } from "../requests/store.js";
 import type { ChannelQueue } from "../slack/channel-queue.js";
-import type { SlackCallOutcome, SlackCallRecorder } from "../slack/counted-client.js";
+import type { SlackCallOutcome, SlackCallRecorder } from "../slack/web-client.js";
 
 /** What the gauges read on each scrape. */
 export interface MetricsSources {

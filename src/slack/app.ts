@@ -6,11 +6,11 @@
  * listener groups. Transport only: the decisions live in the service.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type Logger as BoltLogger } from "@slack/bolt";
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type webApi, type Logger as BoltLogger } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
-import { CountedWebClient, type SlackCallRecorder } from "./counted-client.js";
+import { RelayWebClient, type SlackCallRecorder } from "./web-client.js";
 import * as actions from "./listeners/actions.js";
 import * as messages from "./listeners/messages.js";
 import * as modalButtons from "./listeners/modal-buttons.js";
@@ -42,7 +42,7 @@ export function createSlackClient({ botToken, apiUrl, logger, timeoutMs = 10_000
     timeout: timeoutMs,
     logger: boltLogger(logger),
   };
-  return onCall ? new CountedWebClient(onCall, botToken, options) : new webApi.WebClient(botToken, options);
+  return new RelayWebClient(onCall, botToken, options);
 }
 
 export interface SlackAppOptions {

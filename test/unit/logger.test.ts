@@ -3,7 +3,8 @@
  * Slack tokens redacted wherever they appear, errors without stack traces.
  */
 import { describe, expect, it } from "vitest";
-import { createLogger, redact, type LogLevel } from "../../src/logger.js";
+import { pino } from "pino";
+import { createLogger, redact, STDOUT_CHUNK, type LogLevel } from "../../src/logger.js";
 
 const AT = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
 const BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
@@ -197,5 +198,12 @@ describe("logger", () => {
     logger.error({ n: 1n }, `failed with ${BOT}`);
     expect(lines[0]).toContain("xoxb-[redacted]");
     expect(lines[0]).not.toContain(BOT.slice(5));
+  });
+
+  it("queues stdout lines behind a write in flight in chunks of about a kilobyte, not sonic-boom's 16 KB", () => {
+    // The pending chunk is measured (so flattened, copied) on every line queued behind it: a small chunk keeps that copy small.
+    const stream = (createLogger() as unknown as Record<symbol, { maxWrite?: number }>)[pino.symbols.streamSym]!;
+    expect(STDOUT_CHUNK).toBeLessThanOrEqual(1024);
+    expect(stream.maxWrite).toBe(STDOUT_CHUNK);
   });
 });
