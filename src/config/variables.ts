@@ -160,7 +160,7 @@ export const VARIABLES = {
     schema: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
     hint: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
     about:
-      "Safety valve on the audit log's size (about 20 MB of Redis for the default): at it, events that record no person's decision are counted instead of written, and reads say so. Old events never go for it.",
+      "Safety valve on the audit log's size (about 20 MB of Redis for the default): at it, events that record no person's decision are counted instead of written, and reads say so. Old events never go for it. Each agent token may hold at most its share of it (the cap divided by the number of agent tokens) in such events; past it, the token's are counted (`token_share`), so no token can crowd out another's.",
   },
   RELAY_AUDIT_RETENTION: {
     schema: retention.prefault("90d"),
