@@ -132,41 +132,44 @@ describe("the relay's audit log", () => {
     );
   });
 
-  it("one agent token's flood of creates and cancels keeps none of another token's events out: past its share of the cap its own are counted under token_share", async () => {
-    const { prefix, slack } = await onTestRedis();
-    const noisy = { name: "noisy-bot", token: "tok_noisy_bot_0123456789abcdef" };
-    const tokens = `${AGENT_TOKEN.name}:${AGENT_TOKEN.token},${noisy.name}:${noisy.token}`;
-    const relay = await start({ REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix, RELAY_AUDIT_MAX_EVENTS: "100", RELAY_TOKENS: tokens }, slack);
-    const create = async (token: string, command: string) => {
-      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-      const body = JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command } });
-      const response = await fetch(`${relay.url}/v1/requests`, { method: "POST", headers, body });
-      expect(response.status).toBe(201);
-      return ((await response.json()) as { id: string }).id;
-    };
+  it.each(["Redis", "memory"])(
+    "%s: one agent token's flood of creates and cancels keeps none of another token's events out: past its share of the cap its own are counted under token_share",
+    async (store) => {
+      const noisy = { name: "noisy-bot", token: "tok_noisy_bot_0123456789abcdef" };
+      const env = { RELAY_AUDIT_MAX_EVENTS: "100", RELAY_TOKENS: `${AGENT_TOKEN.name}:${AGENT_TOKEN.token},${noisy.name}:${noisy.token}` };
+      const { prefix, slack } = store === "Redis" ? await onTestRedis() : { prefix: undefined, slack: undefined };
+      const relay = await start(prefix === undefined ? env : { ...env, REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix }, slack);
+      const create = async (token: string, command: string) => {
+        const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+        const body = JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command } });
+        const response = await fetch(`${relay.url}/v1/requests`, { method: "POST", headers, body });
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { id: string }).id;
+      };
 
-    for (let i = 0; i < 60; i += 1) {
-      const id = await create(noisy.token, `noise ${i}`);
-      const cancelled = await fetch(`${relay.url}/v1/requests/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${noisy.token}` } });
-      expect(cancelled.status).toBe(200);
-    }
-    await relay.service.idle();
+      for (let i = 0; i < 60; i += 1) {
+        const id = await create(noisy.token, `noise ${i}`);
+        const cancelled = await fetch(`${relay.url}/v1/requests/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${noisy.token}` } });
+        expect(cancelled.status).toBe(200);
+      }
+      await relay.service.idle();
 
-    const id = await create(AGENT_TOKEN.token, "deploy production");
-    const post = await slack.waitFor("chat.postMessage", (args) => JSON.stringify(args.metadata ?? null).includes(id));
-    await relay.click({ channel: String(post.args.channel), ts: String(post.args.ts), text: "", blocks: post.args.blocks as unknown[] }, Action.stepYes);
-    await until(
-      async () => ((await readAudit(relay, ADMIN.token, `?requestId=${id}`)).body.events ?? []).some((e) => e.type === "answered"),
-      5000,
-      "the answer",
-    );
+      const id = await create(AGENT_TOKEN.token, "deploy production");
+      const post = await relay.slack.waitFor("chat.postMessage", (args) => JSON.stringify(args.metadata ?? null).includes(id));
+      await relay.click({ channel: String(post.args.channel), ts: String(post.args.ts), text: "", blocks: post.args.blocks as unknown[] }, Action.stepYes);
+      await until(
+        async () => ((await readAudit(relay, ADMIN.token, `?requestId=${id}`)).body.events ?? []).some((e) => e.type === "answered"),
+        5000,
+        "the answer",
+      );
 
-    const read = await readAudit(relay, ADMIN.token, `?requestId=${id}`);
-    expect(read.body.events!.map((e) => e.type)).toStrictEqual(["created", "posted", "answered"]);
-    expect(read.body.events![2]).toMatchObject({ token: AGENT_TOKEN.name, person: { id: ALICE.id } });
-    expect(read.body.dropped).toMatchObject({ causes: [{ reason: "token_share", token: noisy.name }] });
-    expect(read.body.dropped!.reason).toContain(`agent token ${noisy.name} held its share`);
-    const all = await readAudit(relay, ADMIN.token, "?limit=1000");
-    expect(all.body.events!.filter((e) => e.token === noisy.name)).toHaveLength(50);
-  });
+      const read = await readAudit(relay, ADMIN.token, `?requestId=${id}`);
+      expect(read.body.events!.map((e) => e.type)).toStrictEqual(["created", "posted", "answered"]);
+      expect(read.body.events![2]).toMatchObject({ token: AGENT_TOKEN.name, person: { id: ALICE.id } });
+      expect(read.body.dropped).toMatchObject({ causes: [{ reason: "token_share", token: noisy.name }] });
+      expect(read.body.dropped!.reason).toContain(`agent token ${noisy.name} held its share`);
+      const all = await readAudit(relay, ADMIN.token, "?limit=1000");
+      expect(all.body.events!.filter((e) => e.token === noisy.name)).toHaveLength(50);
+    },
+  );
 });
