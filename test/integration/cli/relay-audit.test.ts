@@ -17,6 +17,7 @@ import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 import { until } from "../../helpers/until.js";
+import { runCli } from "../../helpers/cli.js";
 import { ALICE } from "../../fixtures/people.js";
 import { Action } from "../../../src/slack/ids.js";
 
@@ -170,6 +171,18 @@ describe("the relay's audit log", () => {
       expect(read.body.dropped!.reason).toContain(`agent token ${noisy.name} held its share`);
       const all = await readAudit(relay, ADMIN.token, "?limit=1000");
       expect(all.body.events!.filter((e) => e.token === noisy.name)).toHaveLength(50);
+
+      const cli = await runCli(["audit", "--request-id", id], { env: { RELAY_URL: relay.url, RELAY_TOKEN: ADMIN.token } });
+      expect(cli.code).toBe(0);
+      expect(
+        cli.stdout
+          .trimEnd()
+          .split("\n")
+          .map((line) => (JSON.parse(line) as { type: string }).type),
+      ).toStrictEqual(["created", "posted", "answered"]);
+      expect(cli.stderr).toMatch(
+        /^approval-relay audit: \d+ events were not recorded from .+ agent token noisy-bot held its share of RELAY_AUDIT_MAX_EVENTS \(token_share\)\n$/,
+      );
     },
   );
 });
