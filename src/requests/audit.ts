@@ -22,7 +22,9 @@
  * setting is needed to get there. A fraction of the cap would let a few
  * tokens together fill it; a share of the tokens active lately would let a
  * token that woke up find its room taken. A token that needs more room than
- * its share needs a larger cap.
+ * its share needs a larger cap. Decisions still count towards the cap, so
+ * only they can bring the log to it (reason `cap`): people's answers, and
+ * the `rule_used` of a rule a person made, within the create rate limit.
  *
  * Appending is side work: the service appends after it has answered the
  * waiting agent, and a failed append is logged, never turned into a failed
@@ -110,7 +112,9 @@ export interface AuditDrops extends AuditDropCount {
 
 /**
  * Most events that are no decision one agent token may hold in the log: the
- * cap shared out evenly among the agent tokens (at least one event each).
+ * cap shared out evenly among the agent tokens. At least one event each: with
+ * more agent tokens than the cap (100 at the least), the shares add up to more
+ * than it, and the cap is what bounds them.
  */
 export function tokenShareOf(maxEvents: number, agentTokens: number): number {
   return Math.max(1, Math.floor(maxEvents / Math.max(1, agentTokens)));
