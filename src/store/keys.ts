@@ -86,7 +86,7 @@ export interface StoreKeys {
   readonly audit: string;
   /** HASH of the audit events the cap and the tokens' shares kept out (redis-audit.ts), on the stream's slot. */
   readonly auditDrops: string;
-  /** ZSET of the ids of an agent token's audit events that are no decision (id → its ms), on the stream's slot: what the token holds of its share. */
+  /** LIST of the times (the ms of the ids) of an agent token's audit events that are no decision, oldest first, on the stream's slot: what the token holds of its share. */
   auditShare(tokenName: string): string;
   /** HASH the relay counted the cap's drops in before the tokens' shares (read, never written: an upgrade keeps its count). */
   readonly auditDropsBefore: string;

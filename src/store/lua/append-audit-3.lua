@@ -9,8 +9,8 @@ KEYS[1] the audit STREAM
 KEYS[2] the drops HASH: `events`, `firstAt`, `lastAt` for every event not
         written; `cap:<field>` for those the cap kept out and
         `token_share:<field>:<token>` for those past a token's share
-KEYS[3] the token's share ZSET: ids of its events in the stream that are no
-        decision, scored by their ms (a key of nobody's when the event has no token)
+KEYS[3] the token's share LIST: the ms of the ids of its events in the stream
+        that are no decision, oldest first (a key of nobody's when the event has no token)
 ARGV[1] the event's JSON
 ARGV[2] the oldest ms kept: now - retention
 ARGV[3] the cap (events)
@@ -18,7 +18,7 @@ ARGV[4] "1" when the event records a decision (always written)
 ARGV[5] the token's share (events); "0" when the event has no token
 ARGV[6] the token's name
 ARGV[7] now (Unix ms), for the drops' times
-ARGV[8] the retention (ms): the share ZSET expires when it would be empty
+ARGV[8] the retention (ms): the share LIST expires when it would be empty
 Returns "written", or the reason it was not: "token_share" or "cap".
 ]]
 local oldest = ARGV[2]
@@ -27,10 +27,17 @@ local decision = ARGV[4] == '1'
 local share = tonumber(ARGV[5])
 local reason
 if not decision then
-  if share > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. oldest) end
+  if share > 0 then
+    local cutoff = tonumber(oldest)
+    local first = redis.call('LINDEX', KEYS[3], 0)
+    while first and tonumber(first) < cutoff do
+      redis.call('LPOP', KEYS[3])
+      first = redis.call('LINDEX', KEYS[3], 0)
+    end
+  end
   if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[3]) then
     reason = 'cap'
-  elseif share > 0 and redis.call('ZCARD', KEYS[3]) >= share then
+  elseif share > 0 and redis.call('LLEN', KEYS[3]) >= share then
     reason = 'token_share'
   end
 end
@@ -50,7 +57,7 @@ if reason then
 end
 local id = redis.call('XADD', KEYS[1], '*', 'event', ARGV[1])
 if not decision and share > 0 then
-  redis.call('ZADD', KEYS[3], string.match(id, '^(%d+)'), id)
+  redis.call('RPUSH', KEYS[3], string.match(id, '^(%d+)'))
   redis.call('PEXPIRE', KEYS[3], ARGV[8])
 end
 return 'written'
