@@ -4,9 +4,10 @@
  * `clients` consoles' live streams open (GET /console/api/events, each its
  * own session from an admin token, read in a process of their own as
  * browser tabs would take them), in alternating rounds so that both see the same
- * machine. Every change (the create, its post, its end) is written to
- * every stream, so the cost shows. Target: the median p50 with the
- * consoles open within 10 % of the one without.
+ * machine. Every change (the create, its post, its end) reaches every
+ * stream (those within one flush window of src/console/feed.ts as one
+ * write, each request in its last state), so the cost shows. Target: the
+ * median p50 with the consoles open within 10 % of the one without.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -29,7 +30,7 @@ export interface ConsolesResult {
   clients: number;
   none: { rounds: LatencySummary[]; median: LatencySummary };
   open: { rounds: LatencySummary[]; median: LatencySummary };
-  /** Change events the open consoles received in all (every one of them hears every change). */
+  /** Change events the open consoles received in all (each hears every request that changed, once per flush window it changed in). */
   events: number;
 }
 
