@@ -6,9 +6,10 @@
  * the changes that follow within the window gather and go out as one write
  * when it closes, each changed request read, rendered and serialized once for
  * every stream, in the order of their last change, with its state at the
- * flush (the last state wins). So 100 open consoles under a click every
- * millisecond cost 100 writes per window, not 300 per click: the writes, not
- * the reads, were what slowed the agents' clicks (docs/performance.md).
+ * flush (the last state wins), encoded once. So 100 open consoles under a
+ * click every millisecond cost 100 writes per window, not 300 per click: the
+ * writes, not the reads, were what slowed the agents' clicks
+ * (docs/performance.md).
  */
 import type { ServerResponse } from "node:http";
 import type { Logger } from "../logger.js";
@@ -118,11 +119,12 @@ export class ConsoleFeed {
         }
       }),
     );
-    const chunk = frames.join("");
-    if (chunk !== "") this.write(chunk);
+    const text = frames.join("");
+    // Encoded once for every stream: a string would be encoded again for each of them.
+    if (text !== "") this.write(Buffer.from(text));
   }
 
-  private write(chunk: string): void {
+  private write(chunk: string | Buffer): void {
     for (const res of this.streams) if (!res.writableEnded) res.write(chunk);
   }
 }
