@@ -16,7 +16,7 @@ import type { RequestRecord } from "../../../src/requests/model.js";
 import { stepGateRecord } from "../../fixtures/records.js";
 import { consoleStream, type ConsoleStream } from "../../helpers/console.js";
 
-const WINDOW_MS = 300;
+const WINDOW_MS = 500;
 let server: Server | undefined;
 let feed: ConsoleFeed | undefined;
 afterEach(async () => {
