@@ -4,16 +4,17 @@
  * `clients` consoles' live streams open (GET /console/api/events, each its
  * own session from an admin token, read in a process of their own as
  * browser tabs would take them), in alternating rounds so that both see the same
- * machine. Every change (the create, its post, its end) is written to
- * every stream, so the cost shows. Target: the median p50 with the
- * consoles open within 10 % of the one without.
+ * machine. Every change (the create, its post, its end) reaches every
+ * stream (those within one flush window of src/console/feed.ts as one
+ * write, each request in its last state), so the cost shows. Target: the
+ * median p50 with the consoles open within 10 % of the one without.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { clickToAgent } from "./latency.js";
 import type { BenchAgent } from "./agent.js";
-import { medianRound, summarize, type LatencySummary } from "./stats.js";
+import { median, medianRound, summarize, type LatencySummary } from "./stats.js";
 
 export interface ConsolesOptions {
   /** Clicks per round. */
@@ -25,11 +26,18 @@ export interface ConsolesOptions {
   clients: number;
 }
 
+/** One side's rounds: latency, and the relay's CPU time per click (user + system, ms; the median round's), which load inflates far less than latency. */
+export interface ConsolesSide {
+  rounds: LatencySummary[];
+  median: LatencySummary;
+  cpuPerClickMs: number;
+}
+
 export interface ConsolesResult {
   clients: number;
-  none: { rounds: LatencySummary[]; median: LatencySummary };
-  open: { rounds: LatencySummary[]; median: LatencySummary };
-  /** Change events the open consoles received in all (every one of them hears every change). */
+  none: ConsolesSide;
+  open: ConsolesSide;
+  /** Change events the open consoles received in all (each hears every request that changed, once per flush window it changed in). */
   events: number;
 }
 
@@ -71,18 +79,29 @@ async function openStreams(base: URL, cookies: string[]): Promise<{ stop(): Prom
   };
 }
 
-export async function runConsoles(agent: BenchAgent, base: URL, adminToken: string, options: ConsolesOptions, log: Log): Promise<ConsolesResult> {
+/** `relayCpuMs`: the relay's CPU time so far (ms). */
+export async function runConsoles(
+  agent: BenchAgent,
+  base: URL,
+  adminToken: string,
+  relayCpuMs: () => number,
+  options: ConsolesOptions,
+  log: Log,
+): Promise<ConsolesResult> {
   for (let i = 0; i < options.warmup; i += 1) await clickToAgent(agent, "step_gate");
   const cookies = await Promise.all(Array.from({ length: options.clients }, () => consoleCookie(base, adminToken)));
   let events = 0;
-  const none: LatencySummary[] = [];
-  const open: LatencySummary[] = [];
-  const round = async (into: LatencySummary[], name: string) => {
+  const none = { rounds: [] as LatencySummary[], cpu: [] as number[] };
+  const open = { rounds: [] as LatencySummary[], cpu: [] as number[] };
+  const round = async (into: typeof none, name: string) => {
     const samples: number[] = [];
+    const cpuBefore = relayCpuMs();
     for (let i = 0; i < options.n; i += 1) samples.push(await clickToAgent(agent, "step_gate"));
+    const cpuPerClickMs = (relayCpuMs() - cpuBefore) / options.n;
     const summary = summarize(samples);
-    into.push(summary);
-    log(`${name}: p50 ${summary.p50.toFixed(2)} ms, p99 ${summary.p99.toFixed(2)} ms`);
+    into.rounds.push(summary);
+    into.cpu.push(cpuPerClickMs);
+    log(`${name}: p50 ${summary.p50.toFixed(2)} ms, p99 ${summary.p99.toFixed(2)} ms, relay CPU ${cpuPerClickMs.toFixed(2)} ms a click`);
   };
   for (let r = 1; r <= options.rounds; r += 1) {
     await round(none, `round ${r}, no console open`);
@@ -93,6 +112,6 @@ export async function runConsoles(agent: BenchAgent, base: URL, adminToken: stri
       events += await streams.stop();
     }
   }
-  const median = (rounds: LatencySummary[]) => ({ rounds, median: medianRound(rounds, (s) => s.p50) });
-  return { clients: options.clients, none: median(none), open: median(open), events };
+  const side = ({ rounds, cpu }: typeof none): ConsolesSide => ({ rounds, median: medianRound(rounds, (s) => s.p50), cpuPerClickMs: median(cpu) });
+  return { clients: options.clients, none: side(none), open: side(open), events };
 }

@@ -186,6 +186,7 @@ function tables(results: StoreResults[]): ScenarioTable[] {
         `p50 ${first.clients} open`,
         `p99 ${first.clients} open`,
         "ratio p50",
+        "relay CPU a click, ms: none / open",
         "events received",
         `target ≤ ${CONSOLES_TARGET_RATIO}×`,
       ],
@@ -198,6 +199,7 @@ function tables(results: StoreResults[]): ScenarioTable[] {
           ms(c!.open.median.p50),
           ms(c!.open.median.p99),
           ratio(r),
+          `${c!.none.cpuPerClickMs.toFixed(2)} / ${c!.open.cpuPerClickMs.toFixed(2)}`,
           String(c!.events),
           mark(r <= CONSOLES_TARGET_RATIO),
         ];

@@ -243,7 +243,7 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
           if (scenario === "throughput") results.throughput = await runThroughput(agent, relay.cpuMs, { kind: "step_gate", ...settings.throughput }, log);
           if (scenario === "ratelimit") results.ratelimit = await runRateLimit(agent, standIn, { ...settings.ratelimit, slackBurst: options.slackBurst }, log);
           if (scenario === "fair") results.fair = await runFair(agent, others.get("deploy")!, standIn, settings.fair, log);
-          if (scenario === "consoles") results.consoles = await runConsoles(agent, relay.url, CONSOLE_ADMIN_TOKEN, settings.consoles, log);
+          if (scenario === "consoles") results.consoles = await runConsoles(agent, relay.url, CONSOLE_ADMIN_TOKEN, relay.cpuMs, settings.consoles, log);
           if (scenario === "hook") {
             const fixturePath = join(ROOT, "test", "fixtures", "claude-code", "pre-tool-use.json");
             results.hook = await runHook(agent, { ...settings.hook, fixturePath }, log);

@@ -100,7 +100,7 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       tokens,
       /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */
       adminTokens,
-      /** RELAY_AUDIT_MAX_EVENTS: most events the audit log keeps, the oldest dropped beyond it. */
+      /** RELAY_AUDIT_MAX_EVENTS: at it, only decisions are written; each agent token's share of it bounds what the token writes (src/requests/audit.ts). */
       auditMaxEvents: v.RELAY_AUDIT_MAX_EVENTS,
       /** How long audit events are kept, in milliseconds. */
       auditRetentionMs: v.RELAY_AUDIT_RETENTION,

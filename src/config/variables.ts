@@ -35,8 +35,10 @@ const MIN_CONFIGURED_HOOK_TIMEOUT_SECONDS = 10;
 
 /**
  * Default RELAY_AUDIT_MAX_EVENTS. An event takes about 300–400 bytes in the
- * Redis Stream, so 50,000 hold about 20 MB; a team answering a thousand
- * requests a day (five or so events each) keeps about ten days of them.
+ * Redis Stream, so 50,000 hold about 20 MB (an event that is no decision about
+ * 10 bytes more in its token's share list, src/store/redis-audit.ts); a team
+ * answering a thousand requests a day (five or so events each) keeps about ten
+ * days of them.
  */
 const DEFAULT_AUDIT_MAX_EVENTS = 50_000;
 const MAX_AUDIT_MAX_EVENTS = 10_000_000;
@@ -160,7 +162,7 @@ export const VARIABLES = {
     schema: intBetween(100, MAX_AUDIT_MAX_EVENTS).default(DEFAULT_AUDIT_MAX_EVENTS),
     hint: `use a whole number of events between 100 and ${MAX_AUDIT_MAX_EVENTS}`,
     about:
-      "Safety valve on the audit log's size (about 20 MB of Redis for the default): at it, events that record no person's decision are counted instead of written, and reads say so. Old events never go for it.",
+      "Safety valve on the audit log's size (about 20 MB of Redis for the default): at it, events that record no person's decision are counted instead of written, and reads say so. Old events never go for it. Each agent token may hold at most its share of it (the cap divided by the number of agent tokens) in such events; past it, the token's are counted (`token_share`), so no token can crowd out another's.",
   },
   RELAY_AUDIT_RETENTION: {
     schema: retention.prefault("90d"),

@@ -85,18 +85,32 @@ export type AuditEventView = z.infer<typeof AuditEventView>;
 /** Most events one `GET /v1/audit` returns, and how many when it names no `limit`. */
 export const AUDIT_LIMITS = { max: 1000, default: 100 } as const;
 
+/** Events not written for one reason (and, for `token_share`, of one agent token). */
+export const AuditDropCauseView = z.object({
+  reason: z.enum(["cap", "token_share"]),
+  /** The agent token's name (`token_share` only). */
+  token: z.string().optional(),
+  events: z.number().int().positive(),
+  from: z.string(),
+  to: z.string(),
+});
+export type AuditDropCauseView = z.infer<typeof AuditDropCauseView>;
+
 /** The reply to `GET /v1/audit`: events oldest first; `next` when more may follow (pass it as `after`). */
 export const AuditReply = z.object({
   events: z.array(AuditEventView),
   next: AuditEventId.optional(),
-  /** Present when the log's size cap kept events out: how many, when, and why. Decisions are never among them. */
+  /** Present when events were kept out (the log's size cap, an agent token's share of it): how many, when, and why. Decisions are never among them. */
   dropped: z
     .object({
       events: z.number().int().positive(),
       /** ISO 8601: the first and the last event not written. */
       from: z.string(),
       to: z.string(),
+      /** Why, in words: every cause below. */
       reason: z.string(),
+      /** The events not written by cause: `cap` (RELAY_AUDIT_MAX_EVENTS reached), `token_share` (that agent token held its share of the cap). */
+      causes: z.array(AuditDropCauseView).optional(),
     })
     .optional(),
 });

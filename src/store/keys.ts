@@ -10,7 +10,8 @@
  * shard follows from its id (`shardOf`); a create picks an id of its agent
  * token's shard (`shardOfToken`), so every create of one token meets its
  * idempotency keys, pending count and same-ask keys on one shard. The rule keys share a tag of their own, and
- * the audit stream is one key (and its drops hash another, never in one script with it); each kind of
+ * the audit keys share the slot of the stream's name (`<prefix>:audit`, kept untagged so an upgrade finds
+ * its events: the others carry the tag `{<prefix>:audit}`, which hashes as that name does); each kind of
  * console sign-in has a tag of its own (its entries and the index that counts them). A remembered
  * cancelled call is one key of its own, never in a script (`<prefix>:cancelled-call:<sha256>` in both layouts).
  *
@@ -83,8 +84,12 @@ export interface StoreKeys {
   cancelledCall(key: string): string;
   /** STREAM of audit events (src/requests/audit.ts), trimmed by age. */
   readonly audit: string;
-  /** HASH of the audit events the cap kept out (redis-audit.ts). */
+  /** HASH of the audit events the cap and the tokens' shares kept out (redis-audit.ts), on the stream's slot. */
   readonly auditDrops: string;
+  /** LIST of the times (the ms of the ids) of an agent token's audit events that are no decision, oldest first, on the stream's slot: what the token holds of its share. */
+  auditShare(tokenName: string): string;
+  /** HASH the relay counted the cap's drops in before the tokens' shares (read, never written: an upgrade keeps its count). */
+  readonly auditDropsBefore: string;
   /** HASH of one "Allow for a while" rule's fields (see redis-rules.ts), expiring with the rule. */
   rule(id: string): string;
   /** STRING: id of the live rule of a scope (token, session, tool; hashed, since each may hold any character), expiring with that rule. */
@@ -158,7 +163,9 @@ export function storeKeys(prefix: string, shards?: number): StoreKeys {
     cancelledCalls: `${prefix}:cancelled-calls`,
     cancelledCall: (key: string) => `${prefix}:cancelled-call:${createHash("sha256").update(key).digest("hex")}`,
     audit: `${prefix}:audit`,
-    auditDrops: `${prefix}:audit:drops`,
+    auditDrops: `${prefix}:audit:{${prefix}:audit}:drops`,
+    auditShare: (tokenName: string) => `${prefix}:audit:{${prefix}:audit}:share:${tokenName}`,
+    auditDropsBefore: `${prefix}:audit:drops`,
   };
   if (shards === undefined) {
     return {

@@ -1,28 +1,50 @@
 /**
  * In-memory AuditLog for a single relay instance (no REDIS_URL): the events of
  * the last `retentionMs` in append order, all lost when the process exits. At
- * `maxEvents`, events that are no decision are counted instead of kept
- * (src/requests/audit.ts says why). Ids are `<Unix ms>-<sequence>` as in the Redis
+ * `maxEvents`, and past their token's `tokenShare`, events that are no decision
+ * are counted instead of kept (src/requests/audit.ts says why). Ids are `<Unix ms>-<sequence>` as in the Redis
  * Stream (the sequence counts events within one millisecond, and the time never
  * goes back), so cursors mean the same with either log.
  */
-import { AuditEntry, DEFAULT_AUDIT_RETENTION_MS, isDecision, type AuditDrops, type AuditEvent, type AuditLog, type AuditQuery } from "../requests/audit.js";
+import {
+  AuditEntry,
+  countDrop,
+  DEFAULT_AUDIT_RETENTION_MS,
+  isDecision,
+  type AuditDropCount,
+  type AuditDrops,
+  type AuditEvent,
+  type AuditLog,
+  type AuditQuery,
+} from "../requests/audit.js";
 import { isAtOrAfter, readStart } from "./audit-ids.js";
 
 export interface MemoryAuditLogOptions {
   /** Most events kept (RELAY_AUDIT_MAX_EVENTS): past it, only decisions are written. */
   maxEvents: number;
+  /** Most events that are no decision one agent token may hold (src/requests/audit.ts tokenShareOf); default `maxEvents`. */
+  tokenShare?: number;
   /** How long events are kept, in milliseconds (RELAY_AUDIT_RETENTION; default 90 days). */
   retentionMs?: number;
   /** Unix time in milliseconds: the time in each new event's id. */
   now?: () => number;
 }
 
-export function createMemoryAuditLog({ maxEvents, retentionMs = DEFAULT_AUDIT_RETENTION_MS, now = Date.now }: MemoryAuditLogOptions): AuditLog {
+export function createMemoryAuditLog({
+  maxEvents,
+  tokenShare = maxEvents,
+  retentionMs = DEFAULT_AUDIT_RETENTION_MS,
+  now = Date.now,
+}: MemoryAuditLogOptions): AuditLog {
   if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) throw new Error("maxEvents must be a positive integer");
+  if (!Number.isSafeInteger(tokenShare) || tokenShare < 1) throw new Error("tokenShare must be a positive integer");
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error("retentionMs must be a positive integer");
   const events: AuditEvent[] = [];
-  let drops: AuditDrops | undefined;
+  /** Agent token → the id times (ms) of its events in the log that are no decision, oldest first. */
+  const held = new Map<string, number[]>();
+  let total: AuditDropCount | undefined;
+  let capped: AuditDropCount | undefined;
+  const overShare = new Map<string, AuditDropCount>();
   let lastMs = 0;
   let sequence = 0;
 
@@ -50,17 +72,31 @@ export function createMemoryAuditLog({ maxEvents, retentionMs = DEFAULT_AUDIT_RE
     async append(entry) {
       const parsed = AuditEntry.parse(entry);
       const at = Math.floor(now());
-      const expired = firstIndex({ since: at - retentionMs, limit: 0 });
+      const cutoff = at - retentionMs;
+      const expired = firstIndex({ since: cutoff, limit: 0 });
       if (expired > 0) events.splice(0, expired);
-      if (events.length >= maxEvents && !isDecision(parsed)) {
-        drops = { events: (drops?.events ?? 0) + 1, firstAt: drops?.firstAt ?? at, lastAt: at };
-        return;
+      const token = parsed.token;
+      const times = token === undefined ? undefined : held.get(token);
+      while (times !== undefined && times.length > 0 && times[0]! < cutoff) times.shift();
+      if (!isDecision(parsed)) {
+        const atCap = events.length >= maxEvents;
+        if (atCap || (token !== undefined && (times?.length ?? 0) >= tokenShare)) {
+          total = countDrop(total, at);
+          if (atCap) capped = countDrop(capped, at);
+          else overShare.set(token!, countDrop(overShare.get(token!), at));
+          return;
+        }
       }
       events.push({ ...parsed, id: nextId() });
+      if (token === undefined || isDecision(parsed)) return;
+      if (times) times.push(lastMs);
+      else held.set(token, [lastMs]);
     },
 
-    async drops() {
-      return drops && { ...drops };
+    async drops(): Promise<AuditDrops | undefined> {
+      if (total === undefined) return undefined;
+      const shares = [...overShare].sort(([a], [b]) => (a < b ? -1 : 1)).map(([token, count]) => ({ reason: "token_share" as const, token, ...count }));
+      return { ...total, causes: [...(capped ? [{ reason: "cap" as const, ...capped }] : []), ...shares] };
     },
 
     async read(query) {

@@ -5,11 +5,16 @@
  * Redis's clock) is the event's id, so `since` and `after` are XRANGE bounds.
  *
  * Events leave the stream by age: each append (one Lua script,
- * lua/append-audit-1.lua) trims it with XTRIM's exact `MINID` at the
- * retention. At the cap an event that is no decision is not written
- * (src/requests/audit.ts says why) but counted in a hash of its own
- * (`<prefix>:audit:drops`, updated after the script: one key per script keeps
- * it runnable on Redis Cluster); decisions always are written.
+ * lua/append-audit-3.lua) trims it with XTRIM's exact `MINID` at the
+ * retention. An event that is no decision is not written at the cap, nor
+ * past its token's share (src/requests/audit.ts says why), but counted in the
+ * drops hash in the same script; decisions always are written. What a token
+ * holds of its share is a list per token of its events' times (the ms of their
+ * ids, in order as the stream's), popped from the front at the same retention:
+ * about 10 bytes an event (measured), where a sorted set of ids takes about
+ * 130. The hash and the lists carry the stream's hash tag (./keys.ts), so the
+ * script runs on Redis Cluster too. Drops counted before
+ * the shares existed (`<prefix>:audit:drops`) are read as the cap's.
  *
  * Every entry is parsed with the AuditEvent schema on read (a trust boundary).
  * One that fails it (written by a newer relay with an event type this one
@@ -23,7 +28,17 @@
  */
 import { silentLogger, type Logger } from "../logger.js";
 import { z } from "zod";
-import { AuditEntry, AuditEvent, DEFAULT_AUDIT_RETENTION_MS, isDecision, type AuditDrops, type AuditLog, type AuditQuery } from "../requests/audit.js";
+import {
+  AuditEntry,
+  AuditEvent,
+  DEFAULT_AUDIT_RETENTION_MS,
+  isDecision,
+  type AuditDropCause,
+  type AuditDropCount,
+  type AuditDrops,
+  type AuditLog,
+  type AuditQuery,
+} from "../requests/audit.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../requests/store.js";
 import { readStart } from "./audit-ids.js";
 import { storeKeys } from "./keys.js";
@@ -38,6 +53,8 @@ export interface RedisAuditLogOptions {
   prefix?: string;
   /** Most events kept (RELAY_AUDIT_MAX_EVENTS): past it, only decisions are written. */
   maxEvents: number;
+  /** Most events that are no decision one agent token may hold (src/requests/audit.ts tokenShareOf); default `maxEvents`. */
+  tokenShare?: number;
   /** How long events are kept, in milliseconds (RELAY_AUDIT_RETENTION; default 90 days). */
   retentionMs?: number;
   /** Unix time in milliseconds, for the retention's cut-off and the drops' times. */
@@ -76,6 +93,7 @@ function buildLog(
     redis,
     prefix = "relay",
     maxEvents,
+    tokenShare = maxEvents,
     retentionMs = DEFAULT_AUDIT_RETENTION_MS,
     now = Date.now,
     timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
@@ -86,9 +104,10 @@ function buildLog(
 ): AuditLog {
   if (redis.options.keyPrefix) throw new Error("the Redis audit log builds its own keys: use its `prefix` option, not ioredis keyPrefix");
   if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) throw new Error("maxEvents must be a positive integer");
+  if (!Number.isSafeInteger(tokenShare) || tokenShare < 1) throw new Error("tokenShare must be a positive integer");
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new Error("timeoutMs must be a positive integer");
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error("retentionMs must be a positive integer");
-  const { audit: key, auditDrops } = storeKeys(prefix);
+  const { audit: key, auditDrops, auditShare, auditDropsBefore } = storeKeys(prefix);
   const scripts = registerScripts(redis, loadScripts());
   // With no offline queue (connectRedisAuditLog), commands fail until the connection is ready.
   const connected = owned && redis.status !== "ready" ? new Promise<void>((resolve) => redis.once("ready", () => resolve())) : Promise.resolve();
@@ -134,14 +153,10 @@ function buildLog(
           const parsed = AuditEntry.parse(entry);
           const at = Math.floor(now());
           await connected;
-          const args = [JSON.stringify(parsed), `${Math.max(0, at - retentionMs)}-0`, maxEvents, isDecision(parsed) ? "1" : "0"];
-          const written = await redisCall("EVALSHA append-audit-1.lua", scripts.appendAudit([key], args));
-          if (written === 0) {
-            await redisCall(
-              "MULTI drops",
-              redis.multi().hincrby(auditDrops, "events", 1).hsetnx(auditDrops, "firstAt", at).hset(auditDrops, "lastAt", at).exec(),
-            );
-          }
+          const token = parsed.token ?? "";
+          const share = parsed.token === undefined ? 0 : tokenShare;
+          const args = [JSON.stringify(parsed), Math.max(0, at - retentionMs), maxEvents, isDecision(parsed) ? "1" : "0", share, token, at, retentionMs];
+          await redisCall("EVALSHA append-audit-3.lua", scripts.appendAudit([key, auditDrops, auditShare(token)], args));
         })(),
         onUnavailable,
       ),
@@ -163,9 +178,8 @@ function buildLog(
         timeoutMs,
         (async () => {
           await connected;
-          const hash = await redisCall("HGETALL", redis.hgetall(auditDrops));
-          const parsed = StoredDrops.safeParse(hash);
-          return parsed.success ? (parsed.data satisfies AuditDrops) : undefined;
+          const [hash, before] = await Promise.all([redisCall("HGETALL", redis.hgetall(auditDrops)), redisCall("HGETALL", redis.hgetall(auditDropsBefore))]);
+          return dropsOf(hash, before);
         })(),
         onUnavailable,
       ),
@@ -176,12 +190,49 @@ function buildLog(
   };
 }
 
-/** The drops hash as Redis returns it (strings); an empty hash (nothing dropped) does not parse. */
-const StoredDrops = z.object({
+/** A count as the drops hash keeps it (strings); an absent one (nothing dropped) does not parse. */
+const StoredCount = z.object({
   events: z.coerce.number().int().positive(),
   firstAt: z.coerce.number().int(),
   lastAt: z.coerce.number().int(),
 });
+
+/** `hash`'s count under `field` (events → `field("events")`, …), when it has one. */
+function countIn(hash: Record<string, string>, field: (name: keyof AuditDropCount) => string): AuditDropCount | undefined {
+  const parsed = StoredCount.safeParse({ events: hash[field("events")], firstAt: hash[field("firstAt")], lastAt: hash[field("lastAt")] });
+  return parsed.success ? parsed.data : undefined;
+}
+
+const SHARE_EVENTS = "token_share:events:";
+
+/** The drops hash (lua/append-audit-3.lua lays it out) as AuditDrops, with `before` (the earlier hash: the cap's only) added to the cap's. */
+function dropsOf(hash: Record<string, string>, before: Record<string, string>): AuditDrops | undefined {
+  const earlier = countIn(before, (name) => name);
+  const causes: AuditDropCause[] = [];
+  const capped = merge(
+    countIn(hash, (name) => `cap:${name}`),
+    earlier,
+  );
+  if (capped) causes.push({ reason: "cap", ...capped });
+  const tokens = Object.keys(hash)
+    .filter((field) => field.startsWith(SHARE_EVENTS))
+    .map((field) => field.slice(SHARE_EVENTS.length))
+    .sort();
+  for (const token of tokens) {
+    const count = countIn(hash, (name) => `token_share:${name}:${token}`);
+    if (count) causes.push({ reason: "token_share", token, ...count });
+  }
+  const total = merge(
+    countIn(hash, (name) => name),
+    earlier,
+  );
+  return total && { ...total, causes };
+}
+
+function merge(a: AuditDropCount | undefined, b: AuditDropCount | undefined): AuditDropCount | undefined {
+  if (!a || !b) return a ?? b;
+  return { events: a.events + b.events, firstAt: Math.min(a.firstAt, b.firstAt), lastAt: Math.max(a.lastAt, b.lastAt) };
+}
 
 /** The event a stream entry holds, or undefined when it is not one. */
 function parseEntry(id: string, fields: string[]): AuditEvent | undefined {

@@ -29,7 +29,7 @@ const FILES = {
   useRule: "use-rule-1.lua",
   revokeRule: "revoke-rule-3.lua",
   setTally: "set-tally-1.lua",
-  appendAudit: "append-audit-1.lua",
+  appendAudit: "append-audit-3.lua",
   putSignIn: "put-sign-in-2.lua",
   putSession: "put-session-4.lua",
   takeSignIn: "take-sign-in-3.lua",

@@ -6,7 +6,7 @@
 import type { Config } from "../config/config.js";
 import { redisStartLine, redisWhere } from "../config/redis.js";
 import type { Logger } from "../logger.js";
-import type { AuditLog } from "../requests/audit.js";
+import { tokenShareOf, type AuditLog } from "../requests/audit.js";
 import type { RuleStore } from "../requests/rules.js";
 import type { SignInStore } from "../requests/sign-ins.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type RequestStore } from "../requests/store.js";
@@ -51,6 +51,7 @@ export async function openStorage(
 ): Promise<Storage> {
   const maxEvents = config.auditMaxEvents;
   const retentionMs = config.auditRetentionMs;
+  const tokenShare = tokenShareOf(maxEvents, config.tokens.length);
   const target = config.redis;
   if (given.store && given.auditLog && given.ruleStore && given.signInStore) {
     return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore, signInStore: given.signInStore };
@@ -70,7 +71,7 @@ export async function openStorage(
     const options = { logger, prefix: config.redisPrefix, onUnavailable, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
     return {
       store: given.store ?? connectRedisStore(target, options),
-      auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, retentionMs }),
+      auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, tokenShare, retentionMs }),
       ruleStore: given.ruleStore ?? connectRedisRuleStore(target, options),
       signInStore: given.signInStore ?? connectRedisSignInStore(target, options),
     };
@@ -82,7 +83,7 @@ export async function openStorage(
   }
   return {
     store: given.store ?? createMemoryStore(),
-    auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, retentionMs }),
+    auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, tokenShare, retentionMs }),
     ruleStore: given.ruleStore ?? createMemoryRuleStore(),
     signInStore: given.signInStore ?? createMemorySignInStore(),
   };

@@ -1,7 +1,8 @@
 /**
  * The AuditLog contract, run against every implementation (memory and the
  * Redis Stream) so they stay interchangeable: round trips, ids in append
- * order, retention by age, a cap no token can flush the record with, and reads by limit, `after` cursor, `since` time and
+ * order, retention by age, a cap no token can flush the record with, a share
+ * of it per agent token that no token can take another's room with, and reads by limit, `after` cursor, `since` time and
  * request id, alone and together. Time is real (the Redis log's ids come
  * from Redis's clock): `since` is taken from the ids the log assigned.
  */
@@ -10,8 +11,8 @@ import type { AuditEntry, AuditEvent, AuditLog } from "../../src/requests/audit.
 import { sleep } from "./until.js";
 import { ALICE } from "../fixtures/people.js";
 
-/** Builds a fresh, empty log capped at `maxEvents` (and keeping events `retentionMs`, when given); the suite closes it. */
-export type MakeAuditLog = (options: { maxEvents: number; retentionMs?: number }) => Promise<AuditLog>;
+/** Builds a fresh, empty log capped at `maxEvents` (with each token's `tokenShare` and keeping events `retentionMs`, when given); the suite closes it. */
+export type MakeAuditLog = (options: { maxEvents: number; tokenShare?: number; retentionMs?: number }) => Promise<AuditLog>;
 
 const T0 = 1_800_000_000_000;
 const UNICODE = 'héllo — 日本語 🚀 \u202Eright-to-left\u202C "quotes" \\ back\\slash \u0000 nul\nnew line';
@@ -30,8 +31,8 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       await Promise.all(opened.splice(0).map((log) => log.close()));
     });
 
-    async function open(maxEvents = 10_000, retentionMs?: number): Promise<AuditLog> {
-      const log = await makeLog({ maxEvents, ...(retentionMs === undefined ? {} : { retentionMs }) });
+    async function open(maxEvents = 10_000, retentionMs?: number, tokenShare?: number): Promise<AuditLog> {
+      const log = await makeLog({ maxEvents, ...(retentionMs === undefined ? {} : { retentionMs }), ...(tokenShare === undefined ? {} : { tokenShare }) });
       opened.push(log);
       return log;
     }
@@ -82,7 +83,7 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       expect(kept.map((e) => e.type)).toStrictEqual(["created", "posted", "reminded", "answered", "cancelled"]);
       expect(kept[4]!.person).toStrictEqual({ id: ALICE.id });
       const drops = await log.drops();
-      expect(drops).toMatchObject({ events: 2 });
+      expect(drops).toMatchObject({ events: 2, causes: [{ reason: "cap", events: 2 }] });
       expect(drops!.firstAt).toBeLessThanOrEqual(drops!.lastAt);
     });
 
@@ -96,6 +97,71 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       }
       expect((await log.read({ limit: 10, requestId: "deploy" })).map((e) => e.type)).toStrictEqual(["created", "answered"]);
       expect(await log.drops()).toMatchObject({ events: 22 });
+    });
+
+    it("one token past its share cannot keep another token's events out: its own are counted under token_share", async () => {
+      const log = await open(100, undefined, 50);
+      for (let i = 0; i < 60; i += 1) {
+        await log.append(entry({ type: "created", requestId: `noise-${i}`, token: "other-bot" }));
+        await log.append(entry({ type: "cancelled", requestId: `noise-${i}`, token: "other-bot" }));
+      }
+      for (const type of ["created", "posted", "reminded", "answered"] as const) await log.append(entry({ type, requestId: "deploy" }));
+      expect((await log.read({ limit: 10, requestId: "deploy" })).map((e) => e.type)).toStrictEqual(["created", "posted", "reminded", "answered"]);
+      expect((await log.read({ limit: 200 })).filter((e) => e.token === "other-bot")).toHaveLength(50);
+      const drops = await log.drops();
+      expect(drops).toMatchObject({ events: 70, causes: [{ reason: "token_share", token: "other-bot", events: 70 }] });
+      expect(drops!.causes[0]!.firstAt).toBeLessThanOrEqual(drops!.causes[0]!.lastAt);
+    });
+
+    it("writes a token's decisions past its share, and does not count them in it", async () => {
+      const log = await open(100, undefined, 1);
+      await log.append(entry({ type: "answered", person: { id: ALICE.id } }));
+      await log.append(entry({ type: "created" }));
+      await log.append(entry({ type: "posted" }));
+      for (const type of ["approval", "refused", "rule_created", "rule_used", "rule_revoked", "extended"] as const) await log.append(entry({ type }));
+      await log.append(entry({ type: "cancelled", person: { id: ALICE.id } }));
+      await log.append(entry({ type: "cancelled" }));
+      expect((await log.read({ limit: 20 })).map((e) => e.type)).toStrictEqual([
+        "answered",
+        "created",
+        "approval",
+        "refused",
+        "rule_created",
+        "rule_used",
+        "rule_revoked",
+        "extended",
+        "cancelled",
+      ]);
+      expect(await log.drops()).toMatchObject({ events: 2, causes: [{ reason: "token_share", token: "ci-bot", events: 2 }] });
+    });
+
+    it("gives a token its share back as its events age out of the retention", async () => {
+      const log = await open(100, 300, 2);
+      await log.append(entry({ requestId: "old-1" }));
+      await log.append(entry({ requestId: "old-2" }));
+      await log.append(entry({ requestId: "kept-out" }));
+      await sleep(400);
+      await log.append(entry({ requestId: "new-1" }));
+      await log.append(entry({ requestId: "new-2" }));
+      await log.append(entry({ requestId: "new-3" }));
+      expect((await log.read({ limit: 10 })).map((e) => e.requestId)).toStrictEqual(["new-1", "new-2"]);
+      expect(await log.drops()).toMatchObject({ events: 2, causes: [{ reason: "token_share", token: "ci-bot", events: 2 }] });
+    });
+
+    it("says why each event was kept out: the cap's first, then each token past its share, by name", async () => {
+      const log = await open(5, undefined, 2);
+      for (const token of ["zeta", "zeta", "zeta", "alpha", "alpha", "alpha"]) await log.append(entry({ token }));
+      const { token: _none, ...tokenless } = entry({ requestId: "no-token" });
+      await log.append(tokenless);
+      await log.append(tokenless);
+      const drops = await log.drops();
+      expect(drops).toMatchObject({ events: 3 });
+      expect(drops!.causes.map(({ reason, token, events }) => ({ reason, token, events }))).toStrictEqual([
+        { reason: "cap", token: undefined, events: 1 },
+        { reason: "token_share", token: "alpha", events: 1 },
+        { reason: "token_share", token: "zeta", events: 1 },
+      ]);
+      expect((await log.read({ limit: 10 })).map((e) => e.token)).toStrictEqual(["zeta", "zeta", "alpha", "alpha", undefined]);
     });
 
     it("lets events older than its retention go, and keeps the rest", async () => {

@@ -35,6 +35,8 @@ export function cookieOf(reply: Response, name: string): string | undefined {
 export interface ConsoleStream {
   /** Resolves with the first `event: request` (from the stream's start) whose request matches, waiting up to `timeoutMs` (1 s: the console's promise). */
   next(match: (request: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Every `event: request` from the stream's start, in order, after reading what arrives for `forMs` more. */
+  received(forMs?: number): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,19 @@ export async function consoleStream(url: string, cookie: string): Promise<Consol
   const reader = reply.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
+  // A read outlives a wait that gave up on it: the next wait takes it over, so no chunk is lost.
+  let reading: ReturnType<typeof reader.read> | undefined;
   const requests = () => [...text.matchAll(/^event: request\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+  /** Reads one chunk into `text`, waiting up to `ms`. */
+  const pull = async (ms: number) => {
+    reading ??= reader.read();
+    let timer: NodeJS.Timeout | undefined;
+    const chunk = await Promise.race([reading, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+    clearTimeout(timer);
+    if (!chunk) return;
+    reading = undefined;
+    if (chunk.value) text += decoder.decode(chunk.value, { stream: true });
+  };
   return {
     async next(match, timeoutMs = 1000) {
       const end = Date.now() + timeoutMs;
@@ -53,11 +67,13 @@ export async function consoleStream(url: string, cookie: string): Promise<Consol
         if (found) return found;
         const left = end - Date.now();
         if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms; the stream so far:\n${text}`);
-        let timer: NodeJS.Timeout | undefined;
-        const chunk = await Promise.race([reader.read(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), left)))]);
-        clearTimeout(timer);
-        if (chunk?.value) text += decoder.decode(chunk.value, { stream: true });
+        await pull(left);
       }
+    },
+    async received(forMs = 0) {
+      const end = Date.now() + forMs;
+      for (let left = forMs; left > 0; left = end - Date.now()) await pull(left);
+      return requests();
     },
     close: () => reader.cancel(),
   };

@@ -41,10 +41,23 @@ const ISO_TIME = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 /** Ids the relay issues are far shorter (requests.ts refuses longer ones as unknown). */
 const MAX_REQUEST_ID_LENGTH = 200;
 
-/** What the cap kept out, as the reply says it. */
-function droppedView({ events, firstAt, lastAt }: AuditDrops): NonNullable<AuditReply["dropped"]> {
-  const why = "the audit log was at RELAY_AUDIT_MAX_EVENTS, so events that record no person's decision were counted instead of written";
-  return { events, from: new Date(firstAt).toISOString(), to: new Date(lastAt).toISOString(), reason: why };
+/** What the cap and the tokens' shares kept out, as the reply says it: the totals, a sentence, and each cause. */
+function droppedView({ events, firstAt, lastAt, causes }: AuditDrops): NonNullable<AuditReply["dropped"]> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const why = causes.map((cause) =>
+    cause.reason === "cap"
+      ? `${cause.events} because the audit log was at RELAY_AUDIT_MAX_EVENTS`
+      : `${cause.events} because agent token ${cause.token} held its share of RELAY_AUDIT_MAX_EVENTS (token_share)`,
+  );
+  const reason = `events that record no person's decision were counted instead of written: ${why.join("; ") || `${events}`}`;
+  const views = causes.map(({ reason, token, events, firstAt, lastAt }) => ({
+    reason,
+    ...(token === undefined ? {} : { token }),
+    events,
+    from: iso(firstAt),
+    to: iso(lastAt),
+  }));
+  return { events, from: iso(firstAt), to: iso(lastAt), reason, causes: views };
 }
 
 /** `query` is the raw text after "?" ("" when none). */

@@ -5,7 +5,9 @@
  * store's prefix, shared by every instance on that Redis, and capped at
  * RELAY_AUDIT_MAX_EVENTS; a shutdown lets the appends in flight finish;
  * RELAY_AUDIT_EXPORT keeps a copy of every event in a file, the ones the cap
- * kept out included.
+ * kept out included; one agent token's flood costs only its own share of the
+ * log, never another token's events (memory, one Redis server and a Redis
+ * Cluster).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
@@ -16,7 +18,10 @@ import { AGENT_TOKEN, startFullRelay, type FullRelay } from "../../helpers/full-
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL } from "../../helpers/redis.js";
 import { startSlackWebApi } from "../../helpers/slack-web-api.js";
 import { until } from "../../helpers/until.js";
+import { runCli } from "../../helpers/cli.js";
+import { useTestCluster } from "../../helpers/store-backends.js";
 import { ALICE } from "../../fixtures/people.js";
+import { Action } from "../../../src/slack/ids.js";
 
 const ADMIN = { name: "ops", token: "tok_ops_relay_audit_0123456789" };
 const cleanups: Array<() => Promise<void>> = [];
@@ -28,6 +33,19 @@ async function start(env: Record<string, string> = {}, slack?: FullRelay["slack"
   const relay = await startFullRelay({ env: { RELAY_ADMIN_TOKENS: `${ADMIN.name}:${ADMIN.token}`, ...env }, ...(slack ? { slack } : {}) });
   cleanups.push(() => relay.close());
   return relay;
+}
+
+/** A fresh prefix on the test Redis, a connection to it and a Slack stand-in, all cleaned up after the test. */
+async function onTestRedis(): Promise<{ prefix: string; redis: ReturnType<typeof connectTestRedis>; slack: FullRelay["slack"] }> {
+  const prefix = `test-audit-${randomUUID().slice(0, 8)}`;
+  const redis = connectTestRedis();
+  const slack = await startSlackWebApi();
+  cleanups.push(async () => {
+    await slack.close();
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  });
+  return { prefix, redis, slack };
 }
 
 async function readAudit(
@@ -63,14 +81,7 @@ describe("the relay's audit log", () => {
   });
 
   it("with Redis: one stream under the prefix, held at its cap without losing old events, read by every instance, with the appends in flight kept at shutdown", async () => {
-    const prefix = `test-audit-${randomUUID().slice(0, 8)}`;
-    const redis = connectTestRedis();
-    const slack = await startSlackWebApi();
-    cleanups.push(async () => {
-      await slack.close();
-      await deleteKeysUnder(redis, prefix);
-      await redis.quit();
-    });
+    const { prefix, redis, slack } = await onTestRedis();
     const env = { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix, RELAY_AUDIT_MAX_EVENTS: "100" };
     const first = await start(env, slack);
     const second = await start(env, slack);
@@ -123,4 +134,71 @@ describe("the relay's audit log", () => {
       `RELAY_AUDIT_EXPORT: cannot append to ${missing} (ENOENT); give a file the relay's user may create and write, in a directory that exists`,
     );
   });
+
+  const flood =
+    "one agent token's flood of creates and cancels keeps none of another token's events out: past its share of the cap its own are counted under token_share";
+
+  it(`memory: ${flood}`, () => floodThenApprove({}));
+
+  it(`Redis: ${flood}`, async () => {
+    const { prefix, slack } = await onTestRedis();
+    await floodThenApprove({ REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix }, slack);
+  });
+
+  describe("on a Redis Cluster", () => {
+    const cluster = useTestCluster();
+    it(`Redis Cluster: ${flood}`, () => floodThenApprove({ REDIS_CLUSTER_NODES: cluster.cluster().nodes, REDIS_PREFIX: cluster.prefix() }));
+  });
 });
+
+/**
+ * The attack of issue 16: with the cap at 100 and two agent tokens, one
+ * (noisy-bot) creates and cancels 60 requests, then the other's request is
+ * approved in Slack. Its created, posted and answered events must all be in
+ * the log; noisy-bot holds its share (50) and the rest of its events are
+ * counted under token_share, which GET /v1/audit and `approval-relay audit` say.
+ */
+async function floodThenApprove(storeEnv: Record<string, string>, slack?: FullRelay["slack"]): Promise<void> {
+  const noisy = { name: "noisy-bot", token: "tok_noisy_bot_0123456789abcdef" };
+  const tokens = `${AGENT_TOKEN.name}:${AGENT_TOKEN.token},${noisy.name}:${noisy.token}`;
+  const relay = await start({ ...storeEnv, RELAY_AUDIT_MAX_EVENTS: "100", RELAY_TOKENS: tokens }, slack);
+  const create = async (token: string, command: string) => {
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const body = JSON.stringify({ kind: "step_gate", toolName: "Bash", input: { command } });
+    const response = await fetch(`${relay.url}/v1/requests`, { method: "POST", headers, body });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  };
+
+  for (let i = 0; i < 60; i += 1) {
+    const id = await create(noisy.token, `noise ${i}`);
+    const cancelled = await fetch(`${relay.url}/v1/requests/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${noisy.token}` } });
+    expect(cancelled.status).toBe(200);
+  }
+  await relay.service.idle();
+
+  const id = await create(AGENT_TOKEN.token, "deploy production");
+  const post = await relay.slack.waitFor("chat.postMessage", (args) => JSON.stringify(args.metadata ?? null).includes(id));
+  await relay.click({ channel: String(post.args.channel), ts: String(post.args.ts), text: "", blocks: post.args.blocks as unknown[] }, Action.stepYes);
+  await until(async () => ((await readAudit(relay, ADMIN.token, `?requestId=${id}`)).body.events ?? []).some((e) => e.type === "answered"), 5000, "the answer");
+
+  const read = await readAudit(relay, ADMIN.token, `?requestId=${id}`);
+  expect(read.body.events!.map((e) => e.type)).toStrictEqual(["created", "posted", "answered"]);
+  expect(read.body.events![2]).toMatchObject({ token: AGENT_TOKEN.name, person: { id: ALICE.id } });
+  expect(read.body.dropped).toMatchObject({ causes: [{ reason: "token_share", token: noisy.name }] });
+  expect(read.body.dropped!.reason).toContain(`agent token ${noisy.name} held its share`);
+  const all = await readAudit(relay, ADMIN.token, "?limit=1000");
+  expect(all.body.events!.filter((e) => e.token === noisy.name)).toHaveLength(50);
+
+  const cli = await runCli(["audit", "--request-id", id], { env: { RELAY_URL: relay.url, RELAY_TOKEN: ADMIN.token } });
+  expect(cli.code).toBe(0);
+  expect(
+    cli.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { type: string }).type),
+  ).toStrictEqual(["created", "posted", "answered"]);
+  expect(cli.stderr).toMatch(
+    /^approval-relay audit: \d+ events were not recorded from .+ agent token noisy-bot held its share of RELAY_AUDIT_MAX_EVENTS \(token_share\)\n$/,
+  );
+}

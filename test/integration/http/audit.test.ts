@@ -192,6 +192,7 @@ describe("an audit trail agents cannot flush", () => {
     const dropped = (mine.body as AuditReply).dropped;
     expect(dropped?.events).toBeGreaterThan(0);
     expect(dropped?.reason).toContain("RELAY_AUDIT_MAX_EVENTS");
+    expect(dropped?.causes).toStrictEqual([{ reason: "cap", events: dropped!.events, from: dropped!.from, to: dropped!.to }]);
   });
 
   it("says nothing was dropped when nothing was", async () => {

@@ -1,6 +1,7 @@
 /**
  * The Redis Stream audit log against the shared audit log contract on a real
- * Redis server, plus what only Redis has: the stream's layout, entries that
+ * Redis server and on a real Redis Cluster (where a script whose keys sit on
+ * two slots fails with CROSSSLOT), plus what only Redis has: the stream's layout, entries that
  * do not parse, connection ownership, and a Redis that refuses or never
  * answers (StoreUnavailableError within the bound).
  */
@@ -13,11 +14,15 @@ import { connectRedisAuditLog, createRedisAuditLog } from "../../../src/store/re
 import { entry, runAuditLogContract } from "../../helpers/audit-contract.js";
 import { freePort } from "../../helpers/ports.js";
 import { REDIS_TEST_URL, useTestRedis } from "../../helpers/redis.js";
+import { useTestCluster } from "../../helpers/store-backends.js";
 
 const testRedis = useTestRedis();
 const newPrefix = testRedis.prefix;
 
+const testCluster = useTestCluster();
+
 runAuditLogContract("redis", async (options) => createRedisAuditLog({ redis: testRedis.redis(), prefix: newPrefix(), ...options }));
+runAuditLogContract("redis cluster", async (options) => createRedisAuditLog({ redis: testCluster.redis(), prefix: testCluster.prefix(), ...options }));
 
 describe("redis audit log specifics", () => {
   let redis: Redis;
@@ -38,13 +43,35 @@ describe("redis audit log specifics", () => {
     expect((await log.read({ limit: 1 }))[0]!.id).toBe(id);
   });
 
-  it("holds the stream at exactly maxEvents entries of no decision, keeping the oldest, and counts the rest in <prefix>:audit:drops", async () => {
+  it("holds the stream at exactly maxEvents entries of no decision, keeping the oldest, and counts the rest in <prefix>:audit:{<prefix>:audit}:drops", async () => {
     const prefix = newPrefix();
     const log = createRedisAuditLog({ redis, prefix, maxEvents: 150 });
     for (let i = 0; i < 400; i += 1) await log.append(entry({ requestId: `req-${i}` }));
     expect(await redis.xlen(`${prefix}:audit`)).toBe(150);
     expect((await log.read({ limit: 1 }))[0]!.requestId).toBe("req-0");
-    expect(await redis.hget(`${prefix}:audit:drops`, "events")).toBe("250");
+    expect(await redis.hget(`${prefix}:audit:{${prefix}:audit}:drops`, "events")).toBe("250");
+  });
+
+  it("keeps what each token holds of its share in a list of its events' times (the ms of their ids), expiring with the retention", async () => {
+    const prefix = newPrefix();
+    const log = createRedisAuditLog({ redis, prefix, maxEvents: 100, tokenShare: 10, retentionMs: 60_000 });
+    await log.append(entry({ type: "created" }));
+    await log.append(entry({ type: "answered" }));
+    const shareKey = `${prefix}:audit:{${prefix}:audit}:share:ci-bot`;
+    const [created] = await log.read({ limit: 1 });
+    expect(await redis.lrange(shareKey, 0, -1)).toStrictEqual([created!.id.split("-")[0]]);
+    expect(await redis.pttl(shareKey)).toBeGreaterThan(50_000);
+  });
+
+  it("counts the drops an earlier relay recorded in <prefix>:audit:drops as the cap's", async () => {
+    const prefix = newPrefix();
+    await redis.hset(`${prefix}:audit:drops`, { events: 7, firstAt: 1_000, lastAt: 2_000 });
+    const log = createRedisAuditLog({ redis, prefix, maxEvents: 1 });
+    await log.append(entry({ type: "created" }));
+    await log.append(entry({ type: "posted" }));
+    const drops = await log.drops();
+    expect(drops).toMatchObject({ events: 8, firstAt: 1_000, causes: [{ reason: "cap", events: 8, firstAt: 1_000 }] });
+    expect(drops!.lastAt).toBeGreaterThan(2_000);
   });
 
   it("leaves out an entry that does not parse as an event, logs it, and reads on past it", async () => {

@@ -96,6 +96,12 @@ describe("the tagged layout (Redis Cluster)", () => {
     expect([keys.audit, keys.ended]).toStrictEqual(["relay:audit", "relay:ended"]);
   });
 
+  it("puts the audit drops hash and every token's share on the audit stream's slot, one key per token", () => {
+    const tags = [keys.audit, keys.auditDrops, keys.auditShare("ci-bot"), keys.auditShare("{laptop}:x")].map(tagOf);
+    expect(new Set(tags)).toStrictEqual(new Set(["relay:audit"]));
+    expect(keys.auditShare("ci-bot")).not.toBe(keys.auditShare("laptop"));
+  });
+
   it("places agent tokens on different shards, each always on the same one", () => {
     const shards = new Set(Array.from({ length: 64 }, (_, i) => keys.shardOfToken(`agent-${i}`)));
     expect(shards.size).toBeGreaterThan(CLUSTER_SHARDS / 2);
