@@ -10,6 +10,11 @@
  * click every millisecond cost 100 writes per window, not 300 per click: the
  * writes, not the reads, were what slowed the agents' clicks
  * (docs/performance.md).
+ *
+ * A stream whose reader stopped reading (a suspended laptop, a stalled
+ * proxy) would hold every later change in memory; past MAX_BUFFERED_BYTES
+ * waiting to be sent it is cut instead. That loses nothing: the page reads
+ * the queue again whenever its stream reconnects (ui/console/app.js).
  */
 import type { ServerResponse } from "node:http";
 import type { Logger } from "../logger.js";
@@ -24,10 +29,14 @@ export interface ConsoleFeedDeps {
   logger: Logger;
   /** How long changes gather into one write per stream (ms); default WINDOW_MS. */
   windowMs?: number;
+  /** Bytes a stream may have waiting to be sent before it is cut; default MAX_BUFFERED_BYTES. */
+  maxBufferedBytes?: number;
 }
 
 /** The flush window (ms): well under the second a change may take to show (issue 17.2). */
 export const WINDOW_MS = 100;
+/** What a stream that is not being read may hold back before it is cut (bytes): many flushes of a busy queue. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** How often an idle stream gets a comment, so proxies do not cut it (ms). */
 const KEEPALIVE_MS = 15_000;
 
@@ -36,6 +45,7 @@ export class ConsoleFeed {
   /** Changed since the last flush, in the order of their last change. */
   private readonly due = new Set<string>();
   private readonly windowMs: number;
+  private readonly maxBufferedBytes: number;
   /** Set while a window is open: changes wait for it to close. */
   private window: NodeJS.Timeout | undefined;
   /** The flush under way: the next one waits for it, so the streams get states in order. */
@@ -45,6 +55,7 @@ export class ConsoleFeed {
 
   constructor(private readonly deps: ConsoleFeedDeps) {
     this.windowMs = deps.windowMs ?? WINDOW_MS;
+    this.maxBufferedBytes = deps.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   }
 
   /** Starts `res` as an event stream; it leaves the feed when it closes. */
@@ -125,6 +136,17 @@ export class ConsoleFeed {
   }
 
   private write(chunk: string | Buffer): void {
-    for (const res of this.streams) if (!res.writableEnded) res.write(chunk);
+    for (const res of this.streams) {
+      if (res.writableEnded) continue;
+      if (res.writableLength > this.maxBufferedBytes) {
+        this.deps.logger.info(
+          { bufferedBytes: res.writableLength },
+          "console: a stream that is not being read was cut (its page reads the queue again when it reconnects)",
+        );
+        res.destroy();
+        continue;
+      }
+      res.write(chunk);
+    }
   }
 }

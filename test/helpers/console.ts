@@ -5,11 +5,19 @@
  * followed by hand, the cookies carried), calls with the session's CSRF
  * token, and the live stream read as events arrive.
  */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { expect } from "vitest";
 import { CLIENT_ID } from "./slack-openid.js";
 import type { SlackWebApiStandIn } from "./slack-web-api.js";
+import { until } from "./until.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** GET with a Host of our choosing (fetch does not let a caller set it); resolves with the status. */
 export function getWithHost(url: string, path: string, host: string): Promise<number> {
@@ -48,7 +56,8 @@ export async function consoleStream(url: string, cookie: string): Promise<Consol
   let text = "";
   // A read outlives a wait that gave up on it: the next wait takes it over, so no chunk is lost.
   let reading: ReturnType<typeof reader.read> | undefined;
-  const requests = () => [...text.matchAll(/^event: request\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+  // Whole events only (a blank line ends each): a large one may still be arriving.
+  const requests = () => [...text.matchAll(/^event: request\ndata: (.*)\n\n/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
   /** Reads one chunk into `text`, waiting up to `ms`. */
   const pull = async (ms: number) => {
     reading ??= reader.read();
@@ -136,4 +145,46 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
+}
+
+/** The relay as `npm start` runs it with no Slack settings, and the sign-in link it printed. */
+export interface LocalRelay {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** The single-use sign-in link from the start log. */
+  link: string;
+  /** Stops the relay (SIGTERM to its process group) and removes its state directory. */
+  stop(): Promise<void>;
+}
+
+/** Starts `npm start` in local mode on `port` (built first), with its own state directory and `env` added. */
+export async function startLocalRelay(port: number, env: Record<string, string>): Promise<LocalRelay> {
+  const built = spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", ""], { cwd: ROOT, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stderr}`);
+  const stateHome = mkdtempSync(join(tmpdir(), "console-local-"));
+  const child = spawn("npm", ["start"], {
+    cwd: ROOT,
+    detached: true,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), PORT: String(port), XDG_STATE_HOME: stateHome, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const stop = async () => {
+    if (child.pid && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid, "SIGTERM");
+      await exited;
+    }
+    rmSync(stateHome, { recursive: true, force: true });
+  };
+  try {
+    await until(() => /\/console\/signin#/.test(output), 30_000, `the sign-in link; output:\n${output}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const link = /(https?:\/\/[^\s/]+\/console\/signin#[\w-]+)/.exec(output)![1]!;
+  return { url: `http://127.0.0.1:${port}`, link, stop };
 }

@@ -196,13 +196,39 @@ function outcome(request) {
   return `${request.status}${who}${took === undefined ? "" : ` after ${took} s`}`;
 }
 
-/** Server-sent changes, applied together at most every 50 ms: a burst (a thousand creates) renders once, not once each. */
+/**
+ * Server-sent changes, applied together at most every 50 ms: a burst (a
+ * thousand creates) renders once, not once each. Every time the stream
+ * (re)opens, the queue is read again, so what changed while there was no
+ * stream (a network blip, a proxy's idle cut, a relay restart) still shows;
+ * a request the stream spoke of since that read began keeps the stream's
+ * state, and one no longer pending nor listed leaves the queue.
+ */
 function useLiveRequests(session) {
   const [requests, setRequests] = useState(new Map());
   useEffect(() => {
     if (!session) return undefined;
     let pending = [];
     let timer;
+    let touched = new Set();
+    let opens = 0;
+    const reread = async () => {
+      const seen = (touched = new Set());
+      let listed;
+      try {
+        listed = await call("/requests");
+      } catch {
+        return;
+      }
+      const fresh = [...listed.pending, ...listed.ended].filter((r) => !seen.has(r.id));
+      const ids = new Set(fresh.map((r) => r.id));
+      setRequests((old) => {
+        const next = new Map(old);
+        for (const [id, r] of old) if (r.status === "pending" && !ids.has(id) && !seen.has(id)) next.delete(id);
+        for (const r of fresh) next.set(r.id, r);
+        return next;
+      });
+    };
     const flush = () => {
       timer = undefined;
       const changed = pending;
@@ -214,8 +240,14 @@ function useLiveRequests(session) {
       });
     };
     const source = new EventSource(`${API}/events`);
+    // The first open follows the page's own read of the queue (session.listed); each later one is a reconnect.
+    source.addEventListener("open", () => {
+      opens += 1;
+      if (opens > 1) reread();
+    });
     source.addEventListener("request", (event) => {
       const request = JSON.parse(event.data);
+      touched.add(request.id);
       pending.push(request);
       timer ??= setTimeout(flush, 50);
       if (request.status === "pending" && !session.readOnly && globalThis.Notification?.permission === "granted" && document.hidden)

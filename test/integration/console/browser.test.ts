@@ -6,62 +6,30 @@
  * the waiting agent gets the exact decision; agent-supplied markup shows as
  * text and runs nothing.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
-import { CHROMIUM, launchChromium } from "../../helpers/console.js";
+import { CHROMIUM, launchChromium, startLocalRelay, type LocalRelay } from "../../helpers/console.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../helpers/ports.js";
 import { until } from "../../helpers/until.js";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
 const TOKEN = "tok_browser_0123456789abcdef";
 
-let child: ChildProcess;
+let relay: LocalRelay;
 let browser: Browser;
 let url: string;
 let link: string;
-let stateHome: string;
 
 beforeAll(async () => {
-  const built = spawnSync(process.execPath, ["--import", "./scripts/ensure-build.mjs", "-e", ""], { cwd: root, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stderr}`);
-  stateHome = mkdtempSync(join(tmpdir(), "console-browser-"));
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  child = spawn("npm", ["start"], {
-    cwd: root,
-    detached: true,
-    // 1,000 pending from one token within seconds (17.7): above the default per-token cap (200) and create rate (600 a minute).
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? tmpdir(),
-      PORT: String(port),
-      XDG_STATE_HOME: stateHome,
-      RELAY_TOKENS: `ci:${TOKEN}`,
-      RELAY_MAX_PENDING_PER_TOKEN: "2000",
-      RELAY_CREATE_RATE_LIMIT: "5000",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  await until(() => /\/console\/signin#/.test(output), 30_000, `the sign-in link; output:\n${output}`);
-  link = /(http:\/\/127\.0\.0\.1:\d+\/console\/signin#[\w-]+)/.exec(output)![1]!;
+  // 1,000 pending from one token within seconds (17.7): above the default per-token cap (200) and create rate (600 a minute).
+  relay = await startLocalRelay(await freePort(), { RELAY_TOKENS: `ci:${TOKEN}`, RELAY_MAX_PENDING_PER_TOKEN: "2000", RELAY_CREATE_RATE_LIMIT: "5000" });
+  ({ url, link } = relay);
   browser = await launchChromium();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (child?.pid) {
-    process.kill(-child.pid, "SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
-  }
-  rmSync(stateHome, { recursive: true, force: true });
+  await relay?.stop();
 });
 
 async function create(body: Record<string, unknown>): Promise<string> {

@@ -8,13 +8,14 @@
  */
 import { EventEmitter } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConsoleFeed } from "../../../src/console/feed.js";
 import { createLogger } from "../../../src/logger.js";
 import type { RequestRecord } from "../../../src/requests/model.js";
 import { stepGateRecord } from "../../fixtures/records.js";
 import { consoleStream, type ConsoleStream } from "../../helpers/console.js";
+import { until } from "../../helpers/until.js";
 
 const WINDOW_MS = 500;
 let server: Server | undefined;
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 /** A feed on a real server: `set` changes a request (its version is the record's expiresAt); `writes` counts each stream's writes after its opening. */
-async function start(options: { readDelayMs?: (id: string, version: number) => number } = {}) {
+async function start(options: { readDelayMs?: (id: string, version: number) => number; windowMs?: number; maxBufferedBytes?: number; padding?: number } = {}) {
   const versions = new Map<string, number>();
   const changes = new EventEmitter();
   const writes: number[] = [];
@@ -41,9 +42,10 @@ async function start(options: { readDelayMs?: (id: string, version: number) => n
       await new Promise((resolve) => setTimeout(resolve, options.readDelayMs?.(id, version) ?? 0));
       return record;
     },
-    render: async (record) => ({ id: record.id, version: record.expiresAt }),
+    render: async (record) => ({ id: record.id, version: record.expiresAt, ...(options.padding ? { padding: "x".repeat(options.padding) } : {}) }),
     logger: createLogger({ level: "error", write: () => {} }),
-    windowMs: WINDOW_MS,
+    windowMs: options.windowMs ?? WINDOW_MS,
+    ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
   });
   const opened: Array<() => void> = [];
   server = createServer((_req, res: ServerResponse) => {
@@ -68,7 +70,7 @@ async function start(options: { readDelayMs?: (id: string, version: number) => n
     await added;
     return stream;
   };
-  return { set, open, writes };
+  return { set, open, writes, url };
 }
 
 describe("the console feed's flush window", () => {
@@ -106,5 +108,37 @@ describe("the console feed's flush window", () => {
       { id: "a", version: 2 },
     ]);
     await stream.close();
+  });
+
+  it("a stream that is not being read is cut once its backlog passes the bound, and the streams that read go on", async () => {
+    const { set, url } = await start({ windowMs: 5, maxBufferedBytes: 256 * 1024, padding: 256 * 1024 });
+    // One client reads everything as it comes (counting bytes); another sends its request and never reads a byte.
+    const reader = (await fetch(`${url}/console/api/events`)).body!.getReader();
+    let readBytes = 0;
+    let readerEnded = false;
+    void (async () => {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) readBytes += chunk.value.length;
+      readerEnded = true;
+    })().catch(() => (readerEnded = true));
+    const stalled = connect({ host: "127.0.0.1", port: Number(new URL(url).port) });
+    stalled.pause();
+    stalled.on("error", () => {});
+    stalled.write("GET /console/api/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+    const connections = () => new Promise<number>((resolve, reject) => server!.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    await until(async () => (await connections()) === 2, 2000, "both streams open");
+    // About 256 KB a change: the kernel's buffers fill first, then the server's backlog passes the bound and it cuts the stream.
+    let cut = false;
+    for (let version = 1; !cut && version <= 400; version += 1) {
+      set("a", version);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      cut = (await connections()) === 1;
+    }
+    expect(cut).toBe(true);
+    const before = readBytes;
+    set("b", 1);
+    await until(() => readBytes > before, 2000, "the reading stream gets the next change");
+    expect(readerEnded).toBe(false);
+    await reader.cancel();
+    stalled.destroy();
   });
 });
