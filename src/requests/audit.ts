@@ -120,6 +120,12 @@ export function tokenShareOf(maxEvents: number, agentTokens: number): number {
   return Math.max(1, Math.floor(maxEvents / Math.max(1, agentTokens)));
 }
 
+/** Two counts of events not written as one (undefined: none). */
+export function addDropCounts(a: AuditDropCount | undefined, b: AuditDropCount | undefined): AuditDropCount | undefined {
+  if (!a || !b) return a ?? b;
+  return { events: a.events + b.events, firstAt: Math.min(a.firstAt, b.firstAt), lastAt: Math.max(a.lastAt, b.lastAt) };
+}
+
 /** Adds one event not written at `at` to `count` (undefined: the first). */
 export function countDrop(count: AuditDropCount | undefined, at: number): AuditDropCount {
   return { events: (count?.events ?? 0) + 1, firstAt: count?.firstAt ?? at, lastAt: at };

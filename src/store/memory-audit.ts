@@ -58,14 +58,7 @@ export function createMemoryAuditLog({
   /** Index of the first event at or after the query's start (events are in id order). */
   function firstIndex(query: AuditQuery): number {
     const start = readStart(query);
-    let low = 0;
-    let high = events.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (isAtOrAfter(events[middle]!.id, start)) high = middle;
-      else low = middle + 1;
-    }
-    return low;
+    return lowerBound(events.length, (i) => isAtOrAfter(events[i]!.id, start));
   }
 
   return {
@@ -77,7 +70,9 @@ export function createMemoryAuditLog({
       if (expired > 0) events.splice(0, expired);
       const token = parsed.token;
       const times = token === undefined ? undefined : held.get(token);
-      while (times !== undefined && times.length > 0 && times[0]! < cutoff) times.shift();
+      // One splice, not a shift per time: a token back after a long quiet may have its whole share to let go.
+      const gone = times === undefined ? 0 : lowerBound(times.length, (i) => times[i]! >= cutoff);
+      if (gone > 0) times!.splice(0, gone);
       if (!isDecision(parsed)) {
         const atCap = events.length >= maxEvents;
         if (atCap || (token !== undefined && (times?.length ?? 0) >= tokenShare)) {
@@ -110,4 +105,16 @@ export function createMemoryAuditLog({
 
     async close() {},
   };
+}
+
+/** The first index in [0, length) for which `atOrAfter` holds, where it holds from some index on (sorted data); `length` when none. */
+function lowerBound(length: number, atOrAfter: (index: number) => boolean): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (atOrAfter(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

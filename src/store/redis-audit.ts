@@ -30,6 +30,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { z } from "zod";
 import {
   AuditEntry,
+  addDropCounts,
   AuditEvent,
   DEFAULT_AUDIT_RETENTION_MS,
   isDecision,
@@ -209,7 +210,7 @@ const SHARE_EVENTS = "token_share:events:";
 function dropsOf(hash: Record<string, string>, before: Record<string, string>): AuditDrops | undefined {
   const earlier = countIn(before, (name) => name);
   const causes: AuditDropCause[] = [];
-  const capped = merge(
+  const capped = addDropCounts(
     countIn(hash, (name) => `cap:${name}`),
     earlier,
   );
@@ -222,16 +223,11 @@ function dropsOf(hash: Record<string, string>, before: Record<string, string>): 
     const count = countIn(hash, (name) => `token_share:${name}:${token}`);
     if (count) causes.push({ reason: "token_share", token, ...count });
   }
-  const total = merge(
+  const total = addDropCounts(
     countIn(hash, (name) => name),
     earlier,
   );
   return total && { ...total, causes };
-}
-
-function merge(a: AuditDropCount | undefined, b: AuditDropCount | undefined): AuditDropCount | undefined {
-  if (!a || !b) return a ?? b;
-  return { events: a.events + b.events, firstAt: Math.min(a.firstAt, b.firstAt), lastAt: Math.max(a.lastAt, b.lastAt) };
 }
 
 /** The event a stream entry holds, or undefined when it is not one. */
