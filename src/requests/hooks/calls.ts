@@ -186,6 +186,10 @@ export class HookCalls {
         if (cancelled?.outcome === "already_ended") return hookOutput(event, cancelled.record);
         return denyOutput(event, `${SHUTDOWN_REASON}, so the tool call was denied.`);
       }
+      if (record?.status === "pending" && !call.gone.aborted && !this.holders.has(record.id) && record.expiresAt <= this.now()) {
+        // The hold ran to the request's own deadline and read it just before the expiry was written (a busy loop fires timers early): expire it, as the sweep would.
+        record = await this.service.getExpiringIfOverdue(record.id);
+      }
       if (record?.status === "pending" && !call.gone.aborted && !this.holders.has(record.id)) {
         // The call's deadline came before the request's (it was stored late, through a store outage): end it with the call.
         const result = await this.service.cancel(record.id, "relay", LATE_REASON);

@@ -122,3 +122,24 @@ describe("while the relay drains before shutting down", () => {
     expect(hookCalls.held).toBe(0);
   });
 });
+
+describe("when no one answers before the request's deadline", () => {
+  it("a hold that read the request just before its expiry was written expires it, and the call gets the no-one-answered deny, not a late cancel", async () => {
+    const { service, messenger, hookCalls } = setup();
+    // A busy event loop fires the hold's timer a little early: its last read sees the request pending, and by the time the hold ends the deadline has passed.
+    service.wait = async (id, waitMs) => {
+      const read = await service.get(id);
+      await new Promise((resolve) => setTimeout(resolve, waitMs + 20));
+      return read;
+    };
+    const answer = await hookCalls.answer(call({ timeoutSeconds: 3 }));
+    expect(answer).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "No one answered in Slack within 1 second, so the tool call was denied.",
+      },
+    });
+    expect(await service.get(messenger.posts[0]!.id)).toMatchObject({ status: "expired" });
+  });
+});
