@@ -155,6 +155,13 @@ describe("approval-relay serve", () => {
     expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
   });
 
+  it("when RELAY_CONSOLE_SESSION_TTL is no lifetime, it exits 1 before listening, with one line naming it and saying how to write one", async () => {
+    const port = await freePort();
+    const result = await runCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), RELAY_CONSOLE_SESSION_TTL: "forever" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^approval-relay serve: RELAY_CONSOLE_SESSION_TTL is invalid: .*such as 12h, from 5m to 30d\n$/);
+  });
+
   it("when the config file holds a misspelt key (METRICS_TOKN), it exits 1 before listening, with one line naming it and the key meant", async () => {
     const port = await freePort();
     const file = configFile(`METRICS_TOKN: metrics-scraper-0123456789abcdef\nLOG_LEVEL: warn\n`);
