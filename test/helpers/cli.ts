@@ -163,6 +163,13 @@ export function startCliOnTerminal(args: string[], env: Record<string, string> =
 }
 
 /**
+ * The timeout of a test in a describe.concurrent block of CLI tests: each spawns one to three processes, five tests
+ * at a time (vitest's maxConcurrency), so on a busy 2-core CI machine a test shares the CPU with a dozen node
+ * processes; the default 20 s was once too little for two spawns in a row.
+ */
+export const CONCURRENT_CLI_TIMEOUT_MS = 60_000;
+
+/**
  * A test with its own relay stand-in and the environment that points the CLI
  * at it, so CLI tests can run concurrently (each spawn costs a second).
  */

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { describe } from "vitest";
 import { type RelayStandIn, TOKEN } from "../../helpers/relay-stand-in.js";
-import { cliTest as it, runCli, startCli, startCliOnTerminal } from "../../helpers/cli.js";
+import { CONCURRENT_CLI_TIMEOUT_MS, cliTest as it, runCli, startCli, startCliOnTerminal } from "../../helpers/cli.js";
 
 /** What the countdown writes before each rewrite of its line: carriage return, then ANSI "erase line". */
 const CLEAR_LINE = "\r\x1b[2K";
@@ -24,7 +24,7 @@ async function askEnded(relay: RelayStandIn, env: Record<string, string>, status
   return run;
 }
 
-describe.concurrent("approval-relay ask", () => {
+describe.concurrent("approval-relay ask", { timeout: CONCURRENT_CLI_TIMEOUT_MS }, () => {
   it("when the person answers yes, it exits 0 and the request was one confirm question with the given channel, title and timeout", async ({
     relay,
     env,
@@ -266,7 +266,7 @@ describe.concurrent("approval-relay ask", () => {
   }
 });
 
-describe.concurrent("approval-relay", () => {
+describe.concurrent("approval-relay", { timeout: CONCURRENT_CLI_TIMEOUT_MS }, () => {
   it("when the command is unknown, it exits 3 with the usage on stderr", async ({ env, expect }) => {
     const result = await runCli(["deploy"], { env });
     expect(result.code).toBe(3);

@@ -5,7 +5,7 @@
  * an unreachable relay, a reply that is not the API's).
  */
 import { describe } from "vitest";
-import { cliTest as it, runCli } from "../../helpers/cli.js";
+import { CONCURRENT_CLI_TIMEOUT_MS, cliTest as it, runCli } from "../../helpers/cli.js";
 import { error, type RelayStandIn, type StandInAuditEvent } from "../../helpers/relay-stand-in.js";
 import { ALICE } from "../../fixtures/people.js";
 
@@ -23,7 +23,7 @@ function fill(relay: RelayStandIn, count: number): StandInAuditEvent[] {
 const auditCalls = (relay: RelayStandIn) => relay.callsTo("GET", "/v1/audit");
 const lines = (text: string) => text.split("\n").filter(Boolean);
 
-describe.concurrent("approval-relay audit", () => {
+describe.concurrent("approval-relay audit", { timeout: CONCURRENT_CLI_TIMEOUT_MS }, () => {
   it("prints every event as one JSON line, oldest first, reading with the token from RELAY_TOKEN", async ({ relay, env, expect }) => {
     const events = fill(relay, 3);
     events[1] = event(1, { type: "answered", person: ALICE, status: "answered", reason: "allowed" });

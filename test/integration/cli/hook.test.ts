@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
 import { error, TOKEN } from "../../helpers/relay-stand-in.js";
-import { cliTest as it, runCli } from "../../helpers/cli.js";
+import { CONCURRENT_CLI_TIMEOUT_MS, cliTest as it, runCli } from "../../helpers/cli.js";
 
 /** Hook input as Claude Code writes it on a command hook's stdin. */
 const preToolUse = {
@@ -36,7 +36,7 @@ const preToolUseDeny = (reason: RegExp) => ({
   hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(reason) },
 });
 
-describe.concurrent("approval-relay hook", () => {
+describe.concurrent("approval-relay hook", { timeout: CONCURRENT_CLI_TIMEOUT_MS }, () => {
   it("when the relay answers a PreToolUse hook, its JSON is printed and the hook input reached it unchanged with the timeout", async ({
     relay,
     env,
