@@ -157,7 +157,7 @@ describe("approval-relay serve", () => {
 
   it("when RELAY_CONSOLE_SESSION_TTL is no lifetime, it exits 1 before listening, with one line naming it and saying how to write one", async () => {
     const port = await freePort();
-    const result = await runCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), RELAY_CONSOLE_SESSION_TTL: "forever" } });
+    const result = await runCli(["serve"], { whole: true, env: { ...relayEnv(), PORT: String(port), RELAY_CONSOLE_SESSION_TTL: "forever" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^approval-relay serve: RELAY_CONSOLE_SESSION_TTL is invalid: .*such as 12h, from 5m to 30d\n$/);
   });
