@@ -9,7 +9,9 @@
  * sessions past their bound end their oldest; once Redis holds as many
  * started ones as it may, both refuse another with a 429; and on a real
  * Redis Cluster of the file's own, a link, its session and a sign-out hold
- * across two instances, with each kind's keys on one master.
+ * across two instances, with each kind's keys on one master. The session
+ * lifetime and each person's bound follow RELAY_CONSOLE_SESSION_TTL and
+ * RELAY_CONSOLE_SESSIONS_PER_PERSON, in Redis and in memory.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -271,6 +273,25 @@ describe("console sign-ins across instances (Redis)", () => {
     expect([...a.errors(), ...b.errors()]).toEqual([]);
     expect(a.logs.some((line) => line.includes("as many sign-ins of this kind") && line.includes('"kind":"slack"'))).toBe(true);
   }, 60_000);
+});
+
+describe("console sign-ins in memory (no Redis)", () => {
+  it("with RELAY_CONSOLE_SESSIONS_PER_PERSON=1 a second sign-in of one person ends their first session; another person's stays", async () => {
+    const standIn = await startSlackWebApi();
+    slack = standIn;
+    closers.push(() => standIn.close());
+    const relay = await startFullRelay({
+      slack: standIn,
+      env: { SLACK_CLIENT_ID: CLIENT_ID, SLACK_CLIENT_SECRET: CLIENT_SECRET, RELAY_PUBLIC_URL: PUBLIC_URL, RELAY_CONSOLE_SESSIONS_PER_PERSON: "1" },
+    });
+    closers.push(() => relay.close());
+    const bob = await signInWithSlack(relay, PUBLIC_URL, { id: BOB.id, name: BOB.name! });
+    const first = await signInWithSlack(relay, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! });
+    const second = await signInWithSlack(relay, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! });
+    expect(await sessionStatus(relay.url, first.cookie)).toBe(401);
+    for (const cookie of [second.cookie, bob.cookie]) expect(await sessionStatus(relay.url, cookie)).toBe(200);
+    expect(relay.errors()).toEqual([]);
+  });
 });
 
 describe("console sign-ins across instances on a Redis Cluster", () => {
