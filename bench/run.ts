@@ -35,6 +35,7 @@ import { startRedisCluster, type RedisCluster } from "../test/helpers/redis-clus
 import { findRedisServer, startRedisServer, type RedisServer } from "../test/helpers/redis-server.js";
 import { randomBytes } from "node:crypto";
 import { runConsoles } from "./consoles.js";
+import { runConsoleRender } from "./console-render.js";
 import { runFair } from "./fair.js";
 import { runHook } from "./hook.js";
 import { runLatency } from "./latency.js";
@@ -61,6 +62,7 @@ const PROFILES = {
     fair: { flood: 90, timeoutSeconds: 45 },
     policy: { n: 1000, warmup: 200, rounds: 3 },
     consoles: { n: 300, warmup: 100, rounds: 3, clients: 100 },
+    consoleRender: { n: 1000, rounds: 5 },
   },
   quick: {
     latency: { n: 100, warmup: 20, rounds: 2, paced: { n: 5, idleMs: 1000 } },
@@ -71,6 +73,7 @@ const PROFILES = {
     fair: { flood: 20, timeoutSeconds: 20 },
     policy: { n: 100, warmup: 20, rounds: 2 },
     consoles: { n: 50, warmup: 10, rounds: 2, clients: 100 },
+    consoleRender: { n: 1000, rounds: 2 },
   },
 };
 
@@ -254,6 +257,16 @@ async function runStore(store: StoreName, options: ReturnType<typeof parseOption
       const message = error instanceof Error ? error.message : String(error);
       log(`failed: ${message}`);
       results.problems.push(`${scenario} not measured: ${message.split("\n")[0]}`);
+    }
+    // The console's own page, once per run (local mode has the memory store whatever store is measured): with the first store.
+    if (scenario === "consoles" && store === options.stores[0]) {
+      try {
+        results.consoleRender = await runConsoleRender(settings.consoleRender, progress("console render"));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        progress("console render")(`failed: ${message}`);
+        results.problems.push(`console render not measured: ${message.split("\n")[0]}`);
+      }
     }
   }
   return results;

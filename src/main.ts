@@ -164,7 +164,7 @@ export async function buildRelay(config: Config, overrides: RelayOverrides = {})
   const callbacks = callbackWorker(config, { store, tokens, metrics, logger, now }, overrides.callbacks);
   const slack = side ? { app: side.app(service), side } : undefined;
   // The console's sign-ins are kept in the store: any instance serves any signed-in person.
-  const consoleSessions = new ConsoleSessions({ store: storage.signInStore, now });
+  const consoleSessions = new ConsoleSessions({ store: storage.signInStore, now, sessionTtlMs: config.consoleSessionTtlMs });
   const hookCalls = new HookCalls({ service, logger, now });
   metrics.watch({ service, hookCalls, store, queue });
   const http = httpSide({

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { isAbortError, RelayClientError } from "../client/errors.js";
 import { exchange, parseWith } from "../client/transport.js";
 import { AUDIT_LIMITS, AuditReply, type AuditEventView } from "../protocol/operator.js";
+import { auditDroppedText } from "../protocol/texts.js";
 import { visibleJson } from "../protocol/visible-text.js";
 import { Backoff } from "../protocol/timing.js";
 import { describeError } from "./ask.js";
@@ -67,7 +68,7 @@ export async function audit(args: string[], io: CliIo): Promise<number> {
       dropped = page.dropped;
     } while (after !== undefined && (limit === undefined || printed < limit));
     // On stderr, so the jsonl or csv on stdout stays data only.
-    if (dropped) io.stderr.write(`approval-relay audit: ${dropped.events} events were not recorded from ${dropped.from} to ${dropped.to}: ${dropped.reason}\n`);
+    if (dropped) io.stderr.write(`approval-relay audit: ${auditDroppedText(dropped)}\n`);
   } catch (error) {
     io.stderr.write(`approval-relay audit: ${isAbortError(error) ? "interrupted" : describeError(error)}\n`);
     return EXIT.error;

@@ -96,6 +96,10 @@ export function configSchema(file: Pick<ConfigFile, "routes" | "default">) {
       publicUrl: v.RELAY_PUBLIC_URL,
       /** Sign in with Slack to the console: the app's client id and secret; undefined → off. */
       slackSignIn: v.SLACK_CLIENT_ID && v.SLACK_CLIENT_SECRET ? { clientId: v.SLACK_CLIENT_ID, clientSecret: v.SLACK_CLIENT_SECRET } : undefined,
+      /** RELAY_CONSOLE_SESSION_TTL: how long a console session lasts, in milliseconds. */
+      consoleSessionTtlMs: v.RELAY_CONSOLE_SESSION_TTL,
+      /** RELAY_CONSOLE_SESSIONS_PER_PERSON: most answering console sessions one person holds at once. */
+      consoleSessionsPerPerson: v.RELAY_CONSOLE_SESSIONS_PER_PERSON,
       /** RELAY_TOKENS; [] in local mode without it (the relay makes one). */
       tokens,
       /** RELAY_ADMIN_TOKENS: read-only operator tokens (the audit, every request); names and tokens distinct from the agent tokens'. */

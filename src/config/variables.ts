@@ -11,6 +11,7 @@ import { z } from "zod";
 import { AlwaysAllowScope } from "../requests/vocabulary.js";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, MAX_HOOK_TIMEOUT_SECONDS } from "../protocol/claude-code-hook.js";
 import { MAX_TIMEOUT_SECONDS, SlackChannelId } from "../protocol/request-body.js";
+import { MAX_SESSIONS_PER_PERSON } from "../requests/sign-ins.js";
 import { DEFAULT_MCP_PROGRESS_SECONDS } from "../mcp/waiting.js";
 import { CA_FILE_HINT, parseAddresses, readClusterNodes, readRedisUrl } from "./redis.js";
 import { bearerToken, commaList, namedTokens, refuse, ruled, signingSecret, slackToken, TOKEN_LENGTH, type Refusal } from "./rules.js";
@@ -51,13 +52,25 @@ const MAX_HOOK_KEEPALIVE_SECONDS = 300;
 const MAX_MCP_PROGRESS_SECONDS = 55;
 
 const intBetween = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const RETENTION_UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+/** A whole number and one of `units` (m, h, d, w), such as `90d` or `30m`, from `minMs` to `maxMs`, in milliseconds. */
+const duration = (units: string, minMs: number, maxMs: number) =>
+  z
+    .string()
+    .regex(new RegExp(`^[1-9]\\d{0,5}[${units}]$`))
+    .transform((value) => Number(value.slice(0, -1)) * UNIT_MS[value.slice(-1)]!)
+    .refine((ms) => ms >= minMs && ms <= maxMs);
 /** A retention such as `90d`, `36h` or `12w` (up to 10 years), in milliseconds. */
-const retention = z
-  .string()
-  .regex(/^[1-9]\d{0,5}[hdw]$/)
-  .transform((value) => Number(value.slice(0, -1)) * RETENTION_UNIT_MS[value.slice(-1)]!)
-  .refine((ms) => ms <= 3650 * 86_400_000);
+const retention = duration("hdw", 0, 3650 * 86_400_000);
+
+/**
+ * Bounds of RELAY_CONSOLE_SESSION_TTL: a session shorter than 5 minutes ends
+ * while its person reads a request; one longer than 30 days outlives most
+ * organisations' rules for a signed-in browser.
+ */
+const CONSOLE_SESSION_TTL = { default: "12h", minMs: 5 * 60_000, maxMs: 30 * 86_400_000 } as const;
+/** Most RELAY_CONSOLE_SESSIONS_PER_PERSON: each kind of sign-in holds at most 10,000 anyway (src/requests/sign-ins.ts). */
+const MAX_CONSOLE_SESSIONS_PER_PERSON = 100;
 const url = (protocols: string[]) =>
   z.string().refine((value) => {
     try {
@@ -152,6 +165,18 @@ export const VARIABLES = {
     hint: "use the relay's own origin as people's browsers reach it, such as https://relay.example.com (no path, query or user)",
     about:
       "The relay's public origin: the console answers to its Host (besides the loopback names) and Sign in with Slack's redirect URL is `<RELAY_PUBLIC_URL>/console/signin/slack/callback`.",
+  },
+  RELAY_CONSOLE_SESSION_TTL: {
+    schema: duration("mhd", CONSOLE_SESSION_TTL.minMs, CONSOLE_SESSION_TTL.maxMs).prefault(CONSOLE_SESSION_TTL.default),
+    hint: "use a number and a unit: m (minutes), h (hours) or d (days), such as 12h, from 5m to 30d",
+    about:
+      "How long a web console session lasts from its sign-in (a sign-in link, Sign in with Slack or an admin token): then its cookie expires and the person signs in again. Sessions opened before a change keep the lifetime they were given.",
+  },
+  RELAY_CONSOLE_SESSIONS_PER_PERSON: {
+    schema: intBetween(1, MAX_CONSOLE_SESSIONS_PER_PERSON).default(MAX_SESSIONS_PER_PERSON),
+    hint: `use a whole number of sessions between 1 and ${MAX_CONSOLE_SESSIONS_PER_PERSON}`,
+    about:
+      "Most web console sessions one person may hold at once (browsers signed in as them): one more sign-in ends theirs that ends first. `1`: a new sign-in signs every other browser out. Admin tokens' read-only sessions are not counted.",
   },
   SLACK_DEFAULT_CHANNEL: {
     schema: SlackChannelId.optional(),

@@ -3,7 +3,10 @@
  * place: the relay's Claude Code hook denies with them, and the client
  * library and the CLI say the same when the request they waited for ended
  * unanswered. Plain English; agents show them to the model and to people.
+ * Also what an operator reads when the audit log kept events out, said
+ * alike by `approval-relay audit` and the web console's audit view.
  */
+import type { AuditReply } from "./operator.js";
 import type { RequestView } from "./request-view.js";
 
 /** How a request ended without an answer, as far as the text needs to know. */
@@ -70,4 +73,9 @@ export function endedReason(view: Pick<RequestView, "status" | "createdAt" | "ex
     default:
       return `The request ended with status "${view.status}".`;
   }
+}
+
+/** "3 events were not recorded from <ISO> to <ISO>: <why>", from the `dropped` of a `GET /v1/audit` reply. */
+export function auditDroppedText({ events, from, to, reason }: NonNullable<AuditReply["dropped"]>): string {
+  return `${events} events were not recorded from ${from} to ${to}: ${reason}`;
 }

@@ -16,6 +16,7 @@ import type { Answerer } from "./policy.js";
 
 /** Slack's word on a message the store does not know: is it a copy the relay posted for the request? */
 export interface MessageCopies {
+  /** Throws when Slack cannot say (its API failing): no answer is not a "no". */
   isRequestMessage(ref: SlackRef, requestId: string): Promise<boolean>;
 }
 

@@ -229,7 +229,9 @@ export class RequestService {
   /**
    * The request `id` names (or, without one, the request `message` belongs
    * to), as `getExpiringIfOverdue` returns it, when `message` is one of its
-   * own (./from-message.ts); undefined otherwise.
+   * own (./from-message.ts); undefined otherwise. Throws when Slack cannot
+   * say whether a copy the store does not know is the request's (its lookup
+   * failing): the caller tells the person to try again rather than ignoring them.
    */
   async requestOnMessage(id: string | undefined, message: Partial<SlackRef>): Promise<RequestRecord | undefined> {
     const { channel, ts } = message;

@@ -46,7 +46,7 @@ export class MessageLookup {
    * what the WebClient throws.
    */
   async posted(channel: string, requestId: string, sinceMs: number): Promise<SlackRef[]> {
-    const botId = await this.botId();
+    const botId = await this.botId().catch(() => undefined);
     if (botId === undefined) return [];
     const reply = await this.client.conversations.history({
       channel,
@@ -61,33 +61,34 @@ export class MessageLookup {
       .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
   }
 
-  /** true when the message at `ref` is the relay's own and was posted for `requestId`; false when Slack cannot say. */
+  /**
+   * true when the message at `ref` is the relay's own and was posted for
+   * `requestId`. Throws what the WebClient throws when Slack cannot say
+   * (auth.test or conversations.history failing), so a click is not taken
+   * for one on a stranger's message while Slack is down.
+   */
   async isRequestMessage(ref: SlackRef, requestId: string): Promise<boolean> {
-    try {
-      const botId = await this.botId();
-      if (botId === undefined) return false;
-      const reply = await this.client.conversations.history({
-        channel: ref.channel,
-        latest: ref.ts,
-        oldest: ref.ts,
-        inclusive: true,
-        limit: 1,
-        include_all_metadata: true,
-      });
-      const message = (reply.messages ?? [])[0] as HistoryMessage | undefined;
-      return message !== undefined && message.ts === ref.ts && isFor(message, requestId, botId);
-    } catch {
-      return false;
-    }
+    const botId = await this.botId();
+    if (botId === undefined) return false;
+    const reply = await this.client.conversations.history({
+      channel: ref.channel,
+      latest: ref.ts,
+      oldest: ref.ts,
+      inclusive: true,
+      limit: 1,
+      include_all_metadata: true,
+    });
+    const message = (reply.messages ?? [])[0] as HistoryMessage | undefined;
+    return message !== undefined && message.ts === ref.ts && isFor(message, requestId, botId);
   }
 
-  /** The relay's bot id (auth.test, asked once; asked again after a failure). */
+  /** The relay's bot id (auth.test, asked once; asked again after a failure, which throws). */
   private botId(): Promise<string | undefined> {
     this.bot ??= this.client.auth.test().then(
       (reply) => (typeof reply.bot_id === "string" ? reply.bot_id : undefined),
-      () => {
+      (error: unknown) => {
         this.bot = undefined;
-        return undefined;
+        throw error;
       },
     );
     return this.bot;

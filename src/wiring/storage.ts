@@ -52,6 +52,7 @@ export async function openStorage(
   const maxEvents = config.auditMaxEvents;
   const retentionMs = config.auditRetentionMs;
   const tokenShare = tokenShareOf(maxEvents, config.tokens.length);
+  const maxSessionsPerPerson = config.consoleSessionsPerPerson;
   const target = config.redis;
   if (given.store && given.auditLog && given.ruleStore && given.signInStore) {
     return { store: given.store, auditLog: given.auditLog, ruleStore: given.ruleStore, signInStore: given.signInStore };
@@ -73,7 +74,7 @@ export async function openStorage(
       store: given.store ?? connectRedisStore(target, options),
       auditLog: given.auditLog ?? connectRedisAuditLog(target, { ...options, maxEvents, tokenShare, retentionMs }),
       ruleStore: given.ruleStore ?? connectRedisRuleStore(target, options),
-      signInStore: given.signInStore ?? connectRedisSignInStore(target, options),
+      signInStore: given.signInStore ?? connectRedisSignInStore(target, { ...options, maxSessionsPerPerson }),
     };
   }
   if (!given.store) {
@@ -85,7 +86,7 @@ export async function openStorage(
     store: given.store ?? createMemoryStore(),
     auditLog: given.auditLog ?? createMemoryAuditLog({ maxEvents, tokenShare, retentionMs }),
     ruleStore: given.ruleStore ?? createMemoryRuleStore(),
-    signInStore: given.signInStore ?? createMemorySignInStore(),
+    signInStore: given.signInStore ?? createMemorySignInStore({ maxSessionsPerPerson }),
   };
 }
 

@@ -11,12 +11,13 @@ import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, test as base } from "vitest";
+import { fullCli } from "./full-cli.js";
 import { freePort } from "./ports.js";
 import { RelayStandIn, TOKEN } from "./relay-stand-in.js";
 import { sleep } from "./until.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-/** Static relative imports only: `serve` loads the relay lazily, and is spawned through tsx. */
+/** Static relative imports only: `serve` loads the relay lazily, and is spawned whole (./full-cli.ts). */
 const RELATIVE_IMPORT = /from\s*"(\.{1,2}\/[^"]+)\.js"/g;
 
 /** Compiles src/cli/main.ts and every module it imports statically; returns the compiled entry. */
@@ -47,7 +48,7 @@ function compileCli(): { entry: string; dir: string } {
   return { entry: join(dir, "src/cli/main.js"), dir };
 }
 
-/** Compiled on first use: a file that only spawns through tsx (serve) never pays for it. */
+/** Compiled on first use: a file that only spawns the whole CLI (serve) never pays for it. */
 let compiled: { entry: string; dir: string } | undefined;
 afterAll(() => {
   if (compiled) rmSync(compiled.dir, { recursive: true, force: true });
@@ -76,12 +77,12 @@ export interface CliRun {
 export interface CliOptions {
   env?: Record<string, string>;
   stdin?: string;
-  /** Run src/cli/main.ts through tsx (needed for `serve`, which loads the whole relay). */
-  tsx?: boolean;
+  /** Run the whole CLI (needed for `serve` and `mcp`, which load the relay lazily): see fullCli. */
+  whole?: boolean;
 }
 
 export function startCli(args: string[], options: CliOptions = {}): CliRun {
-  const entry = options.tsx ? ["--import", "tsx", "src/cli/main.ts"] : [(compiled ??= compileCli()).entry];
+  const entry = options.whole ? fullCli() : [(compiled ??= compileCli()).entry];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...options.env },
@@ -113,12 +114,12 @@ export async function killRuns(runs: CliRun[]): Promise<void> {
 }
 
 /**
- * Starts `approval-relay serve` (through tsx) with `env` on `port` (default: a free one) and resolves once its
+ * Starts `approval-relay serve` (the whole CLI: fullCli) with `env` on `port` (default: a free one) and resolves once its
  * /healthz answers (20 s at most); the run is added to `runs`, for the test's afterEach to end.
  */
 export async function startServe(env: Record<string, string>, runs: CliRun[], port?: number): Promise<ServeRun> {
   const listenOn = port ?? (await freePort());
-  const run = startCli(["serve"], { tsx: true, env: { ...env, PORT: String(listenOn) } });
+  const run = startCli(["serve"], { whole: true, env: { ...env, PORT: String(listenOn) } });
   runs.push(run);
   const url = `http://127.0.0.1:${listenOn}`;
   const end = Date.now() + 20_000;

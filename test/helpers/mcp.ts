@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fullCli } from "./full-cli.js";
 import { blockAction } from "./slack.js";
 import type { FullRelay, PostedMessage } from "./full-relay.js";
 import { Action } from "../../src/slack/ids.js";
@@ -97,11 +98,11 @@ export function resultIn(answer: string, id: string | number): CallToolResult {
   return found.result;
 }
 
-/** A connected SDK client on a spawned `approval-relay mcp` (through tsx: it loads the MCP SDK lazily) with `env`. */
+/** A connected SDK client on a spawned `approval-relay mcp` (the whole CLI, fullCli: it loads the MCP SDK lazily) with `env`. */
 export async function stdioMcpClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "src/cli/main.ts", "mcp"],
+    args: [...fullCli(), "mcp"],
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stderr: "pipe",

@@ -14,6 +14,7 @@ import { Dialog } from "./dialogs.js";
 import { SignIn, signInFromFragment } from "./signin.js";
 // What runs is what is shown (issue 16): invisible and direction-changing characters as ⟨U+202E⟩, as in Slack.
 import { anyHidden, visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
+import { auditDroppedText } from "../../src/protocol/texts.ts";
 
 const html = htm.bind(h);
 /** An agent's string as shown: hidden characters marked (answers and edits keep the raw value). */
@@ -264,36 +265,36 @@ function useLiveRequests(session) {
 }
 
 function AuditLog() {
-  const [events, setEvents] = useState(undefined);
+  const [page, setPage] = useState(undefined);
   const [error, setError] = useState("");
   useEffect(() => {
-    call("/audit?limit=200").then(
-      (page) => setEvents(page.events),
-      (e) => setError(e.message),
-    );
+    call("/audit?limit=200").then(setPage, (e) => setError(e.message));
   }, []);
   if (error) return html`<p class="error">${error}</p>`;
-  return html`<table class="audit">
-    <thead>
-      <tr>
-        <th>when</th>
-        <th>event</th>
-        <th>request</th>
-        <th>who</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${(events ?? []).map(
-        (e) =>
-          html`<tr>
-            <td>${e.at}</td>
-            <td>${e.type}</td>
-            <td>${e.requestId ?? ""}</td>
-            <td>${e.person ? `${e.person.name ?? e.person.id}${e.person.via ? ` (${e.person.via})` : ""}` : ""}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  const events = page?.events;
+  // What the cap and the tokens' shares kept out, in the words the CLI uses: the list is not the whole record.
+  return html`${page?.dropped ? html`<p class="warning audit-dropped" role="status">${auditDroppedText(page.dropped)}</p>` : ""}
+    <table class="audit">
+      <thead>
+        <tr>
+          <th>when</th>
+          <th>event</th>
+          <th>request</th>
+          <th>who</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(events ?? []).map(
+          (e) =>
+            html`<tr>
+              <td>${e.at}</td>
+              <td>${e.type}</td>
+              <td>${e.requestId ?? ""}</td>
+              <td>${e.person ? `${e.person.name ?? e.person.id}${e.person.via ? ` (${e.person.via})` : ""}` : ""}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
 }
 
 function App() {

@@ -6,7 +6,9 @@
  * at once; the request is then read, and who may answer checked, within one
  * store budget (STORE_BUDGET.readMs for both: views.open must follow the
  * click within 3 s, while its trigger_id is valid), and a store that does
- * not answer in time gets the person a notice instead of silence.
+ * not answer in time, or a Slack that cannot confirm the message clicked is
+ * the request's (its history failing), gets the person a notice instead of
+ * silence.
  */
 import type { App, BlockAction } from "@slack/bolt";
 import { inputModal } from "../blocks/index.js";
@@ -36,7 +38,10 @@ async function modalClick(deps: ListenerDeps, raw: unknown, ack: Ack): Promise<v
   const left = () => STORE_BUDGET.readMs - (performance.now() - started);
   const read = await withinBudget(deps.service.requestOnMessage(click.value.r, click.where), left());
   if (!read.ok) {
-    deps.logger.warn({ id: click.value.r, actionId: click.actionId, reason: read.reason, error: read.error }, "slack modal not opened: store did not answer");
+    deps.logger.warn(
+      { id: click.value.r, actionId: click.actionId, reason: read.reason, error: read.error },
+      "slack modal not opened: the request could not be read",
+    );
     if (click.where.channel !== undefined) await tellPerson(deps, { channel: click.where.channel, user: click.body.user.id }, NOT_OPENED);
     return;
   }

@@ -289,26 +289,28 @@ describe("createStepGate as a PreToolUse hook with the person answering in Slack
 describe("failing closed", () => {
   it("when no one answers a permission request in time, the tool is denied with a message saying so", async () => {
     const model = await modelCalling(toolUse("toolu_late", "Bash", HELLO));
-    const run = runAgent({ prompt: "Say hello.", anthropicUrl: model.url, cwd, canUseTool: canUseTool({ timeoutSeconds: 1 }) });
+    // 3 s, not 1: a request that expires before its post is never posted, and a busy CI machine has taken over a second to post.
+    const run = runAgent({ prompt: "Say hello.", anthropicUrl: model.url, cwd, canUseTool: canUseTool({ timeoutSeconds: 3 }) });
 
     const posted = await message();
     await run;
 
     expect(ran("ran.txt")).toBe(false);
-    expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_late", isError: true, text: "No one answered in Slack within 1 second." }]);
+    expect(toolResults(model.turns[1]!)).toEqual([{ toolUseId: "toolu_late", isError: true, text: "No one answered in Slack within 3 seconds." }]);
     shows(await relay.updated(posted), /⏱ Expired/);
   });
 
   it("when no one answers the step gate before its hook timeout, the tool is denied with a message saying so", async () => {
     const model = await modelCalling(toolUse("toolu_gate_late", "Bash", HELLO));
-    const run = runAgent({ prompt: "Say hello.", anthropicUrl: model.url, cwd, hooks: stepGateHooks(7) });
+    // A 9 s hook timeout: the gate answers within 4 s and its request expires after 3 (not 1: see above).
+    const run = runAgent({ prompt: "Say hello.", anthropicUrl: model.url, cwd, hooks: stepGateHooks(9) });
 
     const posted = await message();
     await run;
 
     expect(ran("ran.txt")).toBe(false);
     expect(toolResults(model.turns[1]!)).toEqual([
-      { toolUseId: "toolu_gate_late", isError: true, text: "PreToolUse:Bash hook error: No one answered in Slack within 1 second." },
+      { toolUseId: "toolu_gate_late", isError: true, text: "PreToolUse:Bash hook error: No one answered in Slack within 3 seconds." },
     ]);
     shows(await relay.updated(posted), /⏱ Expired/);
   });

@@ -30,7 +30,7 @@ afterEach(async () => {
 /** Starts `serve` with no Slack variable; resolves once /healthz answers on 127.0.0.1. */
 async function startLocal(env: Record<string, string> = {}): Promise<{ url: string; output: () => string }> {
   const port = await freePort();
-  relay = startCli(["serve"], { tsx: true, env: { PORT: String(port), XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", ...env } });
+  relay = startCli(["serve"], { whole: true, env: { PORT: String(port), XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", ...env } });
   let output = "";
   relay.child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   relay.child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));

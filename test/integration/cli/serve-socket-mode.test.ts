@@ -52,7 +52,7 @@ async function slackWebApi(reply: (method: string) => Record<string, unknown> | 
 async function serve(slackApiUrl: string, extra: Record<string, string> = {}): Promise<{ run: CliRun; url: string; output: () => string }> {
   const port = await freePort();
   const run = startCli(["serve"], {
-    tsx: true,
+    whole: true,
     env: {
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_APP_TOKEN: APP_TOKEN,

@@ -54,7 +54,7 @@ describe("approval-relay serve", () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const run = startCli(["serve"], {
-      tsx: true,
+      whole: true,
       env: { ...relayEnv(), PORT: String(port) },
     });
     await waitUntilHealthy(url);
@@ -69,7 +69,7 @@ describe("approval-relay serve", () => {
   it("a body over the limit sent by Node's fetch (as the client library sends) gets 413 relay_body_too_large, never a broken pipe", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const run = startCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), LOG_LEVEL: "warn", RELAY_MAX_BODY: "1MB" } });
+    const run = startCli(["serve"], { whole: true, env: { ...relayEnv(), PORT: String(port), LOG_LEVEL: "warn", RELAY_MAX_BODY: "1MB" } });
     await waitUntilHealthy(url);
     const outcomes: Array<number | string> = [];
     // Up to 16 MB past the limit the relay reads the rest before it answers.
@@ -92,7 +92,7 @@ describe("approval-relay serve", () => {
     slackReply = { ok: false, error: "token_revoked" };
     const prefix = uniquePrefix();
     const result = await runCli(["serve"], {
-      tsx: true,
+      whole: true,
       env: { ...relayEnv(), PORT: String(await freePort()), REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix },
     });
     const redis = connectTestRedis();
@@ -110,7 +110,7 @@ describe("approval-relay serve", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as AddressInfo).port;
     try {
-      const run = startCli(["serve"], { tsx: true, env: { ...relayEnv(), PORT: String(port), SLACK_API_URL: `http://127.0.0.1:${port}/api/` } });
+      const run = startCli(["serve"], { whole: true, env: { ...relayEnv(), PORT: String(port), SLACK_API_URL: `http://127.0.0.1:${port}/api/` } });
       await until(() => run.output.stderr.includes("PORT:"), 20_000, "the PORT line");
       const failedAt = Date.now();
       const result = await run.done;
@@ -129,7 +129,7 @@ describe("approval-relay serve", () => {
   it("when nothing listens on the Redis port, it logs the connection at once and exits 1 within the store timeout, with one line naming REDIS_URL", async () => {
     const redisPort = await freePort();
     const run = startCli(["serve"], {
-      tsx: true,
+      whole: true,
       env: { ...relayEnv(), PORT: String(await freePort()), REDIS_URL: `redis://127.0.0.1:${redisPort}`, RELAY_STORE_TIMEOUT_MS: "1500" },
     });
     const result = await run.done;
@@ -150,16 +150,23 @@ describe("approval-relay serve", () => {
   });
 
   it("when the configuration is missing, it exits 1 with a message naming the variable", async () => {
-    const result = await runCli(["serve"], { tsx: true, env: { SLACK_APP_TOKEN: "xapp-1-A0123456789-1234567890123-abcdef0123456789" } });
+    const result = await runCli(["serve"], { whole: true, env: { SLACK_APP_TOKEN: "xapp-1-A0123456789-1234567890123-abcdef0123456789" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/SLACK_BOT_TOKEN is missing/);
+  });
+
+  it("when RELAY_CONSOLE_SESSION_TTL is no lifetime, it exits 1 before listening, with one line naming it and saying how to write one", async () => {
+    const port = await freePort();
+    const result = await runCli(["serve"], { whole: true, env: { ...relayEnv(), PORT: String(port), RELAY_CONSOLE_SESSION_TTL: "forever" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^approval-relay serve: RELAY_CONSOLE_SESSION_TTL is invalid: .*such as 12h, from 5m to 30d\n$/);
   });
 
   it("when the config file holds a misspelt key (METRICS_TOKN), it exits 1 before listening, with one line naming it and the key meant", async () => {
     const port = await freePort();
     const file = configFile(`METRICS_TOKN: metrics-scraper-0123456789abcdef\nLOG_LEVEL: warn\n`);
     const result = await runCli(["serve"], {
-      tsx: true,
+      whole: true,
       env: { ...relayEnv(), PORT: String(port), RELAY_CONFIG_FILE: file },
     });
     expect(result.code).toBe(1);

@@ -9,7 +9,9 @@
  * sessions past their bound end their oldest; once Redis holds as many
  * started ones as it may, both refuse another with a 429; and on a real
  * Redis Cluster of the file's own, a link, its session and a sign-out hold
- * across two instances, with each kind's keys on one master.
+ * across two instances, with each kind's keys on one master. The session
+ * lifetime and each person's bound follow RELAY_CONSOLE_SESSION_TTL and
+ * RELAY_CONSOLE_SESSIONS_PER_PERSON, in Redis and in memory.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,11 +51,14 @@ afterEach(async () => {
 });
 
 /** A relay in local mode (no Slack) on the test Redis (or `redis`: another target) under this test's prefix, and the sign-in link it printed. */
-async function localInstance(redis: Record<string, string> = { REDIS_URL: REDIS_TEST_URL }): Promise<{ relay: RunningRelay; url: string; secret: string }> {
+async function localInstance(
+  redis: Record<string, string> = { REDIS_URL: REDIS_TEST_URL },
+  extra: Record<string, string> = {},
+): Promise<{ relay: RunningRelay; url: string; secret: string }> {
   const logs: string[] = [];
   const stateHome = mkdtempSync(join(tmpdir(), "console-sign-ins-"));
   const relay = await startRelay({
-    env: { RELAY_TOKENS: `ci-bot:${AGENT}`, XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", ...redis, REDIS_PREFIX: prefix },
+    env: { RELAY_TOKENS: `ci-bot:${AGENT}`, XDG_STATE_HOME: stateHome, RELAY_SHUTDOWN_GRACE: "0", ...redis, REDIS_PREFIX: prefix, ...extra },
     port: 0,
     logger: createLogger({ write: (line) => logs.push(line) }),
     sweepIntervalMs: 100,
@@ -205,6 +210,39 @@ describe("console sign-ins across instances (Redis)", () => {
     expect([...a.errors(), ...b.errors()]).toEqual([]);
   });
 
+  it("with RELAY_CONSOLE_SESSIONS_PER_PERSON=2 a third sign-in of one person ends their oldest session on both instances", async () => {
+    const [a, b] = await slackPair({ RELAY_CONSOLE_SESSIONS_PER_PERSON: "2" });
+    const cookies: string[] = [];
+    for (let i = 0; i < 3; i += 1) cookies.push((await signInWithSlack(i % 2 ? a : b, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! })).cookie);
+    const [oldest, ...kept] = cookies;
+    for (const relay of [a, b]) {
+      expect(await sessionStatus(relay.url, oldest!)).toBe(401);
+      for (const cookie of kept) expect(await sessionStatus(relay.url, cookie)).toBe(200);
+    }
+    expect(await redis.zcard(storeKeys(prefix).signIns("session").ofPerson(ALICE.id))).toBe(2);
+  });
+
+  it("with RELAY_CONSOLE_SESSION_TTL=30m a session lasts 30 minutes: its cookie, its expiry and its Redis key say so", async () => {
+    prefix = uniquePrefix();
+    const a = await localInstance(undefined, { RELAY_CONSOLE_SESSION_TTL: "30m" });
+    const before = Date.now();
+    const reply = await signIn(a.url, a.secret);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.getSetCookie().find((c) => c.startsWith("relay_console="))).toMatch(/Max-Age=1800(;|$)/);
+    const cookie = cookieOf(reply, "relay_console")!;
+    const session = (await (await fetch(`${a.url}/console/api/session`, { headers: { cookie } })).json()) as { expiresAt: string | number };
+    const expiresAt = new Date(session.expiresAt).getTime();
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 30 * 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
+    const ttl = await redis.pttl(
+      storeKeys(prefix)
+        .signIns("session")
+        .entry(signInDigest(cookie.split("=")[1]!)),
+    );
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(30 * 60_000);
+  });
+
   it("once Redis holds as many started Sign in with Slack as it may, a start on either instance is refused 429 with Retry-After and nothing is kept; a finished one frees its place", async () => {
     const [a, b] = await slackPair();
     // Fill the bound to one short, as a flood of starts would, through the store on the relays' Redis and prefix.
@@ -237,6 +275,25 @@ describe("console sign-ins across instances (Redis)", () => {
   }, 60_000);
 });
 
+describe("console sign-ins in memory (no Redis)", () => {
+  it("with RELAY_CONSOLE_SESSIONS_PER_PERSON=1 a second sign-in of one person ends their first session; another person's stays", async () => {
+    const standIn = await startSlackWebApi();
+    slack = standIn;
+    closers.push(() => standIn.close());
+    const relay = await startFullRelay({
+      slack: standIn,
+      env: { SLACK_CLIENT_ID: CLIENT_ID, SLACK_CLIENT_SECRET: CLIENT_SECRET, RELAY_PUBLIC_URL: PUBLIC_URL, RELAY_CONSOLE_SESSIONS_PER_PERSON: "1" },
+    });
+    closers.push(() => relay.close());
+    const bob = await signInWithSlack(relay, PUBLIC_URL, { id: BOB.id, name: BOB.name! });
+    const first = await signInWithSlack(relay, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! });
+    const second = await signInWithSlack(relay, PUBLIC_URL, { id: ALICE.id, name: ALICE.name! });
+    expect(await sessionStatus(relay.url, first.cookie)).toBe(401);
+    for (const cookie of [second.cookie, bob.cookie]) expect(await sessionStatus(relay.url, cookie)).toBe(200);
+    expect(relay.errors()).toEqual([]);
+  });
+});
+
 describe("console sign-ins across instances on a Redis Cluster", () => {
   const testCluster = useTestCluster();
 
@@ -263,7 +320,7 @@ describe("console sign-ins across instances on a Redis Cluster", () => {
 });
 
 /** Two relays with Sign in with Slack on the test Redis under a fresh prefix, and their Slack stand-in. */
-async function slackPair(): Promise<[FullRelay, FullRelay]> {
+async function slackPair(extra: Record<string, string> = {}): Promise<[FullRelay, FullRelay]> {
   prefix = uniquePrefix();
   const standIn = await startSlackWebApi();
   slack = standIn;
@@ -274,6 +331,7 @@ async function slackPair(): Promise<[FullRelay, FullRelay]> {
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: CLIENT_SECRET,
     RELAY_PUBLIC_URL: PUBLIC_URL,
+    ...extra,
   };
   const relays: FullRelay[] = [];
   closers.push(async () => {

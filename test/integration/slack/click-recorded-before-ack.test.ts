@@ -15,7 +15,9 @@
  */
 import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
+import { UPDATE_GRACE_MS } from "../../../src/requests/store.js";
 import { Action, encodeButton } from "../../../src/slack/ids.js";
+import { storeKeys } from "../../../src/store/keys.js";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
@@ -160,6 +162,15 @@ it("a request whose poster was SIGKILLed before Slack's reply came has its messa
   const ended = await api(second.url, `/v1/requests/${id}`);
   expect(ended.status).toBe("expired");
   expect(ended.slack).toBeUndefined();
+  // Ended with no message known, its update is queued for UPDATE_GRACE_MS (30 s) later (a post still on its way may land
+  // meanwhile): the clock is moved on by making it due now, rather than waiting the grace out.
+  const updates = storeKeys("relay").shards[0]!.queues.updates.due;
+  const redis = new Redis(server!.url);
+  const due = Number(await redis.zscore(updates, id));
+  expect(due).toBeGreaterThan(Date.now());
+  expect(due).toBeLessThanOrEqual(Date.now() + UPDATE_GRACE_MS);
+  await redis.zadd(updates, Date.now(), id);
+  await redis.quit();
 
   const update = await slack!.waitFor("chat.update", (args) => args.ts === ts, 60_000);
   expect(update.args.channel).toBe(CHANNEL);
