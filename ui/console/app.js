@@ -108,7 +108,7 @@ function Questions({ request, answer }) {
           >${label}
           <select onChange=${(e) => set(q.id, e.target.value)}>
             <option value="">—</option>
-            ${(q.options ?? []).map((o) => html`<option selected=${q.default === o}>${o}</option>`)}
+            ${(q.options ?? []).map((o) => html`<option value=${o} selected=${q.default === o}>${v(o)}</option>`)}
           </select></label
         >`;
       if (q.type === "multiChoice")
@@ -128,7 +128,7 @@ function Questions({ request, answer }) {
               >`,
           )}
         </fieldset>`;
-      return html`<label class="q">${label} <input type="text" placeholder=${q.default ?? ""} onInput=${(e) => set(q.id, e.target.value)} /></label>`;
+      return html`<label class="q">${label} <input type="text" placeholder=${v(q.default) ?? ""} onInput=${(e) => set(q.id, e.target.value)} /></label>`;
     })}<button class="primary" onClick=${submit}>Submit</button>`;
 }
 
@@ -252,7 +252,7 @@ function useLiveRequests(session) {
       pending.push(request);
       timer ??= setTimeout(flush, 50);
       if (request.status === "pending" && !session.readOnly && globalThis.Notification?.permission === "granted" && document.hidden)
-        new Notification("Approval needed", { body: request.body.title ?? KIND_NAMES[request.body.kind] });
+        new Notification("Approval needed", { body: v(request.body.title) ?? KIND_NAMES[request.body.kind] });
     });
     const { pending: open, ended } = session.listed;
     setRequests(new Map([...open, ...ended].map((r) => [r.id, r])));

@@ -56,6 +56,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
+      // Issue 16.1 in the browser notification: a person who opted in, with the console in another tab; each body is kept.
+      await page.addInitScript(() => {
+        const shown: string[] = [];
+        const scope = globalThis as unknown as { __notified: string[]; Notification: unknown; document: object };
+        scope.__notified = shown;
+        scope.Notification = Object.assign(
+          function Notification(_title: string, options: { body: string }) {
+            shown.push(options.body);
+          },
+          { permission: "granted" },
+        );
+        Object.defineProperty(scope.document, "hidden", { get: () => true });
+      });
       await page.goto(link);
       await page.waitForSelector("header h1");
       expect(new URL(page.url()).hash).toBe("");
@@ -93,6 +106,28 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       await bidiCard.getByRole("button", { name: "No", exact: true }).click();
       expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
       await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
+
+      // Issue 16.1 in a form: a choice option, a text default and the notification show hidden characters marked; the answer keeps the raw option.
+      const form = await create({
+        kind: "interactive_questions",
+        title: "deploy\u202E now",
+        questions: [
+          { id: "env", question: "Where?", type: "choice", options: ["stag\u202Eing", "prod"] },
+          { id: "note", question: "Note?", type: "text", default: "a\u200Bb", required: false },
+        ],
+      });
+      const formCard = page.locator(`article[data-id="${form}"]`);
+      await formCard.waitFor({ timeout: 2000 });
+      expect(await formCard.locator("option").allTextContents()).toEqual(["—", "stag⟨U+202E⟩ing", "prod"]);
+      expect(await formCard.locator('input[type="text"]').getAttribute("placeholder")).toBe("a⟨U+200B⟩b");
+      expect(await formCard.textContent()).not.toMatch(/[\u202e\u200b]/);
+      expect(await page.evaluate(() => (globalThis as unknown as { __notified: string[] }).__notified)).toContain("deploy⟨U+202E⟩ now");
+      const formAnswered = waitFor(form);
+      await formCard.getByRole("combobox").selectOption({ label: "stag⟨U+202E⟩ing" });
+      await formCard.getByRole("button", { name: "Submit", exact: true }).click();
+      expect(await formAnswered).toMatchObject({ status: "answered", decision: { answers: { env: "stag\u202Eing" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered form leaves the queue");
+      expect(await page.evaluate(() => (globalThis as unknown as { __notified: string[] }).__notified.join(""))).not.toMatch(/[\u202e\u200b]/);
 
       // 17.7: a thousand pending requests all render (how fast is `npm run bench -- --only consoles`, bench/console-render.ts: a benchmark, not a timed test).
       for (let batch = 0; batch < 20; batch += 1) {
