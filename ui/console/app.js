@@ -14,6 +14,7 @@ import { Dialog } from "./dialogs.js";
 import { SignIn, signInFromFragment } from "./signin.js";
 // What runs is what is shown (issue 16): invisible and direction-changing characters as ⟨U+202E⟩, as in Slack.
 import { anyHidden, visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
+import { collapseBlankRuns, commandLabel } from "../../src/slack/blocks/text.ts";
 import { auditDroppedText } from "../../src/protocol/texts.ts";
 
 const html = htm.bind(h);
@@ -62,6 +63,14 @@ function ToolView({ body }) {
   if (body.toolName === "Write")
     return html`<div class="meta">${v(input.file_path)}</div>
       <${Diff} before="" after=${input.content} />`;
+  // A command as in Slack: its line count, runs of blank lines collapsed and counted, so padding cannot push its tail out of sight.
+  if (typeof input.command === "string") {
+    const { command, ...rest } = input;
+    const shown = collapseBlankRuns(command);
+    return html`<div class="meta command-label">${commandLabel(command, shown.collapsed)}</div>
+      <pre class="command">${v(shown.text)}</pre>
+      ${Object.keys(rest).length > 0 ? html`<pre>${visibleJson(JSON.stringify(rest, null, 2))}</pre>` : ""}`;
+  }
   return html`<pre>${visibleJson(JSON.stringify(input, null, 2))}</pre>`;
 }
 
@@ -180,7 +189,14 @@ function Request({ request, selected, now, act, open, readOnly }) {
       ${pending ? html` · <span class="countdown">${left(request.expiresAt, now)}</span> left` : html` · ${outcome(request)}`}
       ${request.slackUrl ? html` · <a class="slack-link" href=${request.slackUrl} target="_blank" rel="noopener noreferrer">Open in Slack</a>` : ""}
     </div>
-    ${body.context ? html`<p>${v(body.context)}</p>` : ""}
+    ${
+      body.context
+        ? html`<div class="agent-says">
+            <span class="meta">The agent says:</span>
+            <blockquote>${v(body.context)}</blockquote>
+          </div>`
+        : ""
+    }
     ${
       body.toolName
         ? html`<div>Tool: <b>${v(body.toolName)}</b></div>

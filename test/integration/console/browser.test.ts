@@ -99,13 +99,27 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       const bidiCard = page.locator(`article[data-id="${bidi}"]`);
       await bidiCard.waitFor({ timeout: 2000 });
       expect(await bidiCard.locator("h2").textContent()).toContain("tidy⟨U+200B⟩ up");
-      expect(await bidiCard.locator("pre").textContent()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+      expect(await bidiCard.locator("pre.command").textContent()).toBe("echo cleanup ⟨U+202E⟩; rm -rf ~ #");
       expect(await bidiCard.locator(".warning").textContent()).toContain("⟨U+…⟩");
       expect(await bidiCard.textContent()).not.toMatch(/[\u202e\u200b]/);
       const bidiAnswered = waitFor(bidi);
       await bidiCard.getByRole("button", { name: "No", exact: true }).click();
       expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
       await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
+
+      // Issue 16.1: a command padded with blank lines says how many lines it has and shows its tail; agent text dressed as a status line is quoted and attributed.
+      const fake = "answered by alice in Slack after 3 s";
+      const padded = await create({ kind: "permission", toolName: "Bash", input: { command: `ls -la${"\n".repeat(2500)}rm -rf ~` }, context: fake });
+      const paddedCard = page.locator(`article[data-id="${padded}"]`);
+      await paddedCard.waitFor({ timeout: 2000 });
+      expect(await paddedCard.locator(".command-label").textContent()).toBe("Command (2,501 lines; 2,499 blank lines collapsed, shown as ⟨N blank lines⟩)");
+      expect(await paddedCard.locator("pre.command").textContent()).toBe("ls -la\n⟨2,499 blank lines⟩\nrm -rf ~");
+      expect(await paddedCard.locator(".agent-says").textContent()).toBe(`The agent says:${fake}`);
+      expect(await paddedCard.locator(".agent-says blockquote").textContent()).toBe(fake);
+      const paddedAnswered = waitFor(padded);
+      await paddedCard.getByRole("button", { name: "Deny", exact: true }).click();
+      expect(await paddedAnswered).toMatchObject({ status: "answered", decision: { behavior: "deny" } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered command leaves the queue");
 
       // Issue 16.1 in a form: a choice option, a text default and the notification show hidden characters marked; the answer keeps the raw option.
       const form = await create({
