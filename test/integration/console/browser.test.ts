@@ -107,6 +107,20 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
       await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
 
+      // Issue 16.1: the Edit… dialog shows the input's hidden characters as \u escapes, and allowing it unchanged keeps the raw input.
+      const editable = await create({ kind: "permission", toolName: "Bash", input: { command: "echo cleanup \u202E; rm -rf ~ #" } });
+      const editableCard = page.locator(`article[data-id="${editable}"]`);
+      await editableCard.waitFor({ timeout: 2000 });
+      await editableCard.getByRole("button", { name: "Edit…", exact: true }).click();
+      const box = page.getByRole("textbox", { name: "input" });
+      await box.waitFor({ timeout: 2000 });
+      expect(await box.inputValue()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+      expect(await box.inputValue()).not.toMatch(/[\u202e]/);
+      const edited = waitFor(editable);
+      await page.getByRole("dialog").getByRole("button", { name: "Allow", exact: true }).click();
+      expect(await edited).toMatchObject({ status: "answered", decision: { behavior: "allow", updatedInput: { command: "echo cleanup \u202E; rm -rf ~ #" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the edited request leaves the queue");
+
       // Issue 16.1: a command padded with blank lines says how many lines it has and shows its tail; agent text dressed as a status line is quoted and attributed.
       const fake = "answered by alice in Slack after 3 s";
       const padded = await create({ kind: "permission", toolName: "Bash", input: { command: `ls -la${"\n".repeat(2500)}rm -rf ~` }, context: fake });
