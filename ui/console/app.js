@@ -92,16 +92,16 @@ function Questions({ request, answer }) {
             ${q.options.map(
               (o) =>
                 html`<label class="q"
-                  ><input
-                    type=${q.multiSelect ? "checkbox" : "radio"}
-                    name=${q.question}
-                    onChange=${(e) => {
-                      const chosen = values[q.question] ?? [];
-                      set(q.question, q.multiSelect ? (e.target.checked ? [...chosen, o.label] : chosen.filter((l) => l !== o.label)) : o.label);
-                    }}
-                  />
-                  ${v(o.label)} <span class="meta">${v(o.description)}</span></label
-                >`,
+                    ><input
+                      type=${q.multiSelect ? "checkbox" : "radio"}
+                      name=${q.question}
+                      onChange=${(e) => {
+                        const chosen = values[q.question] ?? [];
+                        set(q.question, q.multiSelect ? (e.target.checked ? [...chosen, o.label] : chosen.filter((l) => l !== o.label)) : o.label);
+                      }}
+                    />
+                    ${v(o.label)} <span class="meta">${v(o.description)}</span></label
+                  >${o.preview ? html`<pre class="preview">${v(o.preview)}</pre>` : ""}`,
             )}
             <label class="q">Other: <input type="text" onInput=${(e) => set(q.question, e.target.value)} /></label>
           </fieldset>`,

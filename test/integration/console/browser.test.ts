@@ -121,6 +121,30 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       expect(await edited).toMatchObject({ status: "answered", decision: { behavior: "allow", updatedInput: { command: "echo cleanup \u202E; rm -rf ~ #" } } });
       await until(async () => (await page.locator("article").count()) === 0, 2000, "the edited request leaves the queue");
 
+      // 17.2: an AskUserQuestion option's preview shows as in Slack, hidden characters marked.
+      const previewed = await create({
+        kind: "ask_user_question",
+        questions: [
+          {
+            question: "Which layout?",
+            header: "Layout",
+            multiSelect: false,
+            options: [
+              { label: "Grid", description: "cards", preview: "┌──┬──┐\n│a\u200B│b │\n└──┴──┘" },
+              { label: "List", description: "rows" },
+            ],
+          },
+        ],
+      });
+      const previewCard = page.locator(`article[data-id="${previewed}"]`);
+      await previewCard.waitFor({ timeout: 2000 });
+      expect(await previewCard.locator("pre.preview").allTextContents()).toEqual(["┌──┬──┐\n│a⟨U+200B⟩│b │\n└──┴──┘"]);
+      const picked = waitFor(previewed);
+      await previewCard.getByRole("radio").first().check();
+      await previewCard.getByRole("button", { name: "Submit", exact: true }).click();
+      expect(await picked).toMatchObject({ status: "answered", decision: { answers: { "Which layout?": "Grid" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered question leaves the queue");
+
       // Issue 16.1: a command padded with blank lines says how many lines it has and shows its tail; agent text dressed as a status line is quoted and attributed.
       const fake = "answered by alice in Slack after 3 s";
       const padded = await create({ kind: "permission", toolName: "Bash", input: { command: `ls -la${"\n".repeat(2500)}rm -rf ~` }, context: fake });
