@@ -59,7 +59,9 @@ export interface CreatingContext {
  */
 export async function createRequest(ctx: CreatingContext, { tokenName, body, idempotencyKey, joinOnKey = false }: CreateInput): Promise<CreateResult> {
   const { defaultTimeoutSeconds, defaultChannel, defaultChannels, callbackHosts, routes, directory } = ctx.deps;
-  const matched = matchRoute(routes ?? [], { tokenName, body, ...(defaultChannel === undefined ? {} : { defaultChannel }) });
+  // `match.channel` sees where a request naming none is posted without a route's own channel (chooseChannel): the default channel, else the default route's first.
+  const postedTo = defaultChannel ?? defaultChannels?.[0];
+  const matched = matchRoute(routes ?? [], { tokenName, body, ...(postedTo === undefined ? {} : { defaultChannel: postedTo }) });
   admit(matched, body, ctx.deps.defaultAdmission);
   const policy = await createPolicy({ body, matched, defaults: ctx.deps.policy ?? DEFAULT_POLICY, ...(directory ? { directory } : {}) });
   const createdAt = ctx.now();

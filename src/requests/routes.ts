@@ -16,7 +16,7 @@ export interface RouteSubject {
   /** Name of the agent token that creates the request. */
   tokenName: string;
   body: CreateRequestBody;
-  /** SLACK_DEFAULT_CHANNEL (or the default route's `channel`): where a request that names no channel goes. */
+  /** SLACK_DEFAULT_CHANNEL (or the default route's `channel`, else the first of its `channels`): where a request that names no channel goes. */
   defaultChannel?: string;
 }
 

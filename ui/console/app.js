@@ -14,6 +14,7 @@ import { Dialog } from "./dialogs.js";
 import { SignIn, signInFromFragment } from "./signin.js";
 // What runs is what is shown (issue 16): invisible and direction-changing characters as ⟨U+202E⟩, as in Slack.
 import { anyHidden, visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
+import { collapseBlankRuns, commandLabel } from "../../src/slack/blocks/text.ts";
 import { auditDroppedText } from "../../src/protocol/texts.ts";
 
 const html = htm.bind(h);
@@ -62,6 +63,14 @@ function ToolView({ body }) {
   if (body.toolName === "Write")
     return html`<div class="meta">${v(input.file_path)}</div>
       <${Diff} before="" after=${input.content} />`;
+  // A command as in Slack: its line count, runs of blank lines collapsed and counted, so padding cannot push its tail out of sight.
+  if (typeof input.command === "string") {
+    const { command, ...rest } = input;
+    const shown = collapseBlankRuns(command);
+    return html`<div class="meta command-label">${commandLabel(command, shown.collapsed)}</div>
+      <pre class="command">${v(shown.text)}</pre>
+      ${Object.keys(rest).length > 0 ? html`<pre>${visibleJson(JSON.stringify(rest, null, 2))}</pre>` : ""}`;
+  }
   return html`<pre>${visibleJson(JSON.stringify(input, null, 2))}</pre>`;
 }
 
@@ -83,16 +92,16 @@ function Questions({ request, answer }) {
             ${q.options.map(
               (o) =>
                 html`<label class="q"
-                  ><input
-                    type=${q.multiSelect ? "checkbox" : "radio"}
-                    name=${q.question}
-                    onChange=${(e) => {
-                      const chosen = values[q.question] ?? [];
-                      set(q.question, q.multiSelect ? (e.target.checked ? [...chosen, o.label] : chosen.filter((l) => l !== o.label)) : o.label);
-                    }}
-                  />
-                  ${v(o.label)} <span class="meta">${v(o.description)}</span></label
-                >`,
+                    ><input
+                      type=${q.multiSelect ? "checkbox" : "radio"}
+                      name=${q.question}
+                      onChange=${(e) => {
+                        const chosen = values[q.question] ?? [];
+                        set(q.question, q.multiSelect ? (e.target.checked ? [...chosen, o.label] : chosen.filter((l) => l !== o.label)) : o.label);
+                      }}
+                    />
+                    ${v(o.label)} <span class="meta">${v(o.description)}</span></label
+                  >${o.preview ? html`<pre class="preview">${v(o.preview)}</pre>` : ""}`,
             )}
             <label class="q">Other: <input type="text" onInput=${(e) => set(q.question, e.target.value)} /></label>
           </fieldset>`,
@@ -108,7 +117,7 @@ function Questions({ request, answer }) {
           >${label}
           <select onChange=${(e) => set(q.id, e.target.value)}>
             <option value="">—</option>
-            ${(q.options ?? []).map((o) => html`<option selected=${q.default === o}>${o}</option>`)}
+            ${(q.options ?? []).map((o) => html`<option value=${o} selected=${q.default === o}>${v(o)}</option>`)}
           </select></label
         >`;
       if (q.type === "multiChoice")
@@ -128,7 +137,7 @@ function Questions({ request, answer }) {
               >`,
           )}
         </fieldset>`;
-      return html`<label class="q">${label} <input type="text" placeholder=${q.default ?? ""} onInput=${(e) => set(q.id, e.target.value)} /></label>`;
+      return html`<label class="q">${label} <input type="text" placeholder=${v(q.default) ?? ""} onInput=${(e) => set(q.id, e.target.value)} /></label>`;
     })}<button class="primary" onClick=${submit}>Submit</button>`;
 }
 
@@ -180,7 +189,14 @@ function Request({ request, selected, now, act, open, readOnly }) {
       ${pending ? html` · <span class="countdown">${left(request.expiresAt, now)}</span> left` : html` · ${outcome(request)}`}
       ${request.slackUrl ? html` · <a class="slack-link" href=${request.slackUrl} target="_blank" rel="noopener noreferrer">Open in Slack</a>` : ""}
     </div>
-    ${body.context ? html`<p>${v(body.context)}</p>` : ""}
+    ${
+      body.context
+        ? html`<div class="agent-says">
+            <span class="meta">The agent says:</span>
+            <blockquote>${v(body.context)}</blockquote>
+          </div>`
+        : ""
+    }
     ${
       body.toolName
         ? html`<div>Tool: <b>${v(body.toolName)}</b></div>
@@ -252,7 +268,7 @@ function useLiveRequests(session) {
       pending.push(request);
       timer ??= setTimeout(flush, 50);
       if (request.status === "pending" && !session.readOnly && globalThis.Notification?.permission === "granted" && document.hidden)
-        new Notification("Approval needed", { body: request.body.title ?? KIND_NAMES[request.body.kind] });
+        new Notification("Approval needed", { body: v(request.body.title) ?? KIND_NAMES[request.body.kind] });
     });
     const { pending: open, ended } = session.listed;
     setRequests(new Map([...open, ...ended].map((r) => [r.id, r])));

@@ -8,12 +8,14 @@
 import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
+// As Slack's Edit modal: hidden characters in the input as \u escapes (the same JSON value), in the tool's name as ⟨U+…⟩.
+import { visibleJson, visibleText } from "../../src/protocol/visible-text.ts";
 
 const html = htm.bind(h);
 
 /** The dialog shown over the page: `{ kind: "deny" | "edit" | "stop", request }`, or null. */
 export function Dialog({ dialog, close, act, denied }) {
-  const [text, setText] = useState(dialog.kind === "edit" ? JSON.stringify(dialog.request.body.input, null, 2) : "");
+  const [text, setText] = useState(dialog.kind === "edit" ? visibleJson(JSON.stringify(dialog.request.body.input, null, 2)) : "");
   const [stop, setStop] = useState(false);
   const [problem, setProblem] = useState("");
   const field = useRef(null);
@@ -62,7 +64,7 @@ export function Dialog({ dialog, close, act, denied }) {
       <h2>${titles[dialog.kind]}</h2>
       ${
         dialog.kind === "stop"
-          ? html`<p>The ${request.body.toolName} call is denied and the agent stops its turn.</p>
+          ? html`<p>The ${visibleText(request.body.toolName ?? "")} call is denied and the agent stops its turn.</p>
               <button type="button" ref=${field} class="danger" onClick=${submit}>${verbs.stop}</button>`
           : ""
       }

@@ -15,6 +15,7 @@ import { shownQuestions } from "./interactive.js";
 import { LIMITS } from "./limit-values.js";
 import { modal, noticeModal, textInput } from "./modals.js";
 import { cutShort } from "./text.js";
+import { hasHidden } from "../../protocol/visible-text.js";
 
 const HINT_QUESTION_MAX = 1500;
 
@@ -70,6 +71,8 @@ function interactiveInput(question: InteractiveQuestion, index: number): InputBl
   const pick = (value: string) => choices.find((choice) => choice.value === String((question.options ?? []).indexOf(value)));
   const hints: string[] = [];
   let element: InputBlockElement;
+  // A default kept out of the text box may be left empty, even on a required question: empty takes the default.
+  let emptyKeepsDefault = false;
   switch (question.type) {
     case "choice": {
       const initial = typeof question.default === "string" ? pick(question.default) : undefined;
@@ -99,11 +102,14 @@ function interactiveInput(question: InteractiveQuestion, index: number): InputBl
       element = { type: "plain_text_input", action_id, multiline: question.pattern === undefined };
       if (question.pattern !== undefined) hints.push(`Must match the format ${cutShort(question.pattern, 300)}`);
       if (typeof question.default === "string") {
-        if (question.default.length <= LIMITS.initialValue) element.initial_value = question.default;
+        // A text box shows its text raw, so a default with hidden characters is kept out of it: the message shows it marked.
+        if (hasHidden(question.default)) hints.push("Leave empty to keep the default shown in the message (it has hidden characters)");
+        else if (question.default.length <= LIMITS.initialValue) element.initial_value = question.default;
         else hints.push(`Leave empty to keep the default (${question.default.length} characters)`);
+        emptyKeepsDefault = element.initial_value === undefined;
       }
       break;
     }
   }
-  return labelled(question.question, question.question, hints, !question.required, element, index);
+  return labelled(question.question, question.question, hints, !question.required || emptyKeepsDefault, element, index);
 }

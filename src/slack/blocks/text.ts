@@ -170,3 +170,22 @@ export function oneLine(raw: string): string {
   }
   return first === last || last === "" ? first : `${first} … ${last}`;
 }
+
+/** `text` with each run of three or more blank lines replaced by one line `⟨N blank lines⟩`. */
+export function collapseBlankRuns(text: string): { text: string; collapsed: number } {
+  let collapsed = 0;
+  const shown = text.replace(/(?:^[ \t]*\n){3,}/gm, (run) => {
+    const lines = lineCount(run) - 1;
+    collapsed += lines;
+    return `⟨${lines.toLocaleString("en-US")} blank lines⟩\n`;
+  });
+  return { text: shown, collapsed };
+}
+
+/** "Command", or "Command (2,501 lines; runs of blank lines shown as ⟨N blank lines⟩)". */
+export function commandLabel(command: string, collapsed: number): string {
+  const lines = lineCount(command);
+  if (lines === 1) return "Command";
+  const note = collapsed > 0 ? `; ${collapsed.toLocaleString("en-US")} blank lines collapsed, shown as ⟨N blank lines⟩` : "";
+  return `Command (${lines.toLocaleString("en-US")} lines${note})`;
+}

@@ -13,7 +13,7 @@ import type { Fitter, Leaf } from "./budget.js";
 import { section } from "./elements.js";
 import { fileShape, omit } from "./file-tools.js";
 import { prettyJson } from "./json.js";
-import { lineCount, oneLine } from "./text.js";
+import { collapseBlankRuns, commandLabel, lineCount, oneLine } from "./text.js";
 
 interface ToolShape {
   /** What the code block after the tool line shows. */
@@ -53,25 +53,6 @@ export function toolShape(toolName: string, input: JsonObject, friendly: boolean
     return shape;
   }
   return { label: friendly ? "Input" : "Parameters", code: prettyJson(input) };
-}
-
-/** `text` with each run of three or more blank lines replaced by one line `⟨N blank lines⟩`. */
-export function collapseBlankRuns(text: string): { text: string; collapsed: number } {
-  let collapsed = 0;
-  const shown = text.replace(/(?:^[ \t]*\n){3,}/gm, (run) => {
-    const lines = lineCount(run) - 1;
-    collapsed += lines;
-    return `⟨${lines.toLocaleString("en-US")} blank lines⟩\n`;
-  });
-  return { text: shown, collapsed };
-}
-
-/** "Command", or "Command (2,501 lines; runs of blank lines shown as ⟨N blank lines⟩)". */
-function commandLabel(command: string, collapsed: number): string {
-  const lines = lineCount(command);
-  if (lines === 1) return "Command";
-  const note = collapsed > 0 ? `; ${collapsed.toLocaleString("en-US")} blank lines collapsed, shown as ⟨N blank lines⟩` : "";
-  return `Command (${lines.toLocaleString("en-US")} lines${note})`;
 }
 
 /** The call in one raw line for the notification text: "Bash: npm test", "Bash (3 lines): cd app … npm test", "Edit: /src/a.ts", or the tool's name. */

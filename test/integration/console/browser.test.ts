@@ -56,6 +56,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
+      // Issue 16.1 in the browser notification: a person who opted in, with the console in another tab; each body is kept.
+      await page.addInitScript(() => {
+        const shown: string[] = [];
+        const scope = globalThis as unknown as { __notified: string[]; Notification: unknown; document: object };
+        scope.__notified = shown;
+        scope.Notification = Object.assign(
+          function Notification(_title: string, options: { body: string }) {
+            shown.push(options.body);
+          },
+          { permission: "granted" },
+        );
+        Object.defineProperty(scope.document, "hidden", { get: () => true });
+      });
       await page.goto(link);
       await page.waitForSelector("header h1");
       expect(new URL(page.url()).hash).toBe("");
@@ -86,13 +99,87 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console in Chromium", () => {
       const bidiCard = page.locator(`article[data-id="${bidi}"]`);
       await bidiCard.waitFor({ timeout: 2000 });
       expect(await bidiCard.locator("h2").textContent()).toContain("tidy⟨U+200B⟩ up");
-      expect(await bidiCard.locator("pre").textContent()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+      expect(await bidiCard.locator("pre.command").textContent()).toBe("echo cleanup ⟨U+202E⟩; rm -rf ~ #");
       expect(await bidiCard.locator(".warning").textContent()).toContain("⟨U+…⟩");
       expect(await bidiCard.textContent()).not.toMatch(/[\u202e\u200b]/);
       const bidiAnswered = waitFor(bidi);
       await bidiCard.getByRole("button", { name: "No", exact: true }).click();
       expect(await bidiAnswered).toMatchObject({ status: "answered", decision: { reply: "n" } });
       await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered request leaves the queue");
+
+      // Issue 16.1: the Edit… dialog shows the input's hidden characters as \u escapes, and allowing it unchanged keeps the raw input.
+      const editable = await create({ kind: "permission", toolName: "Bash", input: { command: "echo cleanup \u202E; rm -rf ~ #" } });
+      const editableCard = page.locator(`article[data-id="${editable}"]`);
+      await editableCard.waitFor({ timeout: 2000 });
+      await editableCard.getByRole("button", { name: "Edit…", exact: true }).click();
+      const box = page.getByRole("textbox", { name: "input" });
+      await box.waitFor({ timeout: 2000 });
+      expect(await box.inputValue()).toContain("echo cleanup \\u202e; rm -rf ~ #");
+      expect(await box.inputValue()).not.toMatch(/[\u202e]/);
+      const edited = waitFor(editable);
+      await page.getByRole("dialog").getByRole("button", { name: "Allow", exact: true }).click();
+      expect(await edited).toMatchObject({ status: "answered", decision: { behavior: "allow", updatedInput: { command: "echo cleanup \u202E; rm -rf ~ #" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the edited request leaves the queue");
+
+      // 17.2: an AskUserQuestion option's preview shows as in Slack, hidden characters marked.
+      const previewed = await create({
+        kind: "ask_user_question",
+        questions: [
+          {
+            question: "Which layout?",
+            header: "Layout",
+            multiSelect: false,
+            options: [
+              { label: "Grid", description: "cards", preview: "┌──┬──┐\n│a\u200B│b │\n└──┴──┘" },
+              { label: "List", description: "rows" },
+            ],
+          },
+        ],
+      });
+      const previewCard = page.locator(`article[data-id="${previewed}"]`);
+      await previewCard.waitFor({ timeout: 2000 });
+      expect(await previewCard.locator("pre.preview").allTextContents()).toEqual(["┌──┬──┐\n│a⟨U+200B⟩│b │\n└──┴──┘"]);
+      const picked = waitFor(previewed);
+      await previewCard.getByRole("radio").first().check();
+      await previewCard.getByRole("button", { name: "Submit", exact: true }).click();
+      expect(await picked).toMatchObject({ status: "answered", decision: { answers: { "Which layout?": "Grid" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered question leaves the queue");
+
+      // Issue 16.1: a command padded with blank lines says how many lines it has and shows its tail; agent text dressed as a status line is quoted and attributed.
+      const fake = "answered by alice in Slack after 3 s";
+      const padded = await create({ kind: "permission", toolName: "Bash", input: { command: `ls -la${"\n".repeat(2500)}rm -rf ~` }, context: fake });
+      const paddedCard = page.locator(`article[data-id="${padded}"]`);
+      await paddedCard.waitFor({ timeout: 2000 });
+      expect(await paddedCard.locator(".command-label").textContent()).toBe("Command (2,501 lines; 2,499 blank lines collapsed, shown as ⟨N blank lines⟩)");
+      expect(await paddedCard.locator("pre.command").textContent()).toBe("ls -la\n⟨2,499 blank lines⟩\nrm -rf ~");
+      expect(await paddedCard.locator(".agent-says").textContent()).toBe(`The agent says:${fake}`);
+      expect(await paddedCard.locator(".agent-says blockquote").textContent()).toBe(fake);
+      const paddedAnswered = waitFor(padded);
+      await paddedCard.getByRole("button", { name: "Deny", exact: true }).click();
+      expect(await paddedAnswered).toMatchObject({ status: "answered", decision: { behavior: "deny" } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered command leaves the queue");
+
+      // Issue 16.1 in a form: a choice option, a text default and the notification show hidden characters marked; the answer keeps the raw option.
+      const form = await create({
+        kind: "interactive_questions",
+        title: "deploy\u202E now",
+        questions: [
+          { id: "env", question: "Where?", type: "choice", options: ["stag\u202Eing", "prod"] },
+          { id: "note", question: "Note?", type: "text", default: "a\u200Bb", required: false },
+        ],
+      });
+      const formCard = page.locator(`article[data-id="${form}"]`);
+      await formCard.waitFor({ timeout: 2000 });
+      expect(await formCard.locator("option").allTextContents()).toEqual(["—", "stag⟨U+202E⟩ing", "prod"]);
+      expect(await formCard.locator('input[type="text"]').getAttribute("placeholder")).toBe("a⟨U+200B⟩b");
+      expect(await formCard.textContent()).not.toMatch(/[\u202e\u200b]/);
+      expect(await page.evaluate(() => (globalThis as unknown as { __notified: string[] }).__notified)).toContain("deploy⟨U+202E⟩ now");
+      const formAnswered = waitFor(form);
+      await formCard.getByRole("combobox").selectOption({ label: "stag⟨U+202E⟩ing" });
+      await formCard.getByRole("button", { name: "Submit", exact: true }).click();
+      expect(await formAnswered).toMatchObject({ status: "answered", decision: { answers: { env: "stag\u202Eing" } } });
+      await until(async () => (await page.locator("article").count()) === 0, 2000, "the answered form leaves the queue");
+      expect(await page.evaluate(() => (globalThis as unknown as { __notified: string[] }).__notified.join(""))).not.toMatch(/[\u202e\u200b]/);
 
       // 17.7: a thousand pending requests all render (how fast is `npm run bench -- --only consoles`, bench/console-render.ts: a benchmark, not a timed test).
       for (let batch = 0; batch < 20; batch += 1) {

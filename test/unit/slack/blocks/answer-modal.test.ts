@@ -3,7 +3,7 @@ import { answerModal } from "../../../../src/slack/blocks/index.js";
 import { checkViewLimits } from "../../../helpers/block-kit-limits.js";
 import { encodeMetadata, Field, OTHER_VALUE, View, type ModalMetadata } from "../../../../src/slack/ids.js";
 import { askRecord, interactiveRecord } from "../../../fixtures/records.js";
-import { block } from "../../../helpers/blocks.js";
+import { block, hiddenCharacters } from "../../../helpers/blocks.js";
 
 const meta: ModalMetadata = { r: "req-0001", c: "C0123456789", ts: "1700000000.000100" };
 const plain = (text: string) => ({ type: "plain_text", text });
@@ -139,6 +139,16 @@ describe("Answer… modal for InteractiveQuestion", () => {
     const view = answerModal(record, meta);
     expect(block(view, "q0")?.element).not.toHaveProperty("initial_value");
     expect(block(view, "q0")?.hint).toEqual(plain("Leave empty to keep the default (5000 characters)"));
+    expect(block(view, "q0")?.optional).toBe(true);
     expect(checkViewLimits(view)).toEqual([]);
+  });
+
+  it("does not pre-fill a text default with hidden characters, which a text box would show raw (issue 16.1)", () => {
+    const record = interactiveRecord({ questions: [{ id: "t", question: "Branch?", type: "text", default: "main\u202E; rm -rf ~" }] });
+    const view = answerModal(record, meta);
+    expect(block(view, "q0")?.element).not.toHaveProperty("initial_value");
+    expect(block(view, "q0")?.hint).toEqual(plain("Leave empty to keep the default shown in the message (it has hidden characters)"));
+    expect(block(view, "q0")?.optional).toBe(true);
+    expect(hiddenCharacters(view)).toEqual([]);
   });
 });
