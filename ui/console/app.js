@@ -120,7 +120,9 @@ function Questions({ request, answer }) {
             ${(q.options ?? []).map((o) => html`<option value=${o} selected=${q.default === o}>${v(o)}</option>`)}
           </select></label
         >`;
-      if (q.type === "multiChoice")
+      if (q.type === "multiChoice") {
+        // The default shows checked (as Slack's modal pre-selects it) until the person changes it.
+        const chosen = values[q.id] ?? (Array.isArray(q.default) ? q.default : []);
         return html`<fieldset>
           <legend>${label}</legend>
           ${(q.options ?? []).map(
@@ -128,15 +130,14 @@ function Questions({ request, answer }) {
               html`<label class="q"
                 ><input
                   type="checkbox"
-                  onChange=${(e) => {
-                    const chosen = values[q.id] ?? [];
-                    set(q.id, e.target.checked ? [...chosen, o] : chosen.filter((x) => x !== o));
-                  }}
+                  checked=${chosen.includes(o)}
+                  onChange=${(e) => set(q.id, e.target.checked ? [...chosen.filter((x) => x !== o), o] : chosen.filter((x) => x !== o))}
                 />
                 ${v(o)}</label
               >`,
           )}
         </fieldset>`;
+      }
       return html`<label class="q">${label} <input type="text" placeholder=${v(q.default) ?? ""} onInput=${(e) => set(q.id, e.target.value)} /></label>`;
     })}<button class="primary" onClick=${submit}>Submit</button>`;
 }

@@ -145,6 +145,20 @@ describe.skipIf(!existsSync(CHROMIUM))("the web console with Slack, in Chromium"
     await formCard.getByRole("textbox").fill("v7");
     await formCard.getByRole("button", { name: "Submit" }).click();
     expect(await form.answered).toMatchObject({ status: "answered", decision: { answers: { version: "v7", env: "staging" } } });
+
+    // A multiChoice default shows checked, as Slack's modal pre-selects it; the person changes it from there.
+    const regions = await create({
+      kind: "interactive_questions",
+      questions: [{ id: "regions", question: "Which regions?", type: "multiChoice", options: ["eu", "us", "ap"], default: ["eu", "us"] }],
+    });
+    const regionsCard = page.locator(`article[data-id="${regions.id}"]`);
+    const box = (name: string) => regionsCard.getByRole("checkbox", { name, exact: true });
+    await box("eu").waitFor();
+    expect([await box("eu").isChecked(), await box("us").isChecked(), await box("ap").isChecked()]).toEqual([true, true, false]);
+    await box("us").uncheck();
+    await box("ap").check();
+    await regionsCard.getByRole("button", { name: "Submit" }).click();
+    expect(await regions.answered).toMatchObject({ status: "answered", decision: { answers: { regions: ["eu", "ap"] } } });
   });
 
   it("a click in Slack takes the request off the open console at once", { timeout: 60_000 }, async () => {
