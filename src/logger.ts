@@ -27,6 +27,13 @@
  * it: a copy of the whole chunk per line. Its default chunk (16 KB) made that
  * about 2–8 KB of garbage per line during bursts (the clicks answering 10,000
  * held long-polls); chunks of STDOUT_CHUNK keep it under 1 KB a line.
+ *
+ * pino flushes what is left synchronously as the process exits. sonic-boom 4
+ * (pino 10's own) retried a write refused with EPIPE there every 100 ms for
+ * ever, so a relay whose log reader had gone (a closed terminal, a dead log
+ * shipper) hung in its exit with signals unanswered; sonic-boom 5 gives up on
+ * it. package.json's `overrides` gives pino sonic-boom 5 until pino depends on
+ * it (test/integration/cli/logger-broken-pipe.test.ts).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 

@@ -177,6 +177,8 @@ export async function startLocalRelay(port: number, env: Record<string, string>)
       process.kill(-child.pid, "SIGTERM");
       await exited;
     }
+    // npm exits at once; the relay it started (same process group) may take its shutdown grace. Never leave it running.
+    if (child.pid) await groupGone(child.pid, 15_000);
     rmSync(stateHome, { recursive: true, force: true });
   };
   try {
@@ -187,4 +189,19 @@ export async function startLocalRelay(port: number, env: Record<string, string>)
   }
   const link = /(https?:\/\/[^\s/]+\/console\/signin#[\w-]+)/.exec(output)![1]!;
   return { url: `http://127.0.0.1:${port}`, link, stop };
+}
+
+/** Waits until no process of group `pgid` is left, then kills what is (SIGKILL) once `ms` have passed. */
+async function groupGone(pgid: number, ms: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + ms;
+  while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (alive()) process.kill(-pgid, "SIGKILL");
 }
