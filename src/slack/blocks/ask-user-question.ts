@@ -2,7 +2,9 @@
  * Claude's AskUserQuestion: each question with its header chip, options,
  * descriptions and previews. A single single-select question is answered in
  * one tap (a button per option, plus Other…); anything else opens the
- * answer modal from an Answer… button.
+ * answer modal from an Answer… button. The question, its header chip and
+ * each option are the agent's words, so every line of them is block-quoted
+ * under "The agent asks:": none can pass for the relay's own status lines.
  */
 import type { RequestRecord } from "../../requests/model.js";
 import type { AskUserQuestionBody } from "../../protocol/request-body.js";
@@ -12,6 +14,8 @@ import { actions, button, section } from "./elements.js";
 import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
 import { cutShort } from "./text.js";
+import { boldFirstLine, quoteLines } from "./escape.js";
+import { AGENT_ASKS } from "./common.js";
 
 /** Header chips are meant to be short; longer ones are cut for display. */
 export const CHIP_LENGTH = 30;
@@ -33,17 +37,17 @@ export const askUserQuestionView: KindViewOf = (record) => {
     content(fit, mode) {
       const oneTap = mode === "pending" && askIsOneTap(body);
       return body.questions.flatMap((question, i) => {
-        const chip = question.header ? `*${cutShort(question.header, CHIP_LENGTH)}*\n` : "";
+        const chip = question.header ? `${boldFirstLine(quoteLines(cutShort(question.header, CHIP_LENGTH)))}\n` : "";
         const multi = question.multiSelect ? "\n_Choose one or more._" : "";
         const options = question.options.map((option, j) => {
           const key = `q${i}_o${j}`;
-          let text = `*${fit.text(`${key}_label`)}*`;
+          let text = boldFirstLine(fit.text(`${key}_label`));
           if (option.description) text += `\n${fit.text(`${key}_desc`)}`;
           if (option.preview) text += `\n${fit.code(`${key}_preview`)[0] ?? ""}`;
           const pick = oneTap ? button(cutShort(option.label, LIMITS.buttonText), Action.option, encodeButton({ r: record.id, q: i, o: j })) : undefined;
           return section(key, text, pick);
         });
-        return [section(`q${i}`, `${chip}${fit.text(`q${i}`)}${multi}`), ...options];
+        return [section(`q${i}`, `${AGENT_ASKS}${chip}${fit.text(`q${i}`)}${multi}`), ...options];
       });
     },
     controls() {
@@ -59,11 +63,11 @@ export const askUserQuestionView: KindViewOf = (record) => {
 function askLeaves(body: AskUserQuestionBody): Leaf[] {
   const leaves: Leaf[] = [];
   body.questions.forEach((question, i) => {
-    leaves.push({ key: `q${i}`, raw: question.question, encoding: "text", weight: 3, cap: 1500 });
+    leaves.push({ key: `q${i}`, raw: question.question, encoding: "quote", weight: 3, cap: 1500 });
     question.options.forEach((option, j) => {
       const key = `q${i}_o${j}`;
-      leaves.push({ key: `${key}_label`, raw: option.label, encoding: "text", weight: 1, cap: 300 });
-      if (option.description) leaves.push({ key: `${key}_desc`, raw: option.description, encoding: "text", weight: 2, cap: 1200 });
+      leaves.push({ key: `${key}_label`, raw: option.label, encoding: "quote", weight: 1, cap: 300 });
+      if (option.description) leaves.push({ key: `${key}_desc`, raw: option.description, encoding: "quote", weight: 2, cap: 1200 });
       if (option.preview) {
         leaves.push({ key: `${key}_preview`, raw: option.preview, encoding: "code", weight: 2, cap: 1300, perChunk: 1300 });
       }

@@ -56,6 +56,9 @@ export function topBlocks(record: RequestRecord, fit: Fitter, mode: Mode): Known
   return blocks;
 }
 
+/** What starts each question of a question request: the quoted lines under it are the agent's words. */
+export const AGENT_ASKS = "_The agent asks:_\n";
+
 /** The warning on a request that holds invisible or direction-changing characters. */
 export const HIDDEN_WARNING =
   "⚠️ *This request contains invisible or direction-changing characters.* Each is shown as ⟨U+…⟩ where it sits; what runs is what you see here, not what another app shows.";

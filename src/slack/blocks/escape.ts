@@ -30,8 +30,21 @@ const QUOTE = "> ";
 export function encode(raw: string, encoding: Encoding): string {
   const escaped = escapeMrkdwn(raw);
   if (encoding === "code") return escaped.replace(/`(?=`)/g, "`" + ZWSP);
-  if (encoding === "quote") return QUOTE + escaped.replace(/\n/g, "\n" + QUOTE);
+  if (encoding === "quote") return quoteLines(escaped);
   return escaped;
+}
+
+/** Escaped text with every line started by `> `, so no line of it can start a line of the message unquoted. */
+export function quoteLines(escaped: string): string {
+  return QUOTE + escaped.replace(/\n/g, "\n" + QUOTE);
+}
+
+/** Quoted text with its first line in bold ("> *Which database?*\n> more"): a question or an option label, still inside the quote. */
+export function boldFirstLine(quoted: string): string {
+  const end = quoted.indexOf("\n");
+  const first = end === -1 ? quoted : quoted.slice(0, end);
+  if (!first.startsWith(QUOTE) || first.trim() === QUOTE.trim()) return quoted;
+  return `${QUOTE}*${first.slice(QUOTE.length)}*${end === -1 ? "" : quoted.slice(end)}`;
 }
 
 /** Characters an encoding adds around each part, at most (the fence of code, the first `> ` of a quote). */

@@ -2,7 +2,10 @@
  * InteractiveQuestion[]: only the questions a person must answer (autonomous
  * mode answers the rest), each with its type, format, default and whether it
  * is optional. One confirm or one choice is answered in one tap; anything
- * else opens the answer modal.
+ * else opens the answer modal. The question, its options, format and default
+ * are the agent's words, so every line of them is block-quoted under "The
+ * agent asks:" (labels such as "Default:" are the relay's own): none can pass
+ * for the relay's own status lines.
  */
 import type { KnownBlock } from "@slack/types";
 import { questionsForPerson } from "../../requests/interactive.js";
@@ -14,6 +17,8 @@ import { actions, button, section } from "./elements.js";
 import type { KindViewOf } from "./kind.js";
 import { LIMITS } from "./limit-values.js";
 import { cutShort } from "./text.js";
+import { boldFirstLine } from "./escape.js";
+import { AGENT_ASKS } from "./common.js";
 
 /** More options than this and a choice is answered in the modal instead of with buttons. */
 export const MAX_CHOICE_BUTTONS = 20;
@@ -54,11 +59,11 @@ export const interactiveView: KindViewOf = (record) => {
     content(fit) {
       if (shown.length === 0) return [section("none", "_Every question was answered automatically._")];
       return shown.map(({ question, index }) => {
-        const lines = [`*${fit.text(`q${index}`)}*`, `_${HINTS[question.type]}${question.required ? "" : " · optional"}_`];
-        if (question.pattern) lines.push(`Format: ${fit.text(`q${index}_pattern`)}`);
-        if (question.default !== undefined) lines.push(`Default: ${fit.text(`q${index}_default`)}`);
+        const lines = [`${AGENT_ASKS}${boldFirstLine(fit.text(`q${index}`))}`, `_${HINTS[question.type]}${question.required ? "" : " · optional"}_`];
         const options = fit.text(`q${index}_opts`);
         if (options) lines.push(options);
+        if (question.pattern) lines.push(`Format:\n${fit.text(`q${index}_pattern`)}`);
+        if (question.default !== undefined) lines.push(`Default:\n${fit.text(`q${index}_default`)}`);
         return section(`q${index}`, lines.join("\n"));
       });
     },
@@ -80,14 +85,14 @@ export const interactiveView: KindViewOf = (record) => {
 };
 
 function questionLeaves(question: InteractiveQuestion, index: number, listOptions: boolean): Leaf[] {
-  const leaves: Leaf[] = [{ key: `q${index}`, raw: question.question, encoding: "text", weight: 3, cap: 1200 }];
+  const leaves: Leaf[] = [{ key: `q${index}`, raw: question.question, encoding: "quote", weight: 3, cap: 1200 }];
   if (question.options && listOptions) {
     const raw = question.options.map((option) => `• ${option}`).join("\n");
-    leaves.push({ key: `q${index}_opts`, raw, encoding: "text", weight: 1, cap: 1000 });
+    leaves.push({ key: `q${index}_opts`, raw, encoding: "quote", weight: 1, cap: 1000 });
   }
   if (question.default !== undefined) {
-    leaves.push({ key: `q${index}_default`, raw: displayValue(question.default), encoding: "text", weight: 1, cap: 400 });
+    leaves.push({ key: `q${index}_default`, raw: displayValue(question.default), encoding: "quote", weight: 1, cap: 400 });
   }
-  if (question.pattern) leaves.push({ key: `q${index}_pattern`, raw: question.pattern, encoding: "text", weight: 1, cap: 200 });
+  if (question.pattern) leaves.push({ key: `q${index}_pattern`, raw: question.pattern, encoding: "quote", weight: 1, cap: 200 });
   return leaves;
 }

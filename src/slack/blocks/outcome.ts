@@ -10,6 +10,7 @@ import { allocate, Fitter, type Leaf } from "./budget.js";
 import { byWhom, slackDate } from "./common.js";
 import { displayValue } from "./interactive.js";
 import { cutShort, fit } from "./text.js";
+import { quoteLines } from "./escape.js";
 
 /** The outcome section never takes more than this; message.ts keeps it free. */
 export const OUTCOME_MAX = 2000;
@@ -53,7 +54,11 @@ function decisionDetails(record: RequestRecord, decision: Decision): string {
   return "";
 }
 
-/** "*Question*: answer" for every answered question, sharing ANSWERS_MAX characters. */
+/**
+ * "> *Question*: answer" for every answered question, sharing ANSWERS_MAX
+ * characters. Questions and the options picked are the agent's words, so
+ * every line of them is quoted: none can pass for the outcome line above.
+ */
 function answerLines(record: RequestRecord, decision: Decision & { answers: Record<string, unknown> }): string {
   const rows: Array<{ label: string; value: string }> = [];
   const body = record.body;
@@ -72,9 +77,14 @@ function answerLines(record: RequestRecord, decision: Decision & { answers: Reco
     }
   }
   const labelMax = Math.min(100, Math.max(20, Math.floor(ANSWERS_MAX / Math.max(1, rows.length) / 3)));
-  const labels = rows.map((row) => cutShort(row.label, labelMax));
-  const leaves: Leaf[] = rows.map((row, i) => ({ key: `v${i}`, raw: row.value, encoding: "text", weight: 1, cap: 1000 }));
-  const fixed = labels.reduce((sum, label) => sum + label.length + 6, 0);
+  const labels = rows.map((row) => quoteLines(`*${cutShort(row.label, labelMax)}*: `));
+  const leaves: Leaf[] = rows.map((row, i) => ({ key: `v${i}`, raw: row.value, encoding: "quote", weight: 1, cap: 1000 }));
+  const fixed = labels.reduce((sum, label) => sum + label.length + 1, 0);
   const fitter = new Fitter(leaves, allocate(leaves, ANSWERS_MAX - fixed));
-  return rows.map((_, i) => `\n*${labels[i]}*: ${fitter.text(`v${i}`)}`).join("");
+  return rows.map((_, i) => `\n${labels[i]}${unquoteFirst(fitter.text(`v${i}`))}`).join("");
+}
+
+/** A quoted value that follows its quoted label on the same line: its first `> ` goes. */
+function unquoteFirst(quoted: string): string {
+  return quoted.startsWith("> ") ? quoted.slice(2) : quoted;
 }

@@ -34,22 +34,24 @@ interface ToolShape {
 
 /**
  * How to show a tool call; `friendly` false gives the JSON for every tool but
- * the file tools (the step gate shows parameters as they are; a diff is
- * exactly what an edit does).
+ * the file tools and Bash (the step gate shows parameters as they are; a diff
+ * is exactly what an edit does, and a command shown as it runs, its lines
+ * counted and blank runs collapsed, is what Bash runs).
  */
 export function toolShape(toolName: string, input: JsonObject, friendly: boolean): ToolShape {
   const file = fileShape(toolName, input);
   if (file) return { ...file, summary: file.path };
   const command = input.command;
-  if (friendly && toolName === "Bash" && typeof command === "string") {
+  if (toolName === "Bash" && typeof command === "string") {
     const shown = collapseBlankRuns(command);
+    // The step gate keeps Bash's description with the other parameters, as the agent sent them.
     const shape: ToolShape = {
       label: commandLabel(command, shown.collapsed),
       code: shown.text,
-      rest: omit(input, ["command", "description"]),
+      rest: omit(input, friendly ? ["command", "description"] : ["command"]),
       summary: command,
     };
-    if (typeof input.description === "string" && input.description) shape.note = input.description;
+    if (friendly && typeof input.description === "string" && input.description) shape.note = input.description;
     return shape;
   }
   return { label: friendly ? "Input" : "Parameters", code: prettyJson(input) };

@@ -144,10 +144,10 @@ describe("after an answer", () => {
     await posted({ kind: "step_gate", toolName: "Bash", input: { command: "ls" } }, "1700000000.000200");
     relay.api.on("auth.test", WORKSPACE).on("views.publish", { ok: true }, 3).on("chat.update", { ok: true }, 2);
     await send(appHomeOpened({ user: ALICE.id }));
-    expect(firstLines(published(ALICE.id)[0])).toStrictEqual(["Proposed action: Bash", "Permission request: Bash: git push"]);
+    expect(firstLines(published(ALICE.id)[0])).toStrictEqual(["Proposed action: Bash: ls", "Permission request: Bash: git push"]);
 
     await clickAs(relay, Action.deny, permission.id, ALICE);
-    expect(firstLines(published(ALICE.id)[1])).toStrictEqual(["Proposed action: Bash"]);
+    expect(firstLines(published(ALICE.id)[1])).toStrictEqual(["Proposed action: Bash: ls"]);
 
     await send(messageEvent({ text: "y", user: ALICE.id, threadTs: "1700000000.000200" }));
     const last = published(ALICE.id)[2];

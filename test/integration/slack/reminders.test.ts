@@ -154,7 +154,7 @@ describe("escalation", () => {
     expect(elsewhere?.channel).toBe(ESCALATION_CHANNEL);
     expect(elsewhere?.thread_ts).toBeUndefined();
     expect(JSON.stringify(elsewhere?.blocks)).toContain(`<${PERMALINK}|Open the request>`);
-    expect(elsewhere?.text).toBe("🔺 Waiting for an answer: Proposed action: Bash");
+    expect(elsewhere?.text).toBe("🔺 Waiting for an answer: Proposed action: Bash: terraform apply -target=module.db");
     relay.api.done();
   });
 

@@ -60,13 +60,13 @@ describe("ended message", () => {
 
   it("lists AskUserQuestion answers under their header, and removes the option buttons", () => {
     const record = answered(askRecord(), { answers: { "Which database should the service use?": "PostgreSQL" } });
-    expect(outcome(record)).toBe(`✅ Answered by <@U0ALICE01> · ${AT}\n*Database*: PostgreSQL`);
+    expect(outcome(record)).toBe(`✅ Answered by <@U0ALICE01> · ${AT}\n> *Database*: PostgreSQL`);
     expect(actionIds(endedMessage(record))).toEqual([]);
   });
 
   it("lists a free-text response too", () => {
     const record = answered(askRecord(), { answers: {}, response: "Neither, use <redis>" });
-    expect(outcome(record)).toBe(`✅ Answered by <@U0ALICE01> · ${AT}\n*Response*: Neither, use &lt;redis&gt;`);
+    expect(outcome(record)).toBe(`✅ Answered by <@U0ALICE01> · ${AT}\n> *Response*: Neither, use &lt;redis&gt;`);
   });
 
   it("lists InteractiveQuestion answers, and says when the relay answered by itself", () => {
@@ -77,7 +77,7 @@ describe("ended message", () => {
       ],
     });
     const record = answered(pending, { answers: { deploy: true, regions: ["eu", "us"] } }, { id: "relay", name: "autonomous mode" });
-    expect(outcome(record)).toBe(`✅ Answered automatically (autonomous mode) · ${AT}\n*Deploy?*: Yes\n*Regions?*: eu, us`);
+    expect(outcome(record)).toBe(`✅ Answered automatically (autonomous mode) · ${AT}\n> *Deploy?*: Yes\n> *Regions?*: eu, us`);
   });
 
   it("says Expired", () => {

@@ -40,7 +40,7 @@ describe("the requests waiting on the person", () => {
     const home = view({ waiting: { shown: records.map((record) => ({ record })), more: 0, moreUncounted: false, unchecked: 0 } });
     expect([sectionText(home, "request_0")?.split("\n")[0], sectionText(home, "request_1")?.split("\n")[0]]).toStrictEqual([
       "Permission request: Bash: npm test",
-      "Proposed action: Bash",
+      "Proposed action: Bash: rm -rf build",
     ]);
   });
 

@@ -12,11 +12,11 @@ describe("AskUserQuestion message", () => {
     const record = askRecord();
     const message = requestMessage(record);
     expect(message.text).toBe("Question from the agent: Which database should the service use?");
-    expect(sectionText(message, "q0")).toBe("*Database*\nWhich database should the service use?");
+    expect(sectionText(message, "q0")).toBe("_The agent asks:_\n> *Database*\n> Which database should the service use?");
     expect(block(message, "q0_o0")).toEqual({
       type: "section",
       block_id: "q0_o0",
-      text: { type: "mrkdwn", verbatim: true, text: "*PostgreSQL*\nRelational, already in production" },
+      text: { type: "mrkdwn", verbatim: true, text: "> *PostgreSQL*\n> Relational, already in production" },
       accessory: {
         type: "button",
         action_id: Action.option,
@@ -50,7 +50,7 @@ describe("AskUserQuestion message", () => {
       { blockId: "actions", action_id: Action.answer, text: "Answer…", value: encodeButton({ r: record.id }), style: "primary" },
       moreTimeButton(record.id),
     ]);
-    expect(sectionText(message, "q0")).toBe("*Checks*\nWhich checks?\n_Choose one or more._");
+    expect(sectionText(message, "q0")).toBe("_The agent asks:_\n> *Checks*\n> Which checks?\n_Choose one or more._");
     expect(isOneTap(record)).toBe(false);
   });
 
@@ -63,14 +63,14 @@ describe("AskUserQuestion message", () => {
     const message = requestMessage(record);
     expect(message.blocks[0]).toMatchObject({ type: "header", text: { text: "Questions from the agent" } });
     expect(actionIds(message)).toEqual([Action.answer, Action.moreTime]);
-    expect(sectionText(message, "q1")).toBe("*Two*\nSecond?");
-    expect(sectionText(message, "q1_o1")).toBe("*d*");
+    expect(sectionText(message, "q1")).toBe("_The agent asks:_\n> *Two*\n> Second?");
+    expect(sectionText(message, "q1_o1")).toBe("> *d*");
     expect(isOneTap(record)).toBe(false);
   });
 
   it("cuts a long header chip for display", () => {
     const message = requestMessage(askRecord({ questions: [{ question: "Q?", header: "H".repeat(40), options: [option("a"), option("b")] }] }));
-    expect(sectionText(message, "q0")).toBe(`*${"H".repeat(29)}…*\nQ?`);
+    expect(sectionText(message, "q0")).toBe(`_The agent asks:_\n> *${"H".repeat(29)}…*\n> Q?`);
   });
 
   it("shows an option's preview in a code block", () => {
@@ -86,7 +86,7 @@ describe("InteractiveQuestion message", () => {
     const record = interactiveRecord();
     const message = requestMessage(record);
     expect(message.blocks[0]).toMatchObject({ text: { text: "Questions" } });
-    expect(sectionText(message, "q0")).toBe("*Deploy v1.2.3 to production?*\n_Yes or no_");
+    expect(sectionText(message, "q0")).toBe("_The agent asks:_\n> *Deploy v1.2.3 to production?*\n_Yes or no_");
     const value = encodeButton({ r: record.id, q: 0 });
     expect(buttons(message)).toEqual([
       { blockId: "actions", action_id: Action.confirmYes, text: "Yes", value, style: "primary" },
@@ -104,7 +104,7 @@ describe("InteractiveQuestion message", () => {
       { blockId: "q0_o1", action_id: Action.option, text: "production", value: encodeButton({ r: record.id, q: 0, o: 1 }) },
       moreTimeButton(record.id),
     ]);
-    expect(sectionText(message, "q0")).toBe("*Which environment?*\n_Choose one_");
+    expect(sectionText(message, "q0")).toBe("_The agent asks:_\n> *Which environment?*\n_Choose one_");
     expect(checkMessageLimits(message)).toEqual([]);
   });
 
@@ -113,7 +113,7 @@ describe("InteractiveQuestion message", () => {
     const record = interactiveRecord({ questions: [{ id: "pick", question: "Pick one", type: "choice", options }] });
     const message = requestMessage(record);
     expect(actionIds(message)).toEqual([Action.answer, Action.moreTime]);
-    expect(sectionText(message, "q0")).toContain("• opt0\n• opt1");
+    expect(sectionText(message, "q0")).toContain("_Choose one_\n> • opt0\n> • opt1\n");
     expect(isOneTap(record)).toBe(false);
   });
 
@@ -141,9 +141,9 @@ describe("InteractiveQuestion message", () => {
       ],
     });
     const message = requestMessage(record);
-    expect(sectionText(message, "q0")).toBe("*Version?*\n_Type an answer · optional_\nFormat: \\d+\\.\\d+\nDefault: 1.2");
-    expect(sectionText(message, "q1")).toBe("*Regions?*\n_Choose any_\nDefault: eu, us\n• eu\n• us");
-    expect(sectionText(message, "q2")).toBe("*Notify?*\n_Yes or no_\nDefault: No");
+    expect(sectionText(message, "q0")).toBe("_The agent asks:_\n> *Version?*\n_Type an answer · optional_\nFormat:\n> \\d+\\.\\d+\nDefault:\n> 1.2");
+    expect(sectionText(message, "q1")).toBe("_The agent asks:_\n> *Regions?*\n_Choose any_\n> • eu\n> • us\nDefault:\n> eu, us");
+    expect(sectionText(message, "q2")).toBe("_The agent asks:_\n> *Notify?*\n_Yes or no_\nDefault:\n> No");
   });
 
   it("in autonomous mode shows only the required questions without a default, keeping their indexes", () => {
@@ -158,7 +158,7 @@ describe("InteractiveQuestion message", () => {
     const message = requestMessage(record);
     expect(sectionText(message, "q0")).toBeUndefined();
     expect(sectionText(message, "q1")).toBeUndefined();
-    expect(sectionText(message, "q2")).toBe("*Needed?*\n_Yes or no_");
+    expect(sectionText(message, "q2")).toBe("_The agent asks:_\n> *Needed?*\n_Yes or no_");
     expect(buttons(message).map((b) => b.value)).toEqual([
       encodeButton({ r: record.id, q: 2 }),
       encodeButton({ r: record.id, q: 2 }),

@@ -5,9 +5,10 @@
  * own status lines. Each is checked on the Block Kit the relay posts.
  */
 import { describe, expect, it } from "vitest";
-import { editModal, endedMessage, requestMessage } from "../../../../src/slack/blocks/index.js";
-import { answered, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
+import { editModal, endedMessage, requestMessage, type SlackMessage } from "../../../../src/slack/blocks/index.js";
+import { answered, askRecord, interactiveRecord, permissionRecord, stepGateRecord } from "../../../fixtures/records.js";
 import { blocksOf, decodeCode, hiddenCharacters, sectionText } from "../../../helpers/blocks.js";
+import { checkMessageLimits } from "../../../helpers/block-kit-limits.js";
 
 const BIDI = "echo cleanup \u202E; rm -rf ~ #";
 
@@ -96,6 +97,76 @@ describe("agent text dressed as the relay's own status lines", () => {
     );
     expect(sectionText(message, "title")).toBe(`> ${fake}`);
     expect(sectionText(message, "context")).toBe(`_The agent says:_\n> Deploying.\n> ${fake}\n> \n> ✅ Allowed by @alice`);
+  });
+
+  /** Every mrkdwn text in `value` (buttons are plain text, one label each, and start no line of the message). */
+  const mrkdwn = (value: unknown): string[] => {
+    if (Array.isArray(value)) return value.flatMap(mrkdwn);
+    if (typeof value !== "object" || value === null) return [];
+    const { type, text } = value as { type?: unknown; text?: unknown };
+    if (type === "mrkdwn" && typeof text === "string") return [text];
+    return Object.values(value).flatMap(mrkdwn);
+  };
+  /** Lines of the message's blocks that carry `marker` but do not start inside a quote. */
+  const unquoted = (message: SlackMessage, marker: string): string[] =>
+    mrkdwn(message.blocks)
+      .flatMap((text) => text.split("\n"))
+      .filter((line) => line.includes(marker) && !line.startsWith("> "));
+  const status = "✅ Allowed by @alice";
+  const sneaky = (field: string) => `${field}\n${status}\n${fake}`;
+
+  it("quotes every line of an AskUserQuestion's question, header, option labels and descriptions, under “The agent asks:”", () => {
+    for (const multiSelect of [false, true]) {
+      const question = {
+        question: sneaky("Which database?"),
+        header: sneaky("DB"),
+        multiSelect,
+        options: [
+          { label: sneaky("PostgreSQL"), description: sneaky("Relational") },
+          { label: status, description: fake },
+        ],
+      };
+      const record = askRecord({ questions: [question] });
+      const message = requestMessage(record);
+      expect(unquoted(message, "Allowed by")).toEqual([]);
+      expect(unquoted(message, "Approvals 1 of 2")).toEqual([]);
+      expect(sectionText(message, "q0")).toMatch(
+        /^_The agent asks:_\n> \*DB\*\n> ✅ Allowed by @alice\n> \*Appro…\n> Which database\?\n> ✅ Allowed by @alice\n> \*Approvals/,
+      );
+      expect(sectionText(message, "q0_o0")).toBe(`> *PostgreSQL*\n> ${status}\n> ${fake}\n> Relational\n> ${status}\n> ${fake}`);
+      expect(sectionText(message, "q0_o1")).toBe(`> *${status}*\n> ${fake}`);
+      expect(checkMessageLimits(message)).toEqual([]);
+      const ended = endedMessage(answered(record, { answers: { [question.question]: "PostgreSQL" } }));
+      expect(unquoted(ended, "Allowed by")).toEqual([]);
+    }
+  });
+
+  it("quotes every line of an interactive question, its options, format and default", () => {
+    const record = interactiveRecord({
+      questions: [
+        { id: "v", question: sneaky("Version?"), type: "text", pattern: sneaky("\\d+"), default: sneaky("1.2") },
+        { id: "r", question: status, type: "multiChoice", options: [sneaky("eu"), status], default: [status] },
+        { id: "c", question: fake, type: "confirm", default: false },
+      ],
+    });
+    const message = requestMessage(record);
+    expect(unquoted(message, "Allowed by")).toEqual([]);
+    expect(unquoted(message, "Approvals 1 of 2")).toEqual([]);
+    expect(sectionText(message, "q0")).toBe(
+      `_The agent asks:_\n> *Version?*\n> ${status}\n> ${fake}\n_Type an answer_\n` +
+        `Format:\n> \\d+\n> ${status}\n> ${fake}\nDefault:\n> 1.2\n> ${status}\n> ${fake}`,
+    );
+    expect(sectionText(message, "q1")).toBe(
+      `_The agent asks:_\n> *${status}*\n_Choose any_\n> • eu\n> ${status}\n> ${fake}\n> • ${status}\nDefault:\n> ${status}`,
+    );
+    expect(checkMessageLimits(message)).toEqual([]);
+    const ended = endedMessage(answered(record, { answers: { v: sneaky("1.2"), r: [status] } }));
+    expect(unquoted(ended, "Allowed by")).toEqual([]);
+    expect(sectionText(ended, "outcome")).toMatch(
+      /\n> \*Version\?\n> ✅ Allowed by @alice\n> \*Approvals 1 of 2:\* @alice ✅\*: 1\.2\n> ✅ Allowed by @alice\n/,
+    );
+    const oneTap = requestMessage(interactiveRecord({ questions: [{ id: "go", question: sneaky("Deploy?"), type: "choice", options: [status, "no"] }] }));
+    expect(unquoted(oneTap, "Allowed by")).toEqual([]);
   });
 
   it("quotes the context of a question request too", () => {
