@@ -21,7 +21,19 @@ export function hostAllowed(host: string | undefined, allowed: ReadonlySet<strin
   return host !== undefined && allowed.has(host.toLowerCase());
 }
 
-/** Whether `origin` (the Origin header) is one of the allowed hosts' (http, or https for a public URL). */
+/**
+ * The origins (`scheme://name:port`) a state-changing call may come from: the
+ * loopback names on `port` over http, and RELAY_PUBLIC_URL's origin, its scheme
+ * included (behind TLS, a page served over plain http on the public name is
+ * not the console's).
+ */
+export function allowedOrigins(port: number, publicUrl?: string): Set<string> {
+  const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+  if (publicUrl) origins.add(new URL(publicUrl).origin.toLowerCase());
+  return origins;
+}
+
+/** Whether `origin` (the Origin header) is exactly one of `allowed` (allowedOrigins). */
 export function originAllowed(origin: string | undefined, allowed: ReadonlySet<string>): boolean {
   if (origin === undefined || origin === "null") return false;
   let url: URL;
@@ -30,5 +42,5 @@ export function originAllowed(origin: string | undefined, allowed: ReadonlySet<s
   } catch {
     return false;
   }
-  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin.toLowerCase() && allowed.has(url.host);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin.toLowerCase() && allowed.has(url.origin);
 }

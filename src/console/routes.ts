@@ -34,7 +34,7 @@ import type { NamedToken } from "../config/rules.js";
 import { auditPage } from "../http/routes/audit.js";
 import { jsonBody, rawQuery, type HttpApp } from "../http/transport.js";
 import type { AuditTrail } from "../requests/audit-trail.js";
-import { allowedHosts, hostAllowed, originAllowed } from "./guard.js";
+import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "./guard.js";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "./sessions.js";
 import { ConsoleFeed } from "./feed.js";
 import { registerSignInRoutes } from "./signin-routes.js";
@@ -77,6 +77,7 @@ const InteractiveAnswers = z.object({ answers: z.record(z.string(), z.union([z.s
 /** Registers /console and /console/api/* on `app` (call before the app's 405 routes). */
 export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
   const hosts = () => allowedHosts((app.server.address() as AddressInfo).port, deps.publicUrl);
+  const origins = () => allowedOrigins((app.server.address() as AddressInfo).port, deps.publicUrl);
   const limit = deps.listLimit ?? 1000;
   const linker = async () => (deps.messageLinks ? await deps.messageLinks() : undefined);
   const feed = new ConsoleFeed({
@@ -129,7 +130,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
      */
     const session = (need: "reads" | "changes" | "answers" | "audit") => async (request: FastifyRequest) => {
       const changes = need === "changes" || need === "answers";
-      if (changes && !originAllowed(request.headers.origin, hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
+      if (changes && !originAllowed(request.headers.origin, origins())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
       const found = await deps.sessions.get(request.cookies[SESSION_COOKIE]);
       if (!found) throw new RelayError("relay_unauthorized", "Sign in to the console first.");
       const sent = request.headers[CSRF_HEADER];
@@ -147,7 +148,7 @@ export function registerConsoleRoutes(app: HttpApp, deps: ConsoleDeps): void {
       logger: deps.logger,
       adminTokens: deps.adminTokens,
       links: deps.links,
-      hosts,
+      origins,
       ...(deps.slackSignIn ? { slack: deps.slackSignIn } : {}),
     });
 

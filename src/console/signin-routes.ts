@@ -34,8 +34,8 @@ export interface SignInDeps {
   adminTokens: readonly NamedToken[];
   /** Whether sign-in links exist (local mode prints one). */
   links: boolean;
-  /** The allowed hosts (./guard.ts), for the Origin check. */
-  hosts: () => ReadonlySet<string>;
+  /** The allowed origins (./guard.ts allowedOrigins), for the Origin check. */
+  origins: () => ReadonlySet<string>;
 }
 
 const LinkSignIn = z.object({ secret: z.string().min(1).max(200) }).strict();
@@ -44,7 +44,7 @@ const AdminSignIn = z.object({ token: z.string().min(1).max(1024) }).strict();
 export function registerSignInRoutes(scope: FastifyInstance, deps: SignInDeps): void {
   const admins = createAuthenticator({ agents: [], admins: deps.adminTokens });
   const sameOrigin = async (request: FastifyRequest) => {
-    if (!originAllowed(request.headers.origin, deps.hosts())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
+    if (!originAllowed(request.headers.origin, deps.origins())) throw new RelayError("relay_forbidden", "Cross-site calls are refused.");
   };
   const opened = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => {
     deps.logger.info({ person: session.person.id, role: session.role }, "console: signed in");

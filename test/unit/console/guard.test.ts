@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowedHosts, hostAllowed, originAllowed } from "../../../src/console/guard.js";
+import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../../../src/console/guard.js";
 
 describe("the console's Host allowlist", () => {
   const hosts = allowedHosts(3000, "https://relay.example.com");
@@ -17,7 +17,7 @@ describe("the console's Host allowlist", () => {
 });
 
 describe("the console's Origin check", () => {
-  const hosts = allowedHosts(3000);
+  const hosts = allowedOrigins(3000);
 
   it("takes the console's own origin", () => {
     expect(originAllowed("http://127.0.0.1:3000", hosts)).toBe(true);
@@ -29,5 +29,19 @@ describe("the console's Origin check", () => {
       expect(originAllowed(origin, hosts)).toBe(false);
     }
     expect(originAllowed(undefined, hosts)).toBe(false);
+  });
+});
+
+describe("the console's Origin check behind a public URL", () => {
+  const origins = allowedOrigins(3000, "https://relay.example.com");
+
+  it("takes the public URL's origin with its scheme, and the loopback ones over http", () => {
+    for (const origin of ["https://relay.example.com", "HTTPS://RELAY.EXAMPLE.COM", "http://127.0.0.1:3000"]) expect(originAllowed(origin, origins)).toBe(true);
+  });
+
+  it("refuses the public name over plain http or on another port, and the loopback names over https", () => {
+    for (const origin of ["http://relay.example.com", "https://relay.example.com:8443", "https://127.0.0.1:3000", "https://localhost:3000"]) {
+      expect(originAllowed(origin, origins)).toBe(false);
+    }
   });
 });
