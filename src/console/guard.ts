@@ -9,7 +9,7 @@
 
 /** The hosts (`name:port`) the console answers to: the loopback names on `port`, and RELAY_PUBLIC_URL's host when set. */
 export function allowedHosts(port: number, publicUrl?: string): Set<string> {
-  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const hosts = new Set(loopbackHosts(port));
   if (publicUrl) {
     const url = new URL(publicUrl);
     hosts.add(url.host.toLowerCase());
@@ -28,7 +28,7 @@ export function hostAllowed(host: string | undefined, allowed: ReadonlySet<strin
  * not the console's).
  */
 export function allowedOrigins(port: number, publicUrl?: string): Set<string> {
-  const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+  const origins = new Set(loopbackHosts(port).map((host) => `http://${host}`));
   if (publicUrl) origins.add(new URL(publicUrl).origin.toLowerCase());
   return origins;
 }
@@ -43,4 +43,9 @@ export function originAllowed(origin: string | undefined, allowed: ReadonlySet<s
     return false;
   }
   return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin.toLowerCase() && allowed.has(url.origin);
+}
+
+/** The loopback names on `port`, as a Host header gives them. */
+function loopbackHosts(port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }
