@@ -32,8 +32,10 @@
  * (pino 10's own) retried a write refused with EPIPE there every 100 ms for
  * ever, so a relay whose log reader had gone (a closed terminal, a dead log
  * shipper) hung in its exit with signals unanswered; sonic-boom 5 gives up on
- * it. package.json's `overrides` gives pino sonic-boom 5 until pino depends on
- * it (test/integration/cli/logger-broken-pipe.test.ts).
+ * it, by throwing, which flushQuietlyAtExit catches (as it does sonic-boom 5's
+ * throw for a stream already closed). package.json's `overrides` gives pino
+ * sonic-boom 5 until pino depends on it
+ * (test/integration/cli/logger-broken-pipe.test.ts).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 
@@ -86,7 +88,7 @@ export function createLogger({ level = "info", write, now = Date.now }: LoggerOp
     ? { write: (line: string) => write(line.endsWith("\n") ? line.slice(0, -1) : line) }
     : // Asynchronous: a line is handed to libuv and the event loop goes on, so an agent's answer never
       // waits on stdout (a slow pipe or terminal); pino flushes what is left when the process exits.
-      pino.destination({ dest: 1, sync: false, maxWrite: STDOUT_CHUNK });
+      flushQuietlyAtExit(pino.destination({ dest: 1, sync: false, maxWrite: STDOUT_CHUNK }));
   return pino(
     {
       level,
@@ -97,6 +99,24 @@ export function createLogger({ level = "info", write, now = Date.now }: LoggerOp
     },
     destination,
   );
+}
+
+/**
+ * pino flushes `stream` synchronously in the process's `exit` event; sonic-boom
+ * 5 throws there when the stream has already been closed ("not ready") or its
+ * reader has gone (EPIPE), which would turn a clean exit into an uncaught
+ * exception. Nothing more can be written then, so the exit goes on.
+ */
+function flushQuietlyAtExit<S extends { flushSync(): void }>(stream: S): S {
+  const flushSync = stream.flushSync.bind(stream);
+  stream.flushSync = () => {
+    try {
+      flushSync();
+    } catch {
+      // Closed already, or no one reads stdout any more.
+    }
+  };
+  return stream;
 }
 
 /** A logger that drops everything (tests, benchmarks). */
