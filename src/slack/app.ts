@@ -6,7 +6,7 @@
  * listener groups. Transport only: the decisions live in the service.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type webApi, type Logger as BoltLogger } from "@slack/bolt";
+import { App, LogLevel, SocketModeReceiver, type webApi, type Logger as BoltLogger } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
@@ -21,6 +21,7 @@ import { ChannelQueue } from "./channel-queue.js";
 import { HomeTab } from "./home-tab.js";
 import { MessageLinks } from "./permalinks.js";
 import { ATTEMPT_MS, SocketLink } from "./socket-link.js";
+import { SlackHttpReceiver } from "./receiver.js";
 
 export interface SlackClientOptions {
   botToken: string;
@@ -74,7 +75,7 @@ export interface SlackApp {
   app: App;
   client: webApi.WebClient;
   mode: "socket" | "http";
-  /** HTTP mode: Bolt's request listener, mounted by our HTTP server at POST /slack/events. */
+  /** HTTP mode: the receiver's request listener (./receiver.ts), mounted by our HTTP server at POST /slack/events. */
   requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
   /**
    * Socket Mode: one connection attempt; resolves once connected or retrying
@@ -107,10 +108,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     : undefined;
   const link = socket ? new SocketLink({ client: socket.client, logger }) : undefined;
   if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
-  // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
-  // `response_action: "errors"` included). The listeners choose when: an answer is recorded first and
+  // ack() writes the HTTP response at once (a view_submission's `response_action: "errors"` included;
+  // Bolt's processBeforeResponse off). The listeners choose when: an answer is recorded first and
   // acked once stored (listeners/actions.ts, views.ts); notices and the message update come after.
-  const http = socket ? undefined : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
+  const http = socket ? undefined : new SlackHttpReceiver({ signingSecret: signingSecret!, logger: log });
   const app = new App({
     receiver: socket ?? http!,
     // A fixed token: no auth.test per event, none at construction.
@@ -147,7 +148,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app,
     client,
     mode: socket ? "socket" : "http",
-    // Our router sends Bolt only POST /slack/events; a path Bolt refuses is mapped by src/http/routes/slack.ts.
+    // Our router sends the receiver only POST /slack/events (src/http/routes/slack.ts).
     ...(http ? { requestListener: refuseFutureDated(http.requestListener) } : {}),
     async start() {
       await link?.start();
