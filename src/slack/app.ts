@@ -17,6 +17,7 @@ import * as modalButtons from "./listeners/modal-buttons.js";
 import * as moreTime from "./listeners/more-time.js";
 import * as views from "./listeners/views.js";
 import * as home from "./listeners/home.js";
+import { ClickRoutes } from "./listeners/clicks.js";
 import { ChannelQueue } from "./channel-queue.js";
 import { HomeTab } from "./home-tab.js";
 import { MessageLinks } from "./permalinks.js";
@@ -137,12 +138,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const links = options.links ?? new MessageLinks({ client, logger, now });
   const homeTab = new HomeTab({ service, client, links, queue: options.queue ?? new ChannelQueue({ now }), logger, now });
   const deps = { service, client, logger, home: homeTab };
-  actions.register(app, deps);
-  modalButtons.register(app, deps);
-  moreTime.register(app, deps);
+  const clicks = new ClickRoutes();
+  actions.register(clicks, deps);
+  modalButtons.register(clicks, deps);
+  moreTime.register(clicks, deps);
+  home.register(app, clicks, deps);
+  clicks.listen(app);
   views.register(app, deps);
   messages.register(app, deps);
-  home.register(app, deps);
 
   return {
     app,
