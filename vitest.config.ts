@@ -11,10 +11,8 @@ import { LongestFirst } from "./test/longest-first.js";
  * and half the Slack integration tests' (their folder: 118 s → 62 s on two
  * busy workers); the MCP, console and framework folders' import time
  * 46-62 s → 19-23 s and their CPU time a third less, the hook files' import
- * 29 s → 13 s (two runs each on a busy 2-CPU machine). CLI tests
- * (test/helpers/cli.ts compiles once per file and removes it in a
- * module-level afterAll) and the agent SDK's keep a fresh module graph per
- * file.
+ * 29 s → 13 s (two runs each on a busy 2-CPU machine). The CLI tests and the
+ * agent SDK's keep a fresh module graph per file.
  */
 // hooks/endpoint-keepalive times a caller leaving mid-response; it once missed that in a shared worker
 // (passing alone every time), so it and its Claude Code twin keep a module graph of their own until that is understood.
