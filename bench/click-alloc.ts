@@ -17,6 +17,7 @@ import { freshChannel, newMarker, requestBody, type RequestView } from "./agent.
 import { answeredCycle } from "./latency.js";
 import { expectJson, keepAliveAgent } from "./http.js";
 import type { PostedMessage } from "./slack-stand-in.js";
+import { Inspector } from "./inspector.js";
 import { withTarget, type Target } from "./target.js";
 import { Action } from "../src/slack/ids.js";
 import { freePort } from "../test/helpers/ports.js";
@@ -41,37 +42,6 @@ interface ProfileNode {
   selfSize: number;
   id: number;
   children: ProfileNode[];
-}
-
-class Inspector {
-  private next = 1;
-  private readonly pending = new Map<number, (value: unknown) => void>();
-  private constructor(private readonly ws: WebSocket) {
-    ws.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
-      if (message.id !== undefined) {
-        this.pending.get(message.id)?.(message.error ? Promise.reject(new Error(JSON.stringify(message.error))) : message.result);
-        this.pending.delete(message.id);
-      }
-    });
-  }
-  static async open(port: number): Promise<Inspector> {
-    const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
-    const ws = new WebSocket(list[0]!.webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      ws.addEventListener("open", resolve);
-      ws.addEventListener("error", reject);
-    });
-    return new Inspector(ws);
-  }
-  call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = this.next++;
-    this.ws.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve) => this.pending.set(id, resolve as (value: unknown) => void)) as Promise<T>;
-  }
-  close(): void {
-    this.ws.close();
-  }
 }
 
 const REPLIES = [Action.stepYes, Action.stepNo, Action.stepStop];
