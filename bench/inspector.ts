@@ -1,0 +1,116 @@
+/**
+ * What the profiling scripts (click-alloc.ts, held-mem.ts) share: a client of
+ * the relay's inspector (started with --inspect), which can sum a heap
+ * snapshot by constructor; the N step gates they create, each to a channel
+ * of its own, spread over agent tokens; their long-polls, each on a
+ * connection of its own; and the clicks that answer them.
+ */
+import { writeFileSync } from "node:fs";
+import type { Agent } from "node:http";
+import { freshChannel, newMarker, requestBody, type BenchAgent, type RequestView } from "./agent.js";
+import { expectJson } from "./http.js";
+import type { PostedMessage } from "./slack-stand-in.js";
+
+/** Self sizes of a heap snapshot's nodes, by kind and constructor name. */
+export type SnapshotSums = Map<string, { count: number; size: number }>;
+
+export class Inspector {
+  private next = 1;
+  private readonly pending = new Map<number, (value: unknown) => void>();
+  private chunks: string[] = [];
+  private constructor(private readonly ws: WebSocket) {
+    ws.addEventListener("message", (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: { chunk: string }; result?: unknown; error?: unknown };
+      if (message.method === "HeapProfiler.addHeapSnapshotChunk") this.chunks.push(message.params!.chunk);
+      if (message.id !== undefined) {
+        this.pending.get(message.id)?.(message.error ? Promise.reject(new Error(JSON.stringify(message.error))) : message.result);
+        this.pending.delete(message.id);
+      }
+    });
+  }
+  static async open(port: number): Promise<Inspector> {
+    const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+    const ws = new WebSocket(list[0]!.webSocketDebuggerUrl);
+    await new Promise((resolve, reject) => {
+      ws.addEventListener("open", resolve);
+      ws.addEventListener("error", reject);
+    });
+    return new Inspector(ws);
+  }
+  call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = this.next++;
+    this.ws.send(JSON.stringify({ id, method, params }));
+    return new Promise((resolve) => this.pending.set(id, resolve as (value: unknown) => void)) as Promise<T>;
+  }
+  /** A heap snapshot (it collects garbage first), summed by constructor; written to `saveAs` too when given. */
+  async snapshot(saveAs?: string): Promise<SnapshotSums> {
+    this.chunks = [];
+    await this.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    const text = this.chunks.join("");
+    this.chunks = [];
+    if (saveAs) writeFileSync(saveAs, text);
+    const snap = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+    const fields = snap.snapshot.meta.node_fields;
+    const width = fields.length;
+    const [typeAt, nameAt, sizeAt] = ["type", "name", "self_size"].map((f) => fields.indexOf(f)) as [number, number, number];
+    const types = snap.snapshot.meta.node_types[0];
+    const sums: SnapshotSums = new Map();
+    for (let i = 0; i < snap.nodes.length; i += width) {
+      const type = types[snap.nodes[i + typeAt]!]!;
+      const plain = type === "string" || type === "number" || type === "concatenated string" || type === "sliced string";
+      const name = plain ? `(${type})` : `${type} ${snap.strings[snap.nodes[i + nameAt]!]!.slice(0, 60)}`;
+      const entry = sums.get(name) ?? { count: 0, size: 0 };
+      entry.count += 1;
+      entry.size += snap.nodes[i + sizeAt]!;
+      sums.set(name, entry);
+    }
+    return sums;
+  }
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/** Creates `n` step gates, 32 at a time, each to a channel of its own, the agents taking turns; returns their Slack messages. */
+export async function createStepGates(agents: BenchAgent[], n: number): Promise<Array<{ message: PostedMessage; agent: BenchAgent }>> {
+  const created: Array<{ message: PostedMessage; agent: BenchAgent }> = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < n) {
+        const agent = agents[next % agents.length]!;
+        next += 1;
+        const marker = newMarker();
+        const posted = agent.standIn.posted(marker, 120_000);
+        await agent.create(requestBody("step_gate", marker, 900, freshChannel()));
+        created.push({ message: await posted, agent });
+      }
+    }),
+  );
+  return created;
+}
+
+/** Holds a long-poll on each request (through `via`, a connection each), asked again while it comes back pending. */
+export function holdAll(created: Array<{ message: PostedMessage; agent: BenchAgent }>, via: Agent): Promise<RequestView[]> {
+  return Promise.all(
+    created.map(async ({ message, agent }) => {
+      for (;;) {
+        const view = expectJson<RequestView>(await agent.longPoll(message.id, 60, via), 200, "long-poll");
+        if (view.status !== "pending") return view;
+      }
+    }),
+  );
+}
+
+/** Answers every request by a click (Yes, No, Stop in turn), 16 at once, as the scale scenario does. */
+export async function clickAll(agent: BenchAgent, created: Array<{ message: PostedMessage }>, replies: readonly string[]): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (i < created.length) {
+        const index = i++;
+        await agent.click(agent.prepareClick(created[index]!.message, replies[index % replies.length]!));
+      }
+    }),
+  );
+}
