@@ -13,12 +13,10 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { freshChannel, newMarker, requestBody, type RequestView } from "./agent.js";
+import { clickAll, createStepGates, holdAll, Inspector } from "./inspector.js";
 import { answeredCycle } from "./latency.js";
-import { expectJson, keepAliveAgent } from "./http.js";
-import type { PostedMessage } from "./slack-stand-in.js";
-import { Inspector } from "./inspector.js";
-import { withTarget, type Target } from "./target.js";
+import { keepAliveAgent } from "./http.js";
+import { withTarget } from "./target.js";
 import { Action } from "../src/slack/ids.js";
 import { freePort } from "../test/helpers/ports.js";
 
@@ -61,28 +59,9 @@ async function main(): Promise<void> {
     },
     async ({ agent, others, relay }) => {
       for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
-      const agents = [...others.values()];
-      const created: Array<{ message: PostedMessage; agent: Target["agent"] }> = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (next < N) {
-            const a = agents[next % agents.length]!;
-            next += 1;
-            const marker = newMarker();
-            const posted = a.standIn.posted(marker, 120_000);
-            await a.create(requestBody("step_gate", marker, 900, freshChannel()));
-            created.push({ message: await posted, agent: a });
-          }
-        }),
-      );
+      const created = await createStepGates([...others.values()], N);
       const held = keepAliveAgent();
-      const holds = created.map(async ({ message, agent: a }) => {
-        for (;;) {
-          const view = expectJson<RequestView>(await a.longPoll(message.id, 60, held), 200, "long-poll");
-          if (view.status !== "pending") return view;
-        }
-      });
+      const holds = holdAll(created, held);
       await sleep(3000);
       const inspector = await Inspector.open(port);
       await inspector.call("HeapProfiler.enable");
@@ -92,17 +71,8 @@ async function main(): Promise<void> {
         includeObjectsCollectedByMinorGC: true,
       });
       const cpuBefore = relay.cpuMs();
-      let i = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (i < created.length) {
-            const index = i++;
-            const { message } = created[index]!;
-            await agent.click(agent.prepareClick(message, REPLIES[index % 3]!));
-          }
-        }),
-      );
-      const views = await Promise.all(holds);
+      await clickAll(agent, created, REPLIES);
+      const views = await holds;
       const cpuMs = relay.cpuMs() - cpuBefore;
       await sleep(500);
       const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");

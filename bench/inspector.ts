@@ -1,4 +1,19 @@
-/** A client of a Node process's inspector (started with --inspect=127.0.0.1:<port>) over its WebSocket, for the bench's profiling tools. */
+/**
+ * What the profiling scripts (click-alloc.ts, held-mem.ts) share: a client of
+ * the relay's inspector (started with --inspect), which can sum a heap
+ * snapshot by constructor; the N step gates they create, each to a channel
+ * of its own, spread over agent tokens; their long-polls, each on a
+ * connection of its own; and the clicks that answer them.
+ */
+import { writeFileSync } from "node:fs";
+import type { Agent } from "node:http";
+import { freshChannel, newMarker, requestBody, type BenchAgent, type RequestView } from "./agent.js";
+import { expectJson } from "./http.js";
+import type { PostedMessage } from "./slack-stand-in.js";
+
+/** Self sizes of a heap snapshot's nodes, by kind and constructor name. */
+export type SnapshotSums = Map<string, { count: number; size: number }>;
+
 export class Inspector {
   private readonly listeners = new Map<string, (params: never) => void>();
   private next = 1;
@@ -27,6 +42,31 @@ export class Inspector {
     this.ws.send(JSON.stringify({ id, method, params }));
     return new Promise((resolve) => this.pending.set(id, resolve as (value: unknown) => void)) as Promise<T>;
   }
+  /** A heap snapshot (it collects garbage first), summed by constructor; written to `saveAs` too when given. */
+  async snapshot(saveAs?: string): Promise<SnapshotSums> {
+    const chunks: string[] = [];
+    this.on<{ chunk: string }>("HeapProfiler.addHeapSnapshotChunk", ({ chunk }) => chunks.push(chunk));
+    await this.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    this.listeners.delete("HeapProfiler.addHeapSnapshotChunk");
+    const text = chunks.join("");
+    if (saveAs) writeFileSync(saveAs, text);
+    const snap = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+    const fields = snap.snapshot.meta.node_fields;
+    const width = fields.length;
+    const [typeAt, nameAt, sizeAt] = ["type", "name", "self_size"].map((f) => fields.indexOf(f)) as [number, number, number];
+    const types = snap.snapshot.meta.node_types[0];
+    const sums: SnapshotSums = new Map();
+    for (let i = 0; i < snap.nodes.length; i += width) {
+      const type = types[snap.nodes[i + typeAt]!]!;
+      const plain = type === "string" || type === "number" || type === "concatenated string" || type === "sliced string";
+      const name = plain ? `(${type})` : `${type} ${snap.strings[snap.nodes[i + nameAt]!]!.slice(0, 60)}`;
+      const entry = sums.get(name) ?? { count: 0, size: 0 };
+      entry.count += 1;
+      entry.size += snap.nodes[i + sizeAt]!;
+      sums.set(name, entry);
+    }
+    return sums;
+  }
   /** Calls `listener` with the params of each event named `method` (one listener a method). */
   on<P>(method: string, listener: (params: P) => void): void {
     this.listeners.set(method, listener as (params: never) => void);
@@ -34,4 +74,48 @@ export class Inspector {
   close(): void {
     this.ws.close();
   }
+}
+
+/** Creates `n` step gates, 32 at a time, each to a channel of its own, the agents taking turns; returns their Slack messages. */
+export async function createStepGates(agents: BenchAgent[], n: number): Promise<Array<{ message: PostedMessage; agent: BenchAgent }>> {
+  const created: Array<{ message: PostedMessage; agent: BenchAgent }> = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < n) {
+        const agent = agents[next % agents.length]!;
+        next += 1;
+        const marker = newMarker();
+        const posted = agent.standIn.posted(marker, 120_000);
+        await agent.create(requestBody("step_gate", marker, 900, freshChannel()));
+        created.push({ message: await posted, agent });
+      }
+    }),
+  );
+  return created;
+}
+
+/** Holds a long-poll on each request (through `via`, a connection each), asked again while it comes back pending. */
+export function holdAll(created: Array<{ message: PostedMessage; agent: BenchAgent }>, via: Agent): Promise<RequestView[]> {
+  return Promise.all(
+    created.map(async ({ message, agent }) => {
+      for (;;) {
+        const view = expectJson<RequestView>(await agent.longPoll(message.id, 60, via), 200, "long-poll");
+        if (view.status !== "pending") return view;
+      }
+    }),
+  );
+}
+
+/** Answers every request by a click (Yes, No, Stop in turn), 16 at once, as the scale scenario does. */
+export async function clickAll(agent: BenchAgent, created: Array<{ message: PostedMessage }>, replies: readonly string[]): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (i < created.length) {
+        const index = i++;
+        await agent.click(agent.prepareClick(created[index]!.message, replies[index % replies.length]!));
+      }
+    }),
+  );
 }

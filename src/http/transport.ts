@@ -98,30 +98,38 @@ export function clientLeaves(res: ServerResponse): LeaveSignal {
   return new ResponseWatch(res);
 }
 
+type Listener = { handleEvent(): void };
+
 class ResponseWatch implements LeaveSignal {
   aborted: boolean;
-  private listeners: { handleEvent(): void }[] | undefined;
+  /** One listener (a long-poll has one) is kept as it is, more in an array. */
+  private listeners: Listener | Listener[] | undefined;
 
   constructor(res: ServerResponse) {
     this.aborted = res.destroyed || res.socket?.destroyed === true;
     if (!this.aborted) res.on("close", () => this.closed(res));
   }
 
-  addEventListener(_type: "abort", listener: { handleEvent(): void }): void {
-    (this.listeners ??= []).push(listener);
+  addEventListener(_type: "abort", listener: Listener): void {
+    const held = this.listeners;
+    if (held === undefined) this.listeners = listener;
+    else if (Array.isArray(held)) held.push(listener);
+    else this.listeners = [held, listener];
   }
 
-  removeEventListener(_type: "abort", listener: { handleEvent(): void }): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
+  removeEventListener(_type: "abort", listener: Listener): void {
+    const held = this.listeners;
+    if (held === listener) this.listeners = undefined;
+    else if (Array.isArray(held) && held.includes(listener)) held.splice(held.indexOf(listener), 1);
   }
 
   private closed(res: ServerResponse): void {
     if (res.writableFinished) return;
     this.aborted = true;
-    const listeners = this.listeners ?? [];
+    const held = this.listeners;
     this.listeners = undefined;
-    for (const listener of listeners) listener.handleEvent();
+    if (Array.isArray(held)) for (const listener of held) listener.handleEvent();
+    else held?.handleEvent();
   }
 }
 

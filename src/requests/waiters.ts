@@ -4,9 +4,9 @@
  * that ends on this instance wakes them with the ended record itself, so the
  * waiting agent hears back without another store round trip.
  *
- * Thousands may be held at once, so a waiter is one small object: it is its
- * own abort listener (`handleEvent`) and its timer's argument, so no closure
- * is made per waiter or per wait.
+ * Thousands may be held at once, so the registry keeps the waiter itself
+ * under its id, and an array only for an id more than one waits on (most
+ * have one): no Set per request.
  */
 import type { RequestRecord } from "./model.js";
 
@@ -17,107 +17,49 @@ export interface LeaveSignal {
   removeEventListener(type: "abort", listener: { handleEvent(): void }): void;
 }
 
+/** A held long-poll as the registry sees it (./long-poll.ts). */
 export interface Waiter {
-  /** Resolves on the next wake-up for this id, after `ms`, or when `signal` aborts. */
-  next(ms: number, signal?: LeaveSignal): Promise<void>;
-  /** The ended record a wake-up carried, if one did: final, so it needs no re-read. */
-  readonly ended: RequestRecord | undefined;
-  remove(): void;
+  readonly id: string;
+  /** The request may have ended; `record` is the request as it ended, when the caller has it. */
+  wake(record?: RequestRecord): void;
 }
 
 export class Waiters {
-  private readonly byId = new Map<string, Set<HeldWaiter>>();
+  private readonly byId = new Map<string, Waiter | Waiter[]>();
   private count = 0;
 
   get size(): number {
     return this.count;
   }
 
-  add(id: string): Waiter {
-    const waiter = new HeldWaiter(this, id);
-    let set = this.byId.get(id);
-    if (!set) this.byId.set(id, (set = new Set()));
-    set.add(waiter);
+  add(waiter: Waiter): void {
+    const held = this.byId.get(waiter.id);
+    if (held === undefined) this.byId.set(waiter.id, waiter);
+    else if (Array.isArray(held)) held.push(waiter);
+    else this.byId.set(waiter.id, [held, waiter]);
     this.count += 1;
-    return waiter;
+  }
+
+  /** Forgets `waiter`; a no-op when it is not held. */
+  remove(waiter: Waiter): void {
+    const held = this.byId.get(waiter.id);
+    if (held === waiter) this.byId.delete(waiter.id);
+    else if (Array.isArray(held) && held.includes(waiter)) {
+      if (held.length === 2) this.byId.set(waiter.id, held[0] === waiter ? held[1]! : held[0]!);
+      else held.splice(held.indexOf(waiter), 1);
+    } else return;
+    this.count -= 1;
   }
 
   /** Wakes every waiter of `id`; `record` is the request as it ended, when the caller has it. */
   wake(id: string, record?: RequestRecord): void {
-    this.byId.get(id)?.forEach((waiter) => waiter.wake(record));
+    const held = this.byId.get(id);
+    // A copy: a woken waiter may end, and leave the registry, while this goes on.
+    if (Array.isArray(held)) for (const waiter of [...held]) waiter.wake(record);
+    else held?.wake(record);
   }
 
   wakeAll(): void {
-    for (const set of this.byId.values()) set.forEach((waiter) => waiter.wake());
+    for (const id of [...this.byId.keys()]) this.wake(id);
   }
-
-  /** @internal HeldWaiter.remove */
-  forget(waiter: HeldWaiter): void {
-    this.count -= 1;
-    const set = this.byId.get(waiter.id);
-    set?.delete(waiter);
-    if (set?.size === 0) this.byId.delete(waiter.id);
-  }
-}
-
-class HeldWaiter implements Waiter {
-  ended: RequestRecord | undefined = undefined;
-  private woken = false;
-  private removed = false;
-  /** Set while a `next` is pending. */
-  private resolve: (() => void) | undefined = undefined;
-  private timer: NodeJS.Timeout | undefined = undefined;
-  private signal: LeaveSignal | undefined = undefined;
-
-  constructor(
-    private readonly owner: Waiters,
-    readonly id: string,
-  ) {}
-
-  wake(record?: RequestRecord): void {
-    if (record) this.ended = record;
-    this.woken = true;
-    this.done();
-  }
-
-  next(ms: number, signal?: LeaveSignal): Promise<void> {
-    if (this.woken || ms <= 0 || signal?.aborted) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      this.resolve = resolve;
-      this.timer = setTimeout(timedOut, ms, this);
-      if (signal) {
-        this.signal = signal;
-        signal.addEventListener("abort", this);
-      }
-    });
-  }
-
-  /** The abort listener. */
-  handleEvent(): void {
-    this.done();
-  }
-
-  /** Ends the pending `next`, if one is. */
-  done(): void {
-    const resolve = this.resolve;
-    if (!resolve) return;
-    clearTimeout(this.timer);
-    this.signal?.removeEventListener("abort", this);
-    this.resolve = this.timer = this.signal = undefined;
-    this.woken = false;
-    resolve();
-  }
-
-  remove(): void {
-    if (this.removed) return;
-    this.removed = true;
-    this.owner.forget(this);
-  }
-}
-
-function timedOut(waiter: HeldWaiter): void {
-  waiter.done();
 }

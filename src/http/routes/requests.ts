@@ -137,19 +137,21 @@ export function registerRequestRoutes(
 /**
  * Holds until the request ends, `waitMs` pass or the client leaves, then links its view. Takes
  * only the id, so the caller's copy of the record is not kept alive by the
- * thousands of long-polls that may be held at once.
+ * thousands of long-polls that may be held at once; and is not an async
+ * function, so no suspended frame of its own is held with each either.
  */
-async function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply, linked: Linking): Promise<RequestView> {
-  let record;
-  try {
-    record = await service.wait(id, waitMs, clientLeaves(reply.raw));
-  } catch (error) {
-    // The store went away while the request was pending: answer what was known, as a wait that ran out does.
-    if (error instanceof StoreUnavailableError && error.lastKnown) return linked(error.lastKnown);
-    throw error;
-  }
-  if (!record) throw notFound("The request");
-  return linked(toView(record));
+function longPoll(service: RequestService, id: string, waitMs: number, reply: FastifyReply, linked: Linking): Promise<RequestView> {
+  return service.wait(id, waitMs, clientLeaves(reply.raw)).then(
+    (record) => {
+      if (!record) throw notFound("The request");
+      return linked(toView(record));
+    },
+    (error: unknown) => {
+      // The store went away while the request was pending: answer what was known, as a wait that ran out does.
+      if (error instanceof StoreUnavailableError && error.lastKnown) return linked(error.lastKnown);
+      throw error;
+    },
+  );
 }
 
 /** The request named by the path, if the calling token may see it (created it, or is an admin token). */

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryStore } from "../../../src/store/memory-store.js";
-import type { RequestStore } from "../../../src/requests/store.js";
+import { StoreUnavailableError } from "../../../src/requests/errors.js";
+import { STORE_RETRY_INTERVAL_MS, type RequestStore } from "../../../src/requests/store.js";
 import { ALLOW, bodyOf, deferred, flush, T0, useHarness, watch } from "../../helpers/service-harness.js";
 import { ALICE } from "../../fixtures/people.js";
 
@@ -208,6 +209,83 @@ describe("wait", () => {
     await flush();
     expect(wait.settled).toBe(true);
     expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW });
+  });
+});
+
+describe("wait while the store is away", () => {
+  /** The memory store, with reads failing as an unreachable store's do while `down`. */
+  function flakyStore() {
+    const inner = createMemoryStore({ now: () => Date.now() });
+    const state = { down: false, reads: 0 };
+    const store: RequestStore = {
+      ...inner,
+      async get(id) {
+        state.reads += 1;
+        if (state.down) throw new StoreUnavailableError("test: store down");
+        return inner.get(id);
+      },
+    };
+    h.replace({ store });
+    return { inner, state };
+  }
+
+  it("fails at once when the first read fails: nothing is known", async () => {
+    const { state } = flakyStore();
+    const { id } = await create();
+    state.down = true;
+    const error = await h.service.wait(id, 60_000).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreUnavailableError).lastKnown).toBeUndefined();
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("reads again every STORE_RETRY_INTERVAL_MS after a failed re-read, and answers once the store is back", async () => {
+    const { inner, state } = flakyStore();
+    const { id } = await create();
+    const wait = watch(h.service.wait(id, 60_000));
+    await flush();
+    state.down = true;
+    // The store notifies the end; the re-read it wakes fails.
+    await inner.transition(id, { status: "answered", decision: ALLOW, answeredBy: ALICE, at: Date.now() });
+    await flush();
+    const failed = state.reads;
+    await vi.advanceTimersByTimeAsync(STORE_RETRY_INTERVAL_MS - 1);
+    expect(state.reads).toBe(failed);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.reads).toBe(failed + 1);
+    expect(wait.settled).toBe(false);
+    state.down = false;
+    await vi.advanceTimersByTimeAsync(STORE_RETRY_INTERVAL_MS);
+    expect(wait.settled).toBe(true);
+    expect(await wait.value).toMatchObject({ status: "answered", decision: ALLOW });
+    expect(h.service.waiting).toBe(0);
+  });
+
+  it("answers what it last knew, the request pending, when the store is still away as the wait ends", async () => {
+    const { state } = flakyStore();
+    const { id } = await create();
+    const wait = h.service.wait(id, 5_000);
+    const outcome = wait.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await flush();
+    state.down = true;
+    await vi.advanceTimersByTimeAsync(5_000);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreUnavailableError).lastKnown).toEqual({
+      id,
+      kind: "permission",
+      status: "pending",
+      createdAt: new Date(T0).toISOString(),
+      expiresAt: expect.any(String),
+      slack: expect.objectContaining({ channel: expect.any(String) }),
+    });
+    expect(h.service.waiting).toBe(0);
   });
 });
 
