@@ -8,8 +8,6 @@
  *   npx tsx bench/click-alloc.ts [--redis] [--n 2000] [--out file.heapprofile]
  */
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -17,23 +15,17 @@ import { freshChannel, newMarker, requestBody, type RequestView } from "./agent.
 import { answeredCycle } from "./latency.js";
 import { expectJson, keepAliveAgent } from "./http.js";
 import type { PostedMessage } from "./slack-stand-in.js";
-import { withTarget, type Target } from "./target.js";
+import { Inspector, PROFILE_OPTIONS, REDIS_URL, withInspectedRelay } from "./inspector.js";
+import type { Target } from "./target.js";
 import { Action } from "../src/slack/ids.js";
-import { freePort } from "../test/helpers/ports.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
   options: {
-    redis: { type: "boolean", default: false },
-    n: { type: "string", default: "2000" },
-    out: { type: "string" },
+    ...PROFILE_OPTIONS,
     interval: { type: "string", default: "1024" },
-    "node-flag": { type: "string", multiple: true },
   },
 });
 const N = Number(values.n);
-const PER_TOKEN = 150;
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `clickalloc-${process.pid}-${Date.now().toString(36)}`;
 
 interface ProfileNode {
@@ -43,105 +35,61 @@ interface ProfileNode {
   children: ProfileNode[];
 }
 
-class Inspector {
-  private next = 1;
-  private readonly pending = new Map<number, (value: unknown) => void>();
-  private constructor(private readonly ws: WebSocket) {
-    ws.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
-      if (message.id !== undefined) {
-        this.pending.get(message.id)?.(message.error ? Promise.reject(new Error(JSON.stringify(message.error))) : message.result);
-        this.pending.delete(message.id);
-      }
-    });
-  }
-  static async open(port: number): Promise<Inspector> {
-    const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
-    const ws = new WebSocket(list[0]!.webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      ws.addEventListener("open", resolve);
-      ws.addEventListener("error", reject);
-    });
-    return new Inspector(ws);
-  }
-  call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = this.next++;
-    this.ws.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve) => this.pending.set(id, resolve as (value: unknown) => void)) as Promise<T>;
-  }
-  close(): void {
-    this.ws.close();
-  }
-}
-
 const REPLIES = [Action.stepYes, Action.stepNo, Action.stepStop];
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const tokens = Array.from({ length: Math.ceil(N / PER_TOKEN) }, (_, i) => `alloc-${i + 1}`);
-  await withTarget(
-    {
-      store: values.redis ? "redis" : "memory",
-      root: ROOT,
-      redisUrl: REDIS_URL,
-      clusterNodes: "",
-      redisPrefix: PREFIX,
-      nodeFlags: [`--inspect=127.0.0.1:${port}`, ...(values["node-flag"] ?? [])],
-      otherTokens: tokens,
-    },
-    async ({ agent, others, relay }) => {
-      for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
-      const agents = [...others.values()];
-      const created: Array<{ message: PostedMessage; agent: Target["agent"] }> = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (next < N) {
-            const a = agents[next % agents.length]!;
-            next += 1;
-            const marker = newMarker();
-            const posted = a.standIn.posted(marker, 120_000);
-            await a.create(requestBody("step_gate", marker, 900, freshChannel()));
-            created.push({ message: await posted, agent: a });
-          }
-        }),
-      );
-      const held = keepAliveAgent();
-      const holds = created.map(async ({ message, agent: a }) => {
-        for (;;) {
-          const view = expectJson<RequestView>(await a.longPoll(message.id, 60, held), 200, "long-poll");
-          if (view.status !== "pending") return view;
+  await withInspectedRelay(values, "alloc", PREFIX, async ({ agent, others, relay }, port) => {
+    for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
+    const agents = [...others.values()];
+    const created: Array<{ message: PostedMessage; agent: Target["agent"] }> = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < N) {
+          const a = agents[next % agents.length]!;
+          next += 1;
+          const marker = newMarker();
+          const posted = a.standIn.posted(marker, 120_000);
+          await a.create(requestBody("step_gate", marker, 900, freshChannel()));
+          created.push({ message: await posted, agent: a });
         }
-      });
-      await sleep(3000);
-      const inspector = await Inspector.open(port);
-      await inspector.call("HeapProfiler.enable");
-      await inspector.call("HeapProfiler.startSampling", {
-        samplingInterval: Number(values.interval),
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
-      const cpuBefore = relay.cpuMs();
-      let i = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (i < created.length) {
-            const index = i++;
-            const { message } = created[index]!;
-            await agent.click(agent.prepareClick(message, REPLIES[index % 3]!));
-          }
-        }),
-      );
-      const views = await Promise.all(holds);
-      const cpuMs = relay.cpuMs() - cpuBefore;
-      await sleep(500);
-      const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
-      inspector.close();
-      held.destroy();
-      if (values.out) writeFileSync(values.out, JSON.stringify(profile));
-      report(profile.head, views.length, cpuMs);
-    },
-  );
+      }),
+    );
+    const held = keepAliveAgent();
+    const holds = created.map(async ({ message, agent: a }) => {
+      for (;;) {
+        const view = expectJson<RequestView>(await a.longPoll(message.id, 60, held), 200, "long-poll");
+        if (view.status !== "pending") return view;
+      }
+    });
+    await sleep(3000);
+    const inspector = await Inspector.open(port);
+    await inspector.call("HeapProfiler.enable");
+    await inspector.call("HeapProfiler.startSampling", {
+      samplingInterval: Number(values.interval),
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    const cpuBefore = relay.cpuMs();
+    let i = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (i < created.length) {
+          const index = i++;
+          const { message } = created[index]!;
+          await agent.click(agent.prepareClick(message, REPLIES[index % 3]!));
+        }
+      }),
+    );
+    const views = await Promise.all(holds);
+    const cpuMs = relay.cpuMs() - cpuBefore;
+    await sleep(500);
+    const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
+    inspector.close();
+    held.destroy();
+    if (values.out) writeFileSync(values.out, JSON.stringify(profile));
+    report(profile.head, views.length, cpuMs);
+  });
   if (values.redis) {
     const redis = new Redis(REDIS_URL);
     for await (const keys of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
