@@ -5,9 +5,9 @@
  * Each request is kept as its record's JSON text, as the Redis store keeps
  * it, and parsed afresh on every read: no caller ever holds an object the
  * store holds, as a structured clone on every read and write ensured before,
- * at about half the heap per request (a 2,000-request heap snapshot: the
- * record's objects, strings and numbers about 1,080 bytes, the text and its
- * entry about 560), and a parse costs less than a structured clone. Beside
+ * with less heap per request (2,000-request heap snapshots: the record's
+ * objects, strings and numbers about 1,080 bytes, the text and its entry
+ * about 770), and a parse costs less than a structured clone. Beside
  * the text, the entry has the fields the store's own steps read across many
  * requests (the expiry sweep, listing, a token's pending cap), so those never
  * parse.
