@@ -1,8 +1,8 @@
 /**
- * A Chrome DevTools Protocol session with a relay started with
- * `--inspect=127.0.0.1:<port>`, for the bench's profiling scripts
- * (click-alloc.ts, request-heap.ts): calls, and heap snapshots gathered from
- * their chunks.
+ * A client of a Node process's inspector (started with
+ * --inspect=127.0.0.1:<port>) over its WebSocket, for the bench's profiling
+ * tools (click-alloc.ts, idle-memory.ts, request-heap.ts), and the relay
+ * those that start one run it on.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,13 +20,13 @@ export const PROFILE_OPTIONS = {
   "node-flag": { type: "string", multiple: true },
 } as const;
 export class Inspector {
+  private readonly listeners = new Map<string, (params: never) => void>();
   private next = 1;
   private readonly pending = new Map<number, (value: unknown) => void>();
-  private chunks: string[] = [];
   private constructor(private readonly ws: WebSocket) {
     ws.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown; method?: string; params?: { chunk: string } };
-      if (message.method === "HeapProfiler.addHeapSnapshotChunk") this.chunks.push(message.params!.chunk);
+      const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: never; result?: unknown; error?: unknown };
+      if (message.method !== undefined) this.listeners.get(message.method)?.(message.params!);
       if (message.id !== undefined) {
         this.pending.get(message.id)?.(message.error ? Promise.reject(new Error(JSON.stringify(message.error))) : message.result);
         this.pending.delete(message.id);
@@ -47,13 +47,16 @@ export class Inspector {
     this.ws.send(JSON.stringify({ id, method, params }));
     return new Promise((resolve) => this.pending.set(id, resolve as (value: unknown) => void)) as Promise<T>;
   }
+  /** Calls `listener` with the params of each event named `method` (one listener a method). */
+  on<P>(method: string, listener: (params: P) => void): void {
+    this.listeners.set(method, listener as (params: never) => void);
+  }
   /** A heap snapshot (V8 collects garbage first), as its JSON text. */
   async snapshot(): Promise<string> {
-    this.chunks = [];
+    const chunks: string[] = [];
+    this.on<{ chunk: string }>("HeapProfiler.addHeapSnapshotChunk", ({ chunk }) => chunks.push(chunk));
     await this.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-    const text = this.chunks.join("");
-    this.chunks = [];
-    return text;
+    return chunks.join("");
   }
   close(): void {
     this.ws.close();

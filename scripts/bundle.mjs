@@ -16,6 +16,13 @@
  * character when every character is Latin-1 and two bytes a character
  * otherwise: the one `’` in a dependency's comment doubled the 5.3 MB main
  * chunk to 10.6 MB of heap, kept from start to exit.
+ *
+ * Bolt's receivers the relay does not start are loaded on first use
+ * (lazyBoltReceivers below): Bolt's index requires all four at once, and with
+ * them Express (the ExpressReceiver) and @slack/socket-mode with its own
+ * undici, 1.7 MB of the main chunk. An HTTP-mode relay never uses them; loaded
+ * and run, they held about 8 MB of an idle relay's RSS (docs/performance.md,
+ * "The idle relay").
  */
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,10 +47,47 @@ await build({
   banner: { js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);' },
   legalComments: "none",
   logLevel: "warning",
+  plugins: [lazyBoltReceivers()],
 });
 asciiOnly(outdir);
 cpSync(join(root, "src", "store", "lua"), join(outdir, "lua"), { recursive: true });
 console.log(`bundle: ${join("dist", "bundle", "approval-relay.js")}`);
+
+/**
+ * Makes Bolt's eager `require("./receivers/X")` of the receivers the relay may
+ * not start lazy: in Bolt's index the re-export becomes a getter, and in App.js
+ * (which needs SocketModeReceiver only for `socketMode: true`, and for an
+ * `instanceof` test under it) the module object becomes one whose `default`
+ * requires it when read. esbuild keeps each CommonJS module's body in a
+ * function run on its first require, so a receiver never read is never run.
+ * A Bolt whose text no longer matches is bundled as it is (eager, working),
+ * with a warning; npm-start.test.ts fails then, so the change is noticed.
+ */
+function lazyBoltReceivers() {
+  const receivers = "ExpressReceiver|SocketModeReceiver|AwsLambdaReceiver";
+  const rewrites = {
+    "index.js": [
+      new RegExp(`const (${receivers})_1 = __importDefault\\(require\\("(\\./receivers/\\1)"\\)\\);\\nexports\\.\\1 = \\1_1\\.default;`, "g"),
+      (_, name, path) => `Object.defineProperty(exports, "${name}", { enumerable: true, get: () => __importDefault(require("${path}")).default });`,
+    ],
+    "App.js": [
+      /const (SocketModeReceiver)_1 = __importDefault\(require\("(\.\/receivers\/\1)"\)\);/g,
+      (_, name, path) => `const ${name}_1 = { get default() { return __importDefault(require("${path}")).default; } };`,
+    ],
+  };
+  return {
+    name: "lazy-bolt-receivers",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]@slack[\\/]bolt[\\/]dist[\\/](index|App)\.js$/ }, (args) => {
+        const [pattern, replace] = rewrites[args.path.replace(/.*[\\/]/, "")];
+        const text = readFileSync(args.path, "utf8");
+        const lazy = text.replace(pattern, replace);
+        const warnings = lazy === text ? [{ text: `lazyBoltReceivers: ${args.path} no longer requires its receivers as expected; they stay eager` }] : [];
+        return { contents: lazy, loader: "js", warnings };
+      });
+    },
+  };
+}
 
 /**
  * Rewrites every character above U+007F in the chunks as a `\u{…}` escape.

@@ -6,7 +6,7 @@
  * listener groups. Transport only: the decisions live in the service.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { App, HTTPReceiver, LogLevel, SocketModeReceiver, type webApi, type Logger as BoltLogger } from "@slack/bolt";
+import { App, LogLevel, SocketModeReceiver, type webApi, type Logger as BoltLogger } from "@slack/bolt";
 import type { Logger } from "../logger.js";
 import { settleBefore } from "../protocol/timing.js";
 import type { RequestService } from "../requests/service.js";
@@ -17,10 +17,12 @@ import * as modalButtons from "./listeners/modal-buttons.js";
 import * as moreTime from "./listeners/more-time.js";
 import * as views from "./listeners/views.js";
 import * as home from "./listeners/home.js";
+import { ClickRoutes } from "./listeners/clicks.js";
 import { ChannelQueue } from "./channel-queue.js";
 import { HomeTab } from "./home-tab.js";
 import { MessageLinks } from "./permalinks.js";
 import { ATTEMPT_MS, SocketLink } from "./socket-link.js";
+import { SlackHttpReceiver } from "./receiver.js";
 
 export interface SlackClientOptions {
   botToken: string;
@@ -74,7 +76,7 @@ export interface SlackApp {
   app: App;
   client: webApi.WebClient;
   mode: "socket" | "http";
-  /** HTTP mode: Bolt's request listener, mounted by our HTTP server at POST /slack/events. */
+  /** HTTP mode: the receiver's request listener (./receiver.ts), mounted by our HTTP server at POST /slack/events. */
   requestListener?: (req: IncomingMessage, res: ServerResponse) => void;
   /**
    * Socket Mode: one connection attempt; resolves once connected or retrying
@@ -107,10 +109,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     : undefined;
   const link = socket ? new SocketLink({ client: socket.client, logger }) : undefined;
   if (!socket && !signingSecret) throw new Error("createSlackApp: HTTP mode needs a signing secret");
-  // processBeforeResponse stays false: ack() writes the HTTP response at once (a view_submission's
-  // `response_action: "errors"` included). The listeners choose when: an answer is recorded first and
+  // ack() writes the HTTP response at once (a view_submission's `response_action: "errors"` included;
+  // Bolt's processBeforeResponse off). The listeners choose when: an answer is recorded first and
   // acked once stored (listeners/actions.ts, views.ts); notices and the message update come after.
-  const http = socket ? undefined : new HTTPReceiver({ signingSecret: signingSecret!, endpoints: "/slack/events", processBeforeResponse: false, logger: log });
+  const http = socket ? undefined : new SlackHttpReceiver({ signingSecret: signingSecret!, logger: log });
   const app = new App({
     receiver: socket ?? http!,
     // A fixed token: no auth.test per event, none at construction.
@@ -136,18 +138,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const links = options.links ?? new MessageLinks({ client, logger, now });
   const homeTab = new HomeTab({ service, client, links, queue: options.queue ?? new ChannelQueue({ now }), logger, now });
   const deps = { service, client, logger, home: homeTab };
-  actions.register(app, deps);
-  modalButtons.register(app, deps);
-  moreTime.register(app, deps);
+  const clicks = new ClickRoutes();
+  actions.register(clicks, deps);
+  modalButtons.register(clicks, deps);
+  moreTime.register(clicks, deps);
+  home.register(app, clicks, deps);
+  clicks.listen(app);
   views.register(app, deps);
   messages.register(app, deps);
-  home.register(app, deps);
 
   return {
     app,
     client,
     mode: socket ? "socket" : "http",
-    // Our router sends Bolt only POST /slack/events; a path Bolt refuses is mapped by src/http/routes/slack.ts.
+    // Our router sends the receiver only POST /slack/events (src/http/routes/slack.ts).
     ...(http ? { requestListener: refuseFutureDated(http.requestListener) } : {}),
     async start() {
       await link?.start();

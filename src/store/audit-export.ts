@@ -34,6 +34,9 @@ export async function openAuditExport(path: string, logger: Pick<Logger, "error"
   try {
     await once(destination, "ready");
   } catch (error) {
+    // pino flushes every destination of its own at the process's exit; one that never opened would
+    // throw there ("sonic boom is not ready yet"), an uncaught exception in an exit that was clean.
+    destination.destroy();
     throw new AuditExportError(path, error);
   }
   let failed = false;

@@ -1,16 +1,19 @@
 /**
  * Runs the real `approval-relay` executable as a child process, as a shell
  * script or Claude Code would, and collects its exit code and output. The
- * CLI's sources are compiled once per test file, on first use (TypeScript's transpiler,
- * into node_modules/.cache so `zod` resolves) because starting through tsx
- * costs a second per spawn.
+ * CLI's sources are compiled once per test run, by the first test that needs
+ * them (TypeScript's transpiler, into the run's folder under
+ * node_modules/.cache so `zod` resolves: test/global-setup.ts makes it and
+ * removes it at the end), because starting through tsx costs a second per
+ * spawn and compiling costs a few seconds, which every CLI test file paid
+ * when each compiled its own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { afterAll, test as base } from "vitest";
+import { inject, test as base } from "vitest";
 import { fullCli } from "./full-cli.js";
 import { freePort } from "./ports.js";
 import { RelayStandIn, TOKEN } from "./relay-stand-in.js";
@@ -20,11 +23,15 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Static relative imports only: `serve` loads the relay lazily, and is spawned whole (./full-cli.ts). */
 const RELATIVE_IMPORT = /from\s*"(\.{1,2}\/[^"]+)\.js"/g;
 
-/** Compiles src/cli/main.ts and every module it imports statically; returns the compiled entry. */
-function compileCli(): { entry: string; dir: string } {
-  const cache = join(root, "node_modules", ".cache");
-  mkdirSync(cache, { recursive: true });
-  const dir = mkdtempSync(join(cache, "approval-relay-cli-"));
+/**
+ * Compiles src/cli/main.ts and every module it imports statically into `dir`/cli, unless a worker
+ * did already: each compiles into a folder of its own and renames it into place, so a worker never
+ * runs a half-written copy, and the one that loses the race drops its own. Returns the compiled entry.
+ */
+function compileCli(dir: string): string {
+  const entry = join(dir, "cli", "src/cli/main.js");
+  if (existsSync(entry)) return entry;
+  const own = mkdtempSync(join(dir, "compiling-"));
   const queue = ["src/cli/main.ts"];
   const seen = new Set(queue);
   while (queue.length > 0) {
@@ -41,24 +48,27 @@ function compileCli(): { entry: string; dir: string } {
       fileName: file,
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     }).outputText;
-    const target = join(dir, file.replace(/\.ts$/, ".js"));
+    const target = join(own, file.replace(/\.ts$/, ".js"));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);
   }
-  return { entry: join(dir, "src/cli/main.js"), dir };
+  try {
+    renameSync(own, join(dir, "cli"));
+  } catch (error) {
+    rmSync(own, { recursive: true, force: true });
+    if (!existsSync(entry)) throw error;
+  }
+  return entry;
 }
 
-/** Compiled on first use: a file that only spawns the whole CLI (serve) never pays for it. */
-let compiled: { entry: string; dir: string } | undefined;
-afterAll(() => {
-  if (compiled) rmSync(compiled.dir, { recursive: true, force: true });
-  // A worker that runs another file next (isolate: false) compiles afresh rather than use the removed copy.
-  compiled = undefined;
-});
+let compiled: string | undefined;
 
-/** The compiled CLI's entry, for a test that spawns it through another program (the GitHub Action's script). */
+/**
+ * The compiled CLI's entry, compiled on first use (a run that only spawns the whole CLI, serve, never pays
+ * for it); also for a test that spawns it through another program (the GitHub Action's script).
+ */
 export function compiledCliEntry(): string {
-  return (compiled ??= compileCli()).entry;
+  return (compiled ??= compileCli(inject("cliBuildDir")));
 }
 
 export interface CliResult {
@@ -82,7 +92,7 @@ export interface CliOptions {
 }
 
 export function startCli(args: string[], options: CliOptions = {}): CliRun {
-  const entry = options.whole ? fullCli() : [(compiled ??= compileCli()).entry];
+  const entry = options.whole ? fullCli() : [compiledCliEntry()];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...options.env },
@@ -146,7 +156,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
  */
 export function startCliOnTerminal(args: string[], env: Record<string, string> = {}): CliRun {
   const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
-  const command = [process.execPath, (compiled ??= compileCli()).entry, ...args].map(quote).join(" ");
+  const command = [process.execPath, compiledCliEntry(), ...args].map(quote).join(" ");
   const child = spawn("script", ["--quiet", "--return", "--command", command, "/dev/null"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env },

@@ -69,7 +69,7 @@ export interface SlackWebApiStandIn {
   requestPosts(): ApiCall[];
   /** Resolves with the `index`-th request message (from 0), waiting for it when it has not come yet. */
   requestPost(index: number, timeoutMs?: number): Promise<ApiCall>;
-  /** Calls made with another token than the bot's, or with a body that is not form-encoded. */
+  /** Calls made with another token than the bot's, or with a body that is not form-encoded (nor JSON, for the methods Slack takes JSON for). */
   problems: string[];
   /** Answers `method` ("*": every method) with `answer(args)` from now on; an undefined answer is the stand-in's own. */
   answer(method: string, answer: (args: Record<string, unknown>, call: ApiCall) => Answer | undefined | Promise<Answer | undefined>): void;
@@ -171,7 +171,10 @@ export async function startSlackWebApi(options: StandInOptions = {}): Promise<Sl
       const call: ApiCall = { method, args, authorization: req.headers.authorization };
       count(method, counts);
       if (method !== "apps.connections.open" && req.headers.authorization !== `Bearer ${botToken}`) problems.push(`${method}: wrong token`);
-      if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) problems.push(`${method}: not form-encoded`);
+      const type = String(req.headers["content-type"]);
+      if (!type.startsWith("application/x-www-form-urlencoded") && !(JSON_METHODS.has(method) && type.startsWith("application/json"))) {
+        problems.push(`${method}: not form-encoded`);
+      }
       const refusal = refusals.get(method);
       const overLimit = method === "chat.postMessage" && !admit(String(args.channel));
       let answer: Answer | undefined;
@@ -290,12 +293,24 @@ function postingLimit(perSecond: number | undefined, burst: number): (channel: s
   };
 }
 
-/** The Web API's form body, with its JSON-encoded fields (blocks, view) decoded. */
+/** Methods Slack also takes a JSON body for (with the token as a Bearer header). */
+const JSON_METHODS = new Set(["chat.postMessage", "chat.update", "chat.postEphemeral"]);
+
+/**
+ * The Web API's form body, with its JSON-encoded fields (blocks, view)
+ * decoded; or a JSON body, its scalars as the text a form would carry, so a
+ * call reads the same whichever way it came.
+ */
 async function readForm(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const args: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) {
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (String(req.headers["content-type"]).startsWith("application/json")) {
+    for (const [key, value] of Object.entries(parseOr(text) as Record<string, unknown>)) args[key] = typeof value === "object" ? value : String(value);
+    return args;
+  }
+  for (const [key, value] of new URLSearchParams(text)) {
     args[key] = /^[[{]/.test(value) ? parseOr(value) : value;
   }
   return args;

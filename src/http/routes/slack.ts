@@ -1,9 +1,10 @@
 /**
- * POST /slack/events in HTTP mode: hands the raw request to Bolt's HTTP
- * receiver, which reads the body itself, checks Slack's signature on those
- * exact bytes and answers by itself. So the route lives in a scope of its
- * own where Fastify parses nothing; the relay only refuses a body that
- * declares more than the limit, before Bolt reads it.
+ * POST /slack/events in HTTP mode: hands the raw request to the Slack HTTP
+ * receiver (src/slack/receiver.ts), which reads the body itself, checks
+ * Slack's signature on those exact bytes and answers by itself. So the route
+ * lives in a scope of its own where Fastify parses nothing; the relay only
+ * refuses a body that declares more than the limit, before the receiver
+ * reads it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpApp } from "../transport.js";

@@ -1,11 +1,12 @@
 /**
- * Button clicks (block_actions), routed by Bolt on their action_id. The ids
- * are the fixed constants of ids.ts (the request id travels in the button's
- * value, never in the action_id). Each button family is one listener whose
- * constraint names exactly its ids (`oneOf`), rather than one listener per
- * id: Bolt runs every registered listener's middleware for every
- * interaction, about 20 µs each on the bench machines, so 20-odd listeners
- * would add half a millisecond to every click before the answer is recorded.
+ * Button clicks (block_actions), routed on their action_id. The ids are the
+ * fixed constants of ids.ts (the request id travels in the button's value,
+ * never in the action_id). Each button family is one route whose pattern
+ * names exactly its ids (`oneOf`), and every family's route goes through one
+ * Bolt listener (clicks.ts): Bolt runs every registered listener's middleware
+ * for every interaction (about 20 µs each on the bench machines, and most of
+ * the garbage Bolt made for a click), so a listener per id, or per family,
+ * would be paid on every click before the answer is recorded.
  *
  * - answer buttons (Allow, Allow for 15 min, Always allow, Deny, Deny & stop,
  *   Yes / No / Stop, one-tap options and confirms) record the answer *before* the ack, within
@@ -18,7 +19,6 @@
  *
  * A click counts only on the message the request was posted as.
  */
-import type { App, BlockAction } from "@slack/bolt";
 import { z } from "zod";
 import type { SlackRef } from "../../protocol/request-view.js";
 import { Action, decodeButton, type ButtonValue } from "../ids.js";
@@ -41,6 +41,7 @@ import {
 import { endedNotice, refusalNotice, reportOutcome, tellPerson } from "./notices.js";
 import { openModal } from "./open-modal.js";
 import { reportRule } from "./rule-click.js";
+import type { ClickRoutes } from "./clicks.js";
 
 /** Buttons whose click is an answer. */
 export const ANSWER_BUTTONS = [
@@ -77,10 +78,10 @@ export interface Click {
   where: Partial<SlackRef>;
 }
 
-export function register(app: App, deps: ListenerDeps): void {
+export function register(clicks: ClickRoutes, deps: ListenerDeps): void {
   const answer = acking<void>(deps, "answer click", (body, ack) => answerClick(deps, body, ack));
-  app.action<BlockAction>({ type: "block_actions", action_id: oneOf(ANSWER_BUTTONS) }, answer);
-  app.action<BlockAction>({ type: "block_actions", action_id: noneOf(Object.values(Action)) }, async ({ ack }) => ack());
+  clicks.add(oneOf(ANSWER_BUTTONS), answer);
+  clicks.add(noneOf(Object.values(Action)), async ({ ack }) => ack());
 }
 
 /** A click tied to a button value, or undefined (logged) when the payload is not one. */

@@ -8,7 +8,7 @@
  * alike, so nothing leaks and nothing is revoked); or not confirmed because
  * the store did not answer in time.
  */
-import type { App, BlockAction } from "@slack/bolt";
+import type { App } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../../logger.js";
 import { SlackUserId } from "../../protocol/request-body.js";
@@ -18,6 +18,7 @@ import { revokedNotice, REVOKE_NOTICES } from "../blocks/index.js";
 import type { HomeTab } from "../home-tab.js";
 import { Action, decodeRuleButton } from "../ids.js";
 import { acking, answererOf, personOf, SlackUser, STORE_BUDGET, withinBudget, type Ack } from "./context.js";
+import type { ClickRoutes } from "./clicks.js";
 
 export interface HomeListenerDeps {
   service: Pick<RequestService, "rules">;
@@ -40,15 +41,15 @@ const RevokeClick = z.looseObject({
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).min(1),
 });
 
-export function register(app: App, deps: HomeListenerDeps): void {
+export function register(app: App, clicks: ClickRoutes, deps: HomeListenerDeps): void {
   app.event("app_home_opened", async ({ event, body }) => {
     const opened = HomeOpened.safeParse(event);
     if (!opened.success || opened.data.tab !== "home") return deps.logger.debug("slack app_home_opened ignored: not the Home tab of a user");
     const team = Envelope.safeParse(body);
     deps.home.opened(answererIn({ id: opened.data.user }, team.success ? team.data.team_id : undefined));
   });
-  app.action<BlockAction>(
-    { type: "block_actions", action_id: Action.revokeRule },
+  clicks.add(
+    Action.revokeRule,
     acking<void>(deps, "revoke click", (body, ack) => revokeClick(deps, body, ack)),
   );
 }

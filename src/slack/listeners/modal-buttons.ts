@@ -1,8 +1,8 @@
 /**
  * Buttons that open a modal (Edit…, Deny with reason…, Other…, Answer…,
  * View full input) and the page buttons inside the full-input modal: one
- * Bolt listener per family, constrained to its action_ids (see actions.ts
- * for why not one per id). Opening a modal records nothing, so these ack
+ * click route per family, constrained to its action_ids (see actions.ts and
+ * clicks.ts for why not one per id). Opening a modal records nothing, so these ack
  * at once; the request is then read, and who may answer checked, within one
  * store budget (STORE_BUDGET.readMs for both: views.open must follow the
  * click within 3 s, while its trigger_id is valid), and a store that does
@@ -10,7 +10,6 @@
  * the request's (its history failing), gets the person a notice instead of
  * silence.
  */
-import type { App, BlockAction } from "@slack/bolt";
 import { inputModal } from "../blocks/index.js";
 import { Action, decodeMetadata } from "../ids.js";
 import { parseClick } from "./actions.js";
@@ -18,13 +17,14 @@ import { interpretButton } from "./buttons.js";
 import { openModal } from "./open-modal.js";
 import { acking, actedOn, answererOf, displayName, NOT_OPENED, oneOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
+import type { ClickRoutes } from "./clicks.js";
 
 export const MODAL_BUTTONS = [Action.edit, Action.denyWithReason, Action.other, Action.answer, Action.viewInput] as const;
 
-export function register(app: App, deps: ListenerDeps): void {
+export function register(clicks: ClickRoutes, deps: ListenerDeps): void {
   const open = acking<void>(deps, "modal click", (body, ack) => modalClick(deps, body, ack));
-  app.action<BlockAction>({ type: "block_actions", action_id: oneOf(MODAL_BUTTONS) }, open);
-  app.action<BlockAction>(
+  clicks.add(oneOf(MODAL_BUTTONS), open);
+  clicks.add(
     Action.viewPage,
     acking<void>(deps, "page click", (body, ack) => turnPage(deps, body, ack)),
   );

@@ -8,20 +8,20 @@
  * the store could not take in time is acked and the person told nothing
  * changed.
  */
-import type { App, BlockAction } from "@slack/bolt";
 import type { MoreTimeResult } from "../../requests/service.js";
 import { extendedNotice, noMoreTimeNotice } from "../blocks/index.js";
 import { Action } from "../ids.js";
 import { parseClick } from "./actions.js";
 import { acking, actedOn, answererOf, STORE_BUDGET, withinBudget, type Ack, type ListenerDeps } from "./context.js";
+import type { ClickRoutes } from "./clicks.js";
 import { endedNotice, refusalNotice, tellPerson } from "./notices.js";
 
 /** What a person whose click could not be recorded is told. */
 export const NOT_EXTENDED = "⚠️ No time was added: the relay could not save your click just now. Nothing changed; try again in a moment.";
 
-export function register(app: App, deps: ListenerDeps): void {
-  app.action<BlockAction>(
-    { type: "block_actions", action_id: Action.moreTime },
+export function register(clicks: ClickRoutes, deps: ListenerDeps): void {
+  clicks.add(
+    Action.moreTime,
     acking<void>(deps, "more time click", (body, ack) => moreTimeClick(deps, body, ack)),
   );
 }

@@ -18,6 +18,7 @@ import { freePort } from "../../helpers/ports.js";
 import { connectTestRedis, deleteKeysUnder, REDIS_TEST_URL, uniquePrefix } from "../../helpers/redis.js";
 import { blockAction, BOT_TOKEN, CHANNEL, postToSlackEndpoint, SIGNING_SECRET } from "../../helpers/slack.js";
 import { startSlackWebApi, type SlackWebApiStandIn } from "../../helpers/slack-web-api.js";
+import { startSocketModeServer } from "../../helpers/socket-mode-server.js";
 import { until } from "../../helpers/until.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
@@ -143,6 +144,20 @@ describe("npm start's build check", () => {
  * the lazily loaded chunks (Redis store, OpenAPI document) and a clean stop.
  * In this file so that one build serves both.
  */
+/** The bundle as the Docker image starts it, with only PATH and `env` in its environment; its output collected. */
+function spawnBundle(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["dist/bundle/approval-relay.js", "serve"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { child, exited, output: () => output };
+}
+
 describe("the bundled relay npm start runs", () => {
   const TOKEN = "tok_bundle_0123456789abcdef";
   const prefix = uniquePrefix();
@@ -164,25 +179,16 @@ describe("the bundled relay npm start runs", () => {
   it("serves the agent API on Redis, posts to Slack, takes a signed click, serves /openapi.json and stops cleanly on SIGTERM", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ["dist/bundle/approval-relay.js", "serve"], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? "",
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.url,
-        SLACK_DEFAULT_CHANNEL: CHANNEL,
-        RELAY_TOKENS: `ci:${TOKEN}`,
-        REDIS_URL: REDIS_TEST_URL,
-        REDIS_PREFIX: prefix,
-        PORT: String(port),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const { child, exited, output } = spawnBundle({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.url,
+      SLACK_DEFAULT_CHANNEL: CHANNEL,
+      RELAY_TOKENS: `ci:${TOKEN}`,
+      REDIS_URL: REDIS_TEST_URL,
+      REDIS_PREFIX: prefix,
+      PORT: String(port),
     });
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     const agent = (path: string, init: RequestInit = {}) =>
       fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...init.headers } });
     try {
@@ -193,7 +199,7 @@ describe("the bundled relay npm start runs", () => {
             () => false,
           ),
         15_000,
-        `/readyz; output:\n${output}`,
+        () => `/readyz; output:\n${output()}`,
       );
 
       const created = await agent("/v1/requests", {
@@ -221,8 +227,44 @@ describe("the bundled relay npm start runs", () => {
     } finally {
       child.kill("SIGTERM");
     }
-    expect(await exited, output).toBe(0);
-    expect(output).not.toMatch(/"level":"(error|fatal)"/);
+    expect(await exited, output()).toBe(0);
+    expect(output()).not.toMatch(/"level":"(error|fatal)"/);
+  });
+
+  // Bolt's index requires every receiver, and with them Express and @slack/socket-mode (with its own undici): 1.7 MB of
+  // the main chunk an HTTP-mode relay never runs, about 2 MB of its idle heap. The bundle requires them on first use.
+  it("requires Bolt's Express, Socket Mode and Lambda receivers only when read", () => {
+    const dir = join(root, "dist", "bundle");
+    const main = readdirSync(dir).find((name) => /^main-\w+\.js$/.test(name));
+    const text = readFileSync(join(dir, main!), "utf8");
+    for (const receiver of ["ExpressReceiver", "SocketModeReceiver", "AwsLambdaReceiver"]) {
+      expect(text).toContain(`Object.defineProperty(exports, "${receiver}", { enumerable: true, get: () => __importDefault(require_${receiver}()).default });`);
+      expect(text).not.toMatch(new RegExp(`= __importDefault\\(require_${receiver}\\(\\)\\)`));
+    }
+  });
+
+  it("in Socket Mode, loads Bolt's socket receiver when it starts and connects", async () => {
+    const standIn = await startSocketModeServer({ botToken: BOT_TOKEN });
+    const port = await freePort();
+    const { child, exited, output } = spawnBundle({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: "xapp-1-A0BUNDLE-test",
+      SLACK_API_URL: standIn.url,
+      RELAY_TOKENS: "ci:tok_bundle_socket_0123456789",
+      PORT: String(port),
+    });
+    try {
+      await Promise.race([standIn.connected(), exited.then(() => Promise.reject(new Error(`the relay exited:\n${output()}`)))]);
+      await until(
+        () => /"msg":"slack socket mode connected"/.test(output()),
+        15_000,
+        () => `connected; output:\n${output()}`,
+      );
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited, output()).toBe(0);
+    await standIn.close();
   });
 
   // V8 keeps every loaded script's source for the life of the process, two bytes a character as soon as one character
