@@ -1,19 +1,34 @@
 /**
- * What the profiling scripts (click-alloc.ts, held-mem.ts) share: a client of
- * the relay's inspector (started with --inspect), which can sum a heap
- * snapshot by constructor; the N step gates they create, each to a channel
- * of its own, spread over agent tokens; their long-polls, each on a
- * connection of its own; and the clicks that answer them.
+ * What the profiling scripts (click-alloc.ts, held-mem.ts, idle-memory.ts,
+ * request-heap.ts) share: a client of the relay's inspector (started with
+ * --inspect), which can sum a heap snapshot by constructor; the relay they
+ * start, as `npm start` starts it, with the inspector open; the N step gates
+ * they create, each to a channel of its own, spread over agent tokens; their
+ * long-polls, each on a connection of its own; and the clicks that answer them.
  */
 import { writeFileSync } from "node:fs";
 import type { Agent } from "node:http";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { freshChannel, newMarker, requestBody, type BenchAgent, type RequestView } from "./agent.js";
 import { expectJson } from "./http.js";
 import type { PostedMessage } from "./slack-stand-in.js";
+import { withTarget, type Target, type TargetOptions } from "./target.js";
+import { freePort } from "../test/helpers/ports.js";
 
 /** Self sizes of a heap snapshot's nodes, by kind and constructor name. */
 export type SnapshotSums = Map<string, { count: number; size: number }>;
 
+/** The repository root: the relay is started as its `npm start` starts it. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The command-line options every profiling script takes (node:util parseArgs). */
+export const PROFILE_OPTIONS = {
+  redis: { type: "boolean", default: false },
+  n: { type: "string", default: "2000" },
+  out: { type: "string" },
+  "node-flag": { type: "string", multiple: true },
+} as const;
 export class Inspector {
   private readonly listeners = new Map<string, (params: never) => void>();
   private next = 1;
@@ -44,11 +59,7 @@ export class Inspector {
   }
   /** A heap snapshot (it collects garbage first), summed by constructor; written to `saveAs` too when given. */
   async snapshot(saveAs?: string): Promise<SnapshotSums> {
-    const chunks: string[] = [];
-    this.on<{ chunk: string }>("HeapProfiler.addHeapSnapshotChunk", ({ chunk }) => chunks.push(chunk));
-    await this.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-    this.listeners.delete("HeapProfiler.addHeapSnapshotChunk");
-    const text = chunks.join("");
+    const text = await this.snapshotText();
     if (saveAs) writeFileSync(saveAs, text);
     const snap = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
     const fields = snap.snapshot.meta.node_fields;
@@ -70,6 +81,14 @@ export class Inspector {
   /** Calls `listener` with the params of each event named `method` (one listener a method). */
   on<P>(method: string, listener: (params: P) => void): void {
     this.listeners.set(method, listener as (params: never) => void);
+  }
+  /** A heap snapshot (V8 collects garbage first), as its JSON text. */
+  async snapshotText(): Promise<string> {
+    const chunks: string[] = [];
+    this.on<{ chunk: string }>("HeapProfiler.addHeapSnapshotChunk", ({ chunk }) => chunks.push(chunk));
+    await this.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    this.listeners.delete("HeapProfiler.addHeapSnapshotChunk");
+    return chunks.join("");
   }
   close(): void {
     this.ws.close();
@@ -118,4 +137,34 @@ export async function clickAll(agent: BenchAgent, created: Array<{ message: Post
       }
     }),
   );
+}
+
+/** Pending requests per agent token of a profiling run: under the relay's default cap of 200 pending per token. */
+const PER_TOKEN = 150;
+
+/** The Redis a profiling run with --redis uses (its keys under the run's own prefix). */
+export const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+
+/**
+ * Runs `run` on a relay started as `npm start` starts it with the inspector
+ * open (on the port given to `run`), the store `values.redis` asks, and an
+ * agent token (`<name>-<i>`) for every PER_TOKEN of the `values.n` requests.
+ */
+export async function withInspectedRelay<T>(
+  values: { redis: boolean; n: string; "node-flag"?: string[] },
+  name: string,
+  redisPrefix: string,
+  run: (target: Target, port: number) => Promise<T>,
+): Promise<T> {
+  const port = await freePort();
+  const target: TargetOptions = {
+    store: values.redis ? "redis" : "memory",
+    root: ROOT,
+    redisUrl: REDIS_URL,
+    clusterNodes: "",
+    redisPrefix,
+    nodeFlags: [`--inspect=127.0.0.1:${port}`, ...(values["node-flag"] ?? [])],
+    otherTokens: Array.from({ length: Math.ceil(Number(values.n) / PER_TOKEN) }, (_, i) => `${name}-${i + 1}`),
+  };
+  return withTarget(target, (t) => run(t, port));
 }

@@ -248,6 +248,11 @@ export class ChannelQueue {
     line.strict = this.paced(key);
   }
 
+  /** Keys whose line is remembered (a bucket with tokens spent, a pause, or callers). */
+  get lineCount(): number {
+    return this.lines.size;
+  }
+
   /** Callers waiting under `key` (the head included), or under every key. */
   depth(key?: string): number {
     const size = (line: Line) => waitingIn(line) + (line.busy ? 1 : 0);
@@ -284,6 +289,7 @@ export class ChannelQueue {
   private line(key: string): Line {
     let line = this.lines.get(key);
     if (!line) {
+      this.sweep();
       line = {
         tokens: this.burst,
         refilledAt: this.now(),
@@ -301,11 +307,29 @@ export class ChannelQueue {
     return line;
   }
 
-  /** Forgets an idle line once it holds nothing worth keeping (full bucket, no pause), so keys do not pile up. */
-  private tidy(key: string, line: Line): void {
-    if (line.busy || waitingIn(line) > 0 || line.pausedUntil > this.now()) return;
+  /** Forgets an idle line once it holds nothing worth keeping (full bucket, no pause), so keys do not pile up; true when it did. */
+  private tidy(key: string, line: Line): boolean {
+    if (line.busy || waitingIn(line) > 0 || line.pausedUntil > this.now()) return false;
     const full = !this.paced(key) || line.tokens + ((this.now() - line.refilledAt) / 1000) * this.rate >= this.burst;
     if (full) this.lines.delete(key);
+    return full;
+  }
+
+  /**
+   * Before a new line: forgets the oldest lines that have since become idle
+   * with a full bucket (a line released with tokens spent is kept until
+   * then, and a post to a channel not posted to again would keep it for
+   * good: about 750 bytes a channel). The lines still needed go to the back,
+   * so each new line looks at two others at most.
+   */
+  private sweep(): void {
+    let looked = 0;
+    for (const [key, line] of this.lines) {
+      if (looked++ === 2) return;
+      if (this.tidy(key, line)) continue;
+      this.lines.delete(key);
+      this.lines.set(key, line);
+    }
   }
 }
 

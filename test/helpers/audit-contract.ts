@@ -99,6 +99,19 @@ export function runAuditLogContract(name: string, makeLog: MakeAuditLog): void {
       expect(await log.drops()).toMatchObject({ events: 22 });
     });
 
+    it("a read by request finds that request's events only, not one whose id begins the same or whose reason quotes it", async () => {
+      const log = await open(100);
+      const id = 'dé"ploy\\1';
+      await log.append(entry({ type: "created", requestId: id }));
+      await log.append(entry({ type: "created", requestId: `${id}-2` }));
+      await log.append(entry({ type: "cancelled", requestId: "other", reason: `"requestId":${JSON.stringify(id)} ${id}` }));
+      await log.append(entry({ type: "answered", requestId: id, person: { id: ALICE.id }, reason: "yes" }));
+      const found = await log.read({ limit: 10, requestId: id });
+      expect(found.map((e) => `${e.requestId} ${e.type}`)).toStrictEqual([`${id} created`, `${id} answered`]);
+      found[0]!.requestId = "changed";
+      expect((await log.read({ limit: 10, requestId: id })).map((e) => e.type)).toStrictEqual(["created", "answered"]);
+    });
+
     it("one token past its share cannot keep another token's events out: its own are counted under token_share", async () => {
       const log = await open(100, undefined, 50);
       for (let i = 0; i < 60; i += 1) {

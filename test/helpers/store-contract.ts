@@ -112,6 +112,30 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.get(request.id)).toStrictEqual(request);
       });
 
+      it("hands out objects of the caller's own: changing the one created from, or one read back, changes nothing stored", async () => {
+        const { store, record, clock } = await open();
+        const request = record({ body: { kind: "step_gate", toolName: "Bash", input: { command: "ls" } } });
+        const stored = structuredClone(request);
+        const spoil = (copy: RequestRecord) => {
+          (copy.body as { input: Record<string, unknown> }).input.command = "rm -rf /";
+          copy.expiresAt = 0;
+          copy.status = "failed";
+        };
+        const created = (await store.create(request)).record;
+        const read = (await store.get(request.id))!;
+        [request, created, read].forEach(spoil);
+        expect(await store.get(request.id)).toStrictEqual(stored);
+        const slackRef = { channel: "C0123456789", ts: "1.5" };
+        spoil((await store.setSlackMessage(request.id, slackRef))!);
+        slackRef.ts = "9.9";
+        expect(await store.get(request.id)).toStrictEqual({ ...stored, slack: { channel: "C0123456789", ts: "1.5" }, postedAt: clock.t });
+        const ended = await store.transition(request.id, answer(clock.t));
+        if (ended.outcome !== "applied") throw new Error(ended.outcome);
+        ended.record.status = "pending";
+        (ended.record.body as { toolName: string }).toolName = "Write";
+        expect(await store.get(request.id)).toMatchObject({ status: "answered", body: { toolName: "Bash", input: { command: "ls" } } });
+      });
+
       it("reads back every kind of request body", async () => {
         const { store, record } = await open();
         const bodies = [

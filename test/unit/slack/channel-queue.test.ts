@@ -100,6 +100,32 @@ describe("pacing posts per channel", () => {
   });
 });
 
+describe("forgetting channels", () => {
+  it("a channel posted to once is forgotten once its bucket is full again, as new lines come", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 2 });
+    const first = Array.from({ length: 50 }, (_, i) => queueKey("chat.postMessage", `C0A${i}`));
+    await settle(first.map((key) => call(queue, key, 10_000)));
+    expect(queue.lineCount).toBe(50);
+    await vi.advanceTimersByTimeAsync(5_000);
+    const next = Array.from({ length: 50 }, (_, i) => queueKey("chat.postMessage", `C0B${i}`));
+    await settle(next.map((key) => call(queue, key, 60_000)));
+    // Each new line forgot two of the first 50 (full again by then); the new ones, a token spent, are kept.
+    expect(queue.lineCount).toBe(50);
+  });
+
+  it("a channel whose bucket is not full again is not forgotten: its pace holds whatever lines come meanwhile", async () => {
+    const c = clock();
+    const queue = new ChannelQueue({ ...c, postsPerSecond: 1, postBurst: 1 });
+    await settle([call(queue, POSTS, 10_000)]);
+    await vi.advanceTimersByTimeAsync(100);
+    await settle(Array.from({ length: 5 }, (_, i) => call(queue, queueKey("chat.postMessage", `C0N${i}`), 10_000)));
+    const given: number[] = [];
+    await settle([call(queue, POSTS, 10_000).then(() => given.push(c.now()))]);
+    expect(given).toEqual([1000]);
+  });
+});
+
 describe("Retry-After", () => {
   it("a 429 on a channel pauses that channel for Retry-After, then one post, then one a second (no new burst)", async () => {
     const c = clock();
