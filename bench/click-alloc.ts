@@ -8,31 +8,21 @@
  *   npx tsx bench/click-alloc.ts [--redis] [--n 2000] [--out file.heapprofile]
  */
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { clickAll, createStepGates, holdAll, Inspector } from "./inspector.js";
+import { clickAll, createStepGates, holdAll, Inspector, PROFILE_OPTIONS, REDIS_URL, withInspectedRelay } from "./inspector.js";
 import { answeredCycle } from "./latency.js";
 import { keepAliveAgent } from "./http.js";
-import { withTarget } from "./target.js";
 import { Action } from "../src/slack/ids.js";
-import { freePort } from "../test/helpers/ports.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
   options: {
-    redis: { type: "boolean", default: false },
-    n: { type: "string", default: "2000" },
-    out: { type: "string" },
+    ...PROFILE_OPTIONS,
     interval: { type: "string", default: "1024" },
-    "node-flag": { type: "string", multiple: true },
   },
 });
 const N = Number(values.n);
-const PER_TOKEN = 150;
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `clickalloc-${process.pid}-${Date.now().toString(36)}`;
 
 interface ProfileNode {
@@ -45,43 +35,30 @@ interface ProfileNode {
 const REPLIES = [Action.stepYes, Action.stepNo, Action.stepStop];
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const tokens = Array.from({ length: Math.ceil(N / PER_TOKEN) }, (_, i) => `alloc-${i + 1}`);
-  await withTarget(
-    {
-      store: values.redis ? "redis" : "memory",
-      root: ROOT,
-      redisUrl: REDIS_URL,
-      clusterNodes: "",
-      redisPrefix: PREFIX,
-      nodeFlags: [`--inspect=127.0.0.1:${port}`, ...(values["node-flag"] ?? [])],
-      otherTokens: tokens,
-    },
-    async ({ agent, others, relay }) => {
-      for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
-      const created = await createStepGates([...others.values()], N);
-      const held = keepAliveAgent();
-      const holds = holdAll(created, held);
-      await sleep(3000);
-      const inspector = await Inspector.open(port);
-      await inspector.call("HeapProfiler.enable");
-      await inspector.call("HeapProfiler.startSampling", {
-        samplingInterval: Number(values.interval),
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
-      const cpuBefore = relay.cpuMs();
-      await clickAll(agent, created, REPLIES);
-      const views = await holds;
-      const cpuMs = relay.cpuMs() - cpuBefore;
-      await sleep(500);
-      const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
-      inspector.close();
-      held.destroy();
-      if (values.out) writeFileSync(values.out, JSON.stringify(profile));
-      report(profile.head, views.length, cpuMs);
-    },
-  );
+  await withInspectedRelay(values, "alloc", PREFIX, async ({ agent, others, relay }, port) => {
+    for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
+    const created = await createStepGates([...others.values()], N);
+    const held = keepAliveAgent();
+    const holds = holdAll(created, held);
+    await sleep(3000);
+    const inspector = await Inspector.open(port);
+    await inspector.call("HeapProfiler.enable");
+    await inspector.call("HeapProfiler.startSampling", {
+      samplingInterval: Number(values.interval),
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    const cpuBefore = relay.cpuMs();
+    await clickAll(agent, created, REPLIES);
+    const views = await holds;
+    const cpuMs = relay.cpuMs() - cpuBefore;
+    await sleep(500);
+    const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
+    inspector.close();
+    held.destroy();
+    if (values.out) writeFileSync(values.out, JSON.stringify(profile));
+    report(profile.head, views.length, cpuMs);
+  });
   if (values.redis) {
     const redis = new Redis(REDIS_URL);
     for await (const keys of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));

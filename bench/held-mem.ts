@@ -19,28 +19,21 @@
  * recording every malloc to that file (`heaptrack_interpret < file`).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { answeredCycle } from "./latency.js";
 import { keepAliveAgent } from "./http.js";
-import { clickAll, createStepGates, holdAll, Inspector, type SnapshotSums } from "./inspector.js";
-import { withTarget } from "./target.js";
+import { clickAll, createStepGates, holdAll, Inspector, PROFILE_OPTIONS, withInspectedRelay, type SnapshotSums } from "./inspector.js";
 import { Action } from "../src/slack/ids.js";
-import { freePort } from "../test/helpers/ports.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
   options: {
-    n: { type: "string", default: "2000" },
+    ...PROFILE_OPTIONS,
     snapshot: { type: "boolean", default: false },
     save: { type: "string" },
-    "node-flag": { type: "string", multiple: true },
   },
 });
 const N = Number(values.n);
-const PER_TOKEN = 150;
 const REPLIES = [Action.stepYes, Action.stepNo, Action.stepStop];
 
 /** RSS in KB by kind of mapping. */
@@ -84,20 +77,13 @@ function printSnapshots(before: SnapshotSums, after: SnapshotSums): void {
 }
 
 async function main(): Promise<void> {
-  const port = await freePort();
   const heaptrack = process.env.HELD_MEM_HEAPTRACK;
-  await withTarget(
-    {
-      store: "memory",
-      root: ROOT,
-      redisUrl: "",
-      clusterNodes: "",
-      redisPrefix: "heldmem",
-      nodeFlags: [`--inspect=127.0.0.1:${port}`, ...(values["node-flag"] ?? [])],
-      otherTokens: Array.from({ length: Math.ceil(N / PER_TOKEN) }, (_, i) => `mem-${i + 1}`),
-      env: heaptrack ? { LD_PRELOAD: "/usr/lib/heaptrack/libheaptrack_preload.so", DUMP_HEAPTRACK_OUTPUT: heaptrack } : {},
-    },
-    async ({ agent, others, relay }) => {
+  const env: Record<string, string> = heaptrack ? { LD_PRELOAD: "/usr/lib/heaptrack/libheaptrack_preload.so", DUMP_HEAPTRACK_OUTPUT: heaptrack } : {};
+  await withInspectedRelay(
+    values,
+    "mem",
+    `heldmem-${process.pid}`,
+    async ({ agent, others, relay }, port) => {
       for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
       const created = await createStepGates([...others.values()], N);
       const inspector = await Inspector.open(port);
@@ -122,6 +108,7 @@ async function main(): Promise<void> {
       if (views.some((view) => view.status === "pending")) throw new Error("a long-poll came back pending");
       held.destroy();
     },
+    env,
   );
 }
 

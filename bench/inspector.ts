@@ -148,13 +148,15 @@ export const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 /**
  * Runs `run` on a relay started as `npm start` starts it with the inspector
  * open (on the port given to `run`), the store `values.redis` asks, and an
- * agent token (`<name>-<i>`) for every PER_TOKEN of the `values.n` requests.
+ * agent token (`<name>-<i>`) for every PER_TOKEN of the `values.n` requests,
+ * and `env` added to the relay's environment.
  */
 export async function withInspectedRelay<T>(
   values: { redis: boolean; n: string; "node-flag"?: string[] },
   name: string,
   redisPrefix: string,
   run: (target: Target, port: number) => Promise<T>,
+  env: Record<string, string> = {},
 ): Promise<T> {
   const port = await freePort();
   const target: TargetOptions = {
@@ -165,6 +167,7 @@ export async function withInspectedRelay<T>(
     redisPrefix,
     nodeFlags: [`--inspect=127.0.0.1:${port}`, ...(values["node-flag"] ?? [])],
     otherTokens: Array.from({ length: Math.ceil(Number(values.n) / PER_TOKEN) }, (_, i) => `${name}-${i + 1}`),
+    env,
   };
   return withTarget(target, (t) => run(t, port));
 }

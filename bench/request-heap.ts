@@ -1,8 +1,8 @@
 /**
  * What a pending request keeps on the relay's heap: the relay started as
  * `npm start` starts it (with --inspect), warmed up, a heap snapshot taken,
- * N step gates created as the scale scenario creates them (64 at once, each
- * to a channel of its own, posted to the Slack stand-in), and a second
+ * N step gates created as the other profiling tools create them (each to a
+ * channel of its own, posted to the Slack stand-in), and a second
  * snapshot taken. Objects in the second that were not in the first (by
  * snapshot node id; a snapshot collects garbage first) are summed by
  * constructor and by the first retainer that is not an internal link, and
@@ -15,10 +15,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freshChannel, newMarker, requestBody } from "./agent.js";
 import { answeredCycle } from "./latency.js";
-import { Inspector, PROFILE_OPTIONS, withInspectedRelay } from "./inspector.js";
-import type { Target } from "./target.js";
+import { createStepGates, Inspector, PROFILE_OPTIONS, withInspectedRelay } from "./inspector.js";
 
 const { values } = parseArgs({
   options: {
@@ -41,11 +39,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100; i += 1) await answeredCycle(agent, "step_gate");
     // One request per token first, so what a token costs once (its rate-limit bucket, its set) is in the baseline.
     const agents = [...others.values()];
-    await createPending(agents, agents.length);
+    await createStepGates(agents, agents.length);
     await sleep(1000);
     const inspector = await Inspector.open(port);
     const before = await inspector.snapshotText();
-    await createPending(agents, N);
+    await createStepGates(agents, N);
     await sleep(2000);
     const after = await inspector.snapshotText();
     inspector.close();
@@ -56,23 +54,6 @@ async function main(): Promise<void> {
     }
     report(JSON.parse(before) as Snapshot, JSON.parse(after) as Snapshot);
   });
-}
-
-async function createPending(agents: Array<Target["agent"]>, count: number): Promise<void> {
-  let next = 0;
-  const posted: Array<Promise<unknown>> = [];
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (next < count) {
-        const a = agents[next % agents.length]!;
-        next += 1;
-        const marker = newMarker();
-        posted.push(a.standIn.posted(marker, 120_000));
-        await a.create(requestBody("step_gate", marker, 900, freshChannel()));
-      }
-    }),
-  );
-  await Promise.all(posted);
 }
 
 function report(before: Snapshot, after: Snapshot): void {
